@@ -1,0 +1,160 @@
+import type { Command } from 'commander';
+import { type DstNote, dstNotes, nextFireTimes, parseCron } from '../../cron/index.js';
+import { UrsaError } from '../../errors/index.js';
+import { formatWall } from '../../time/calendar.js';
+import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
+import { type TimeZone, timeZone } from '../../time/zone.js';
+import type { CliIo } from '../io.js';
+
+const MAX_COUNT = 1000;
+
+function parseCount(value: unknown, field: string): number {
+  const n = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
+    throw new UrsaError(
+      'ARGUMENT_INVALID',
+      `${field}: ${JSON.stringify(value)} is not a count of 1-${MAX_COUNT}`,
+      {
+        field,
+        value,
+        allowed: `a whole number 1-${MAX_COUNT}`,
+      },
+    );
+  }
+  return n;
+}
+
+function describeNote(note: DstNote, zone: TimeZone): string[] {
+  const change = `${formatOffset(note.offsetBefore)} → ${formatOffset(note.offsetAfter)}`;
+  const head =
+    note.effect === 'shifted'
+      ? `spring-forward gap at ${formatInstant(note.transition)} (${change}): ${note.count} matching wall time(s) do not exist and fire later by the gap`
+      : note.effect === 'once'
+        ? `fall-back overlap at ${formatInstant(note.transition)} (${change}): ${note.count} matching wall time(s) happen twice and fire once, at the first instant`
+        : `fall-back overlap at ${formatInstant(note.transition)} (${change}): ${note.count} matching wall time(s) happen twice and fire at both instants (the hour field matches every hour)`;
+  const lines = [head];
+  for (const example of note.examples) {
+    const fires = example.fireTimes.map((t) => `${formatZoned(t, zone)} (${formatInstant(t)})`).join(' and ');
+    lines.push(`    ${formatWall(example.wall).replace('T', ' ')} → ${fires}`);
+  }
+  return lines;
+}
+
+interface NextOptions {
+  tz: string;
+  from?: string;
+  n: string;
+  json?: boolean;
+  batch?: boolean;
+  dst?: boolean;
+}
+
+async function runBatch(io: CliIo): Promise<void> {
+  for await (const line of io.stdin()) {
+    if (line.trim() === '') continue;
+    let answer: unknown;
+    try {
+      let input: { expr?: unknown; zone?: unknown; from?: unknown; count?: unknown };
+      try {
+        input = JSON.parse(line);
+      } catch {
+        throw new UrsaError('ARGUMENT_INVALID', 'line: not a JSON object', { field: 'line', value: line });
+      }
+      const zoneId = input.zone ?? 'UTC';
+      if (typeof zoneId !== 'string')
+        throw new UrsaError('ZONE_INVALID', 'zone: a string is required', { field: 'zone' });
+      const zone = timeZone(zoneId);
+      const from = input.from === undefined ? io.clock.now() : parseInstant(String(input.from), 'from');
+      const count = input.count === undefined ? 5 : parseCount(input.count, 'count');
+      const times = nextFireTimes(parseCron(input.expr), zone, from, count);
+      answer = { next: times.map(formatInstant) };
+    } catch (error) {
+      if (!(error instanceof UrsaError)) throw error;
+      answer = { error: error.toJSON() };
+    }
+    io.stdout.write(`${JSON.stringify(answer)}\n`);
+  }
+}
+
+function runSingle(expr: string, options: NextOptions, io: CliIo): void {
+  const cron = parseCron(expr);
+  const zone = timeZone(options.tz);
+  const from = options.from === undefined ? io.clock.now() : parseInstant(options.from, '--from');
+  if (options.dst) {
+    const oneYearLater = new Date(from);
+    oneYearLater.setUTCFullYear(oneYearLater.getUTCFullYear() + 1);
+    const notes = dstNotes(cron, zone, from, oneYearLater.getTime());
+    if (options.json) {
+      io.stdout.write(
+        `${JSON.stringify(
+          notes.map((n) => ({ ...n, transition: formatInstant(n.transition) })),
+          null,
+          2,
+        )}\n`,
+      );
+      return;
+    }
+    if (notes.length === 0) {
+      io.stdout.write(
+        `No fire time of ${JSON.stringify(expr)} in ${zone.id} falls in a DST gap or overlap in the next 12 months.\n`,
+      );
+    }
+    for (const note of notes) io.stdout.write(`${describeNote(note, zone).join('\n')}\n`);
+    return;
+  }
+  const times = nextFireTimes(cron, zone, from, parseCount(options.n, '-n'));
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(times.map(formatInstant))}\n`);
+    return;
+  }
+  if (times.length === 0) {
+    io.stdout.write(
+      cron.neverFires
+        ? `${JSON.stringify(expr)} never fires: no date matches it.\n`
+        : `${JSON.stringify(expr)} has no fire time after ${formatInstant(from)} before the year 10000.\n`,
+    );
+    return;
+  }
+  // Mark the fire times that a DST transition moved or repeats, so the listing explains itself.
+  const affected = new Map<number, string>();
+  const last = times[times.length - 1] as number;
+  for (const note of dstNotes(cron, zone, from, last + 1)) {
+    const label =
+      note.effect === 'shifted' ? 'shifted: wall time in a DST gap' : 'DST overlap: first instant';
+    for (const example of note.examples) {
+      example.fireTimes.forEach((t, i) => {
+        affected.set(t, i === 1 ? 'DST overlap: second instant' : label);
+      });
+    }
+  }
+  for (const t of times) {
+    const note = affected.get(t);
+    io.stdout.write(`${formatZoned(t, zone)}  ${formatInstant(t)}${note ? `  (${note})` : ''}\n`);
+  }
+}
+
+/** `ursa next`: the next fire times of a cron expression (issue #2). */
+export function registerNext(program: Command, io: CliIo): void {
+  program
+    .command('next')
+    .description('print the next fire times of a cron expression')
+    .argument(
+      '[expr]',
+      'a six-field cron expression (second minute hour day-of-month month day-of-week) or a macro',
+    )
+    .option('--tz <zone>', 'IANA time zone the expression is read in', 'UTC')
+    .option('--from <instant>', 'start after this ISO-8601 instant (default: now)')
+    .option('-n <count>', 'how many fire times', '5')
+    .option('--json', 'print a JSON array of ISO-8601 UTC instants')
+    .option('--batch', 'read JSON lines {"expr","zone","from","count"} on stdin, answer one JSON line each')
+    .option('--dst', 'list the fire times of the next 12 months that fall in a DST gap or overlap')
+    .action(async (expr: string | undefined, options: NextOptions) => {
+      if (options.batch) return runBatch(io);
+      if (expr === undefined) {
+        throw new UrsaError('ARGUMENT_INVALID', 'expr: a cron expression is required (or --batch)', {
+          field: 'expr',
+        });
+      }
+      runSingle(expr, options, io);
+    });
+}

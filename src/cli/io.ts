@@ -1,0 +1,20 @@
+import type { Clock } from '../time/clock.js';
+
+/**
+ * Everything a CLI command touches outside itself, injected so tests run commands in-process
+ * with captured output, a given stdin and a fixed clock.
+ */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Standard input, line by line. */
+  readonly stdin: () => AsyncIterable<string>;
+  readonly clock: Clock;
+}
+
+/** Thrown by a command to end with an exit code after it has printed what it had to say. */
+export class ExitCode extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}

@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { UrsaError } from '../errors/index.js';
+import { registerNext } from './commands/next.js';
+import { type CliIo, ExitCode } from './io.js';
+
+/** Exit codes: 0 success, 1 unexpected failure, 2 invalid input or usage. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_INVALID = 2;
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('ursa')
+    .description('Ursa: a durable scheduler for agent runs')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  registerNext(program, io);
+  return program;
+}
+
+/**
+ * Runs the `ursa` command line with `argv` (without the node and script entries) and returns
+ * the exit code. Never calls `process.exit`, so tests run it in-process.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof ExitCode) return error.code;
+    if (error instanceof UrsaError) {
+      io.stderr.write(`ursa: ${error.message} [${error.code}]\n`);
+      if (error.allowed) io.stderr.write(`  allowed: ${error.allowed}\n`);
+      return EXIT_INVALID;
+    }
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT_OK : EXIT_INVALID;
+    }
+    io.stderr.write(`ursa: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}

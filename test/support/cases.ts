@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One reference vector of `../shared/cases/cron-vectors.json` (see its README). */
+export interface CronVector {
+  id: string;
+  source: string;
+  expr: string | null;
+  zone: string;
+  from: string;
+  expected: string[] | null;
+  error: boolean;
+  spring?: string[] | null;
+  reason?: string;
+  tags: string[];
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The shared reference vectors, read from the file (never copied into code). The folder sits
+ * beside the repository root; `URSA_CASES_DIR` points elsewhere. A missing file fails loudly.
+ */
+export function loadCronVectors(): CronVector[] {
+  const dir = process.env.URSA_CASES_DIR ?? resolve(repoRoot, '../shared/cases');
+  const file = resolve(dir, 'cron-vectors.json');
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { cases: CronVector[] };
+  if (!Array.isArray(parsed.cases) || parsed.cases.length === 0) throw new Error(`no cases in ${file}`);
+  return parsed.cases;
+}
+
+/** ISO-8601 UTC, whole seconds without a fraction (the vectors' format). */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
