@@ -1,0 +1,76 @@
+import { performance } from 'node:perf_hooks';
+import { formatMachine, machine } from './lib/machine.mjs';
+import { buildUrsa, ensureDependencies } from './lib/setup.mjs';
+
+/**
+ * `npm run bench -- [scenario ...] [--json] [scenario flags]`: installs the benchmark's own
+ * dependencies, builds Ursa, then runs the named scenarios (all of them when none is named).
+ * A scenario is a module exporting `run(args, { onProgress })` → report (plain data, printed as
+ * is by `--json`) and `format(report)` → text; add one by adding it to SCENARIOS. Progress goes
+ * to stderr, results to stdout.
+ */
+
+const SCENARIOS = {
+  cron: {
+    module: './cron.mjs',
+    description: 'next() calls per second, Ursa beside croner and cron-parser',
+    flags: ['--slowest'], // --slowest[=N]: also list Ursa's N slowest corpus entries
+  },
+};
+
+function usage() {
+  const names = Object.entries(SCENARIOS)
+    .map(([name, s]) => `\n  ${name}: ${s.description}`)
+    .join('');
+  const flags = [...new Set(Object.values(SCENARIOS).flatMap((s) => s.flags))].join(', ');
+  return `usage: npm run bench -- [scenario ...] [--json] [${flags}]\nscenarios:${names}`;
+}
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n${usage()}\n`);
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const names = args.filter((arg) => !arg.startsWith('--'));
+const flags = args.filter((arg) => arg.startsWith('--') && arg !== '--json');
+for (const name of names) {
+  if (!Object.hasOwn(SCENARIOS, name)) fail(`unknown scenario ${JSON.stringify(name)}`);
+}
+const selected = names.length > 0 ? [...new Set(names)] : Object.keys(SCENARIOS);
+for (const flag of flags) {
+  const known = selected.some((name) => SCENARIOS[name].flags.includes(flag.split('=')[0]));
+  if (!known) fail(`unknown option ${flag} for ${selected.join(', ')}`);
+}
+
+const started = performance.now();
+try {
+  ensureDependencies();
+  buildUrsa();
+} catch (error) {
+  process.stderr.write(`bench: ${error.message}\n`);
+  process.exit(1);
+}
+
+const info = machine();
+const reports = {};
+if (!json) process.stdout.write(`${formatMachine(info)}\n`);
+for (const name of selected) {
+  // Imported only now: scenarios load the peers and dist/, which the steps above provide.
+  const scenario = await import(SCENARIOS[name].module);
+  const onProgress = (message) => process.stderr.write(`bench ${name}: ${message}\n`);
+  let report;
+  try {
+    report = await scenario.run(flags, { onProgress });
+  } catch (error) {
+    if (error.usage) fail(error.message);
+    throw error;
+  }
+  reports[name] = report;
+  if (!json) process.stdout.write(`\n${scenario.format(report)}\n`);
+}
+const seconds = (performance.now() - started) / 1000;
+if (json)
+  process.stdout.write(`${JSON.stringify({ machine: info, seconds, scenarios: reports }, null, 2)}\n`);
+else process.stdout.write(`\nbench: finished in ${seconds.toFixed(1)} s\n`);
