@@ -1,4 +1,7 @@
 /** Ursa's library API. See README.md; the cron engine is also available as `ursa/cron`. */
 export * from './cron/index.js';
+export * from './engines/index.js';
 export * from './errors/index.js';
+export * from './recipes/index.js';
+export * from './scheduler/index.js';
 export * from './time/index.js';

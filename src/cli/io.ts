@@ -10,6 +10,10 @@ export interface CliIo {
   /** Standard input, line by line. */
   readonly stdin: () => AsyncIterable<string>;
   readonly clock: Clock;
+  /** Environment variables (`URSA_*` settings). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Working directory (where `ursa.yaml` is looked for, and relative paths start). */
+  readonly cwd: string;
 }
 
 /** Thrown by a command to end with an exit code after it has printed what it had to say. */

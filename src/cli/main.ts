@@ -8,5 +8,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
   stdin: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
   clock: systemClock,
+  env: process.env,
+  cwd: process.cwd(),
 });
 process.exitCode = code;

@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { loadConfig } from '../config/load.js';
 import { UrsaError } from '../errors/index.js';
+import { registerConfig } from './commands/config.js';
 import { registerNext } from './commands/next.js';
+import { registerStoreCommands } from './commands/store-commands.js';
 import { type CliIo, ExitCode } from './io.js';
 
 /** Exit codes: 0 success, 1 unexpected failure, 2 invalid input or usage. */
@@ -14,6 +17,8 @@ function buildProgram(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerNext(program, io);
+  registerStoreCommands(program, io);
+  registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }
 

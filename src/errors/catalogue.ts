@@ -28,6 +28,46 @@ export const errorCatalogue = {
     status: 400,
     doc: 'A command-line or API argument is missing or outside its allowed range.',
   },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    doc: 'The store (SQLite file or PostgreSQL) cannot be opened, migrated or reached.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    doc: 'The scheduler, run, document, process or other resource does not exist (or is not visible to the caller).',
+  },
+  RECIPE_NOT_FOUND: {
+    status: 400,
+    doc: 'A scheduler names a recipe that resolves nowhere: not in the project, not in `_tenant`, not built in.',
+  },
+  USER_NOT_FOUND: {
+    status: 400,
+    doc: 'A `runAs` or `createdBy` names a user the tenant does not have.',
+  },
+  CONFIG_INVALID: {
+    status: 500,
+    doc: 'The operator configuration (`ursa.yaml`, `URSA_*` variables, command-line flags) has a value that is not allowed; the error names each source, value and what is allowed (decisions §2).',
+  },
+  ENGINE_INVALID: {
+    status: 500,
+    doc: 'An engine cannot be registered: its name is empty or another engine already has it (decisions §2).',
+  },
+  DOCUMENT_INVALID: {
+    status: 400,
+    doc: 'A YAML document cannot be loaded safely: a syntax error, a duplicate key, more than one document, an alias bomb, nesting deeper than 64 levels, an unsupported tag, or a body over 64 KiB (decisions §6); the error names the document, the line and column when known, and the reason.',
+  },
+  SCHEDULER_INVALID: {
+    status: 400,
+    doc: 'A scheduler document does not follow the schema of spec §2 and decisions §4; the error names the document and lists every issue as a field path and a reason.',
+  },
+  RECIPE_INVALID: {
+    status: 400,
+    doc: 'A recipe document does not follow the recipe schema of decisions §2; the error names the document and lists every issue as a field path and a reason.',
+  },
+  NAME_INVALID: {
+    status: 400,
+    doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..` (decisions §6).',
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

@@ -1,2 +1,2 @@
 export { type ErrorCode, errorCatalogue } from './catalogue.js';
-export { isUrsaError, UrsaError, type UrsaErrorDetails } from './ursa-error.js';
+export { isUrsaError, UrsaError, type UrsaErrorDetails, type ValidationIssue } from './ursa-error.js';

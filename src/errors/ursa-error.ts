@@ -1,5 +1,14 @@
 import { type ErrorCode, errorCatalogue } from './catalogue.js';
 
+/**
+ * One reason a document was refused: the field path (`cron`, `params.model`, `tags[1]`, `` for the
+ * whole document) and why, in words for the person who wrote it.
+ */
+export interface ValidationIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
 /** What an {@link UrsaError} says about the input that caused it. */
 export interface UrsaErrorDetails {
   /** Path of the offending field, e.g. `day-of-week` or `spec.cron`. */
@@ -8,6 +17,8 @@ export interface UrsaErrorDetails {
   readonly value?: unknown;
   /** What would have been accepted, e.g. `0-59`. */
   readonly allowed?: string;
+  /** Every reason a document was refused, when the error is about a whole document. */
+  readonly issues?: readonly ValidationIssue[];
 }
 
 /**
@@ -20,6 +31,8 @@ export class UrsaError extends Error {
   readonly field: string | undefined;
   readonly value: unknown;
   readonly allowed: string | undefined;
+  /** Every reason a document was refused (document errors only), in document-field order. */
+  readonly issues: readonly ValidationIssue[] | undefined;
 
   constructor(code: ErrorCode, message: string, details: UrsaErrorDetails = {}) {
     super(message);
@@ -28,6 +41,7 @@ export class UrsaError extends Error {
     this.field = details.field;
     this.value = details.value;
     this.allowed = details.allowed;
+    this.issues = details.issues;
   }
 
   /** HTTP status for this error's code. */
@@ -35,11 +49,13 @@ export class UrsaError extends Error {
     return errorCatalogue[this.code].status;
   }
 
-  /** A plain object for JSON output: `{code, field?, message}`. */
-  toJSON(): { code: ErrorCode; field?: string; message: string } {
-    return this.field === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, field: this.field, message: this.message };
+  /** A plain object for JSON output: `{code, field?, message, issues?}` (`issues` only when set). */
+  toJSON(): { code: ErrorCode; field?: string; message: string; issues?: readonly ValidationIssue[] } {
+    const base =
+      this.field === undefined
+        ? { code: this.code, message: this.message }
+        : { code: this.code, field: this.field, message: this.message };
+    return this.issues === undefined ? base : { ...base, issues: this.issues };
   }
 }
 

@@ -1,28 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
-import { fixedClock } from '../../src/time/clock.js';
+import { ursa as run } from '../support/cli.js';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function ursa(args: string[], stdinLines: string[] = []): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: async function* () {
-      yield* stdinLines;
-    },
-    clock: fixedClock(Date.parse('2026-03-28T12:00:00Z')),
-  });
-  return { code, stdout, stderr };
-}
+const ursa = (args: string[], stdin: string[] = []) => run(args, { stdin });
 
 // issue #2: `ursa next`.
 describe('ursa next', () => {

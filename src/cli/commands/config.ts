@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import { Temporal } from 'temporal-polyfill';
+import { type Config, type ConfigOverrides, displayValue } from '../../config/load.js';
+import { type SettingKey, settingDefinitions, settingKeys } from '../../config/schema.js';
+import type { CliIo } from '../io.js';
+
+/**
+ * Commander option values of the configuration flags, named as commander names them (the
+ * `ursa.yaml` key: `--misfire-threshold` → `misfireThreshold`). Other properties are ignored.
+ */
+export interface ConfigFlagOptions {
+  readonly db?: string | undefined;
+  readonly logLevel?: string | undefined;
+  readonly misfireThreshold?: string | undefined;
+  readonly runLogRetentionDays?: string | undefined;
+  readonly shutdownGrace?: string | undefined;
+  /** Text (`true`, `0`…) from `--workflows <bool>`, or a boolean from a `--no-workflows` style flag. */
+  readonly workflows?: string | boolean | undefined;
+  readonly host?: string | undefined;
+  readonly port?: string | undefined;
+  readonly tenant?: string | undefined;
+  readonly project?: string | undefined;
+}
+
+/**
+ * The {@link ConfigOverrides} in a command's options (`command.optsWithGlobals()`): each
+ * configuration flag that was given, keyed by setting (`misfireThreshold` → `misfireThresholdMs`).
+ * Give these options no commander default, or they always count as set by a flag.
+ */
+export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides {
+  const overrides: { [K in SettingKey]?: string } = {};
+  for (const key of settingKeys) {
+    const value = (options as Readonly<Record<string, unknown>>)[settingDefinitions[key].yamlKey];
+    if (typeof value === 'string') overrides[key] = value;
+    else if (typeof value === 'boolean') overrides[key] = String(value);
+  }
+  return overrides;
+}
+
+/** The value column of the table: durations also as ISO-8601 (`60000 (PT1M)`). */
+function formatValue(key: SettingKey, value: unknown): string {
+  if (settingDefinitions[key].type === 'duration' && typeof value === 'number') {
+    return `${value} (${Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString()})`;
+  }
+  return String(value);
+}
+
+function formatSource(config: Config, key: SettingKey): string {
+  const note = config.notes[key];
+  return note === undefined ? config.sources[key] : `${config.sources[key]} (${note})`;
+}
+
+function printTable(config: Config, io: CliIo): void {
+  const rows = [
+    ['setting', 'value', 'source'],
+    ...settingKeys.map((key) => [
+      key,
+      formatValue(key, displayValue(key, config[key])),
+      formatSource(config, key),
+    ]),
+  ];
+  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  for (const row of rows) {
+    const line = row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+    io.stdout.write(`${line.trimEnd()}\n`);
+  }
+}
+
+function printJson(config: Config, io: CliIo): void {
+  const out: Record<string, { value: unknown; source: string; note?: string }> = {};
+  for (const key of settingKeys) {
+    const note = config.notes[key];
+    out[key] = {
+      value: displayValue(key, config[key]),
+      source: config.sources[key],
+      ...(note === undefined ? {} : { note }),
+    };
+  }
+  io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+}
+
+/**
+ * `ursa config [--json] [--db <path>]`: prints every operator setting (decisions §2), its
+ * effective value and where it came from, as an aligned table or, with `--json`, as
+ * `{ "<setting>": { "value": …, "source": "…", "note"?: "…" } }`. Durations are milliseconds; a
+ * PostgreSQL password is shown as `***`. `load` reads the configuration with the command's flags
+ * as overrides; its `CONFIG_INVALID` error propagates (exit 2).
+ */
+export function registerConfig(
+  program: Command,
+  io: CliIo,
+  load: (overrides: ConfigOverrides) => Config,
+): void {
+  program
+    .command('config')
+    .description('print the effective operator configuration and where each value came from')
+    .option('--json', 'print a JSON object {"<setting>": {"value", "source"}}')
+    .option('--db <path>', 'store: a SQLite file path or a postgres:// URL (overrides ursa.yaml and URSA_DB)')
+    .action((options: { json?: boolean }, command: Command) => {
+      const config = load(configOverridesFrom(command.optsWithGlobals<ConfigFlagOptions>()));
+      if (options.json) printJson(config, io);
+      else printTable(config, io);
+    });
+}

@@ -1,0 +1,250 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { UrsaError } from '../../errors/index.js';
+import { createLogger } from '../../log.js';
+import { parseRecipeDocument } from '../../recipes/parse.js';
+import { findRecipe } from '../../runtime/catalog.js';
+import { Worker } from '../../runtime/worker.js';
+import { parseSchedulerDocument } from '../../scheduler/document.js';
+import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
+import { formatInstant } from '../../time/instant.js';
+import { commandConfig, openContext, withStoreOptions } from '../context.js';
+import { type CliIo, ExitCode } from '../io.js';
+
+/** `examples/` of this package (next to `dist/` and `src/`). */
+export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples');
+
+function printApply(entries: readonly ApplyEntry[], io: CliIo): boolean {
+  let ok = true;
+  for (const entry of entries) {
+    io.stdout.write(
+      `${entry.status.padEnd(9)} ${entry.path}${entry.status === 'invalid' ? '' : entry.message ? `  (${entry.message})` : ''}\n`,
+    );
+    if (entry.status === 'invalid') {
+      ok = false;
+      for (const issue of entry.issues ?? [])
+        io.stdout.write(`          ${issue.path === '' ? '' : `${issue.path}: `}${issue.message}\n`);
+    }
+  }
+  return ok;
+}
+
+function scope(command: Command, fallback: { tenant: string; project: string }) {
+  const opts = command.optsWithGlobals<{ tenant?: string; project?: string }>();
+  return { tenant: opts.tenant ?? fallback.tenant, project: opts.project ?? fallback.project };
+}
+
+/** `ursa serve`: the long-running scheduler (issue #3); `--demo` applies `examples/` to an empty store. */
+function registerServe(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('serve'))
+    .description('run the scheduler until SIGINT or SIGTERM')
+    .option('--demo', 'on an empty store, apply examples/ first so runs appear at once')
+    .action(async (options: { demo?: boolean }, command: Command) => {
+      const probe = await openContext(command, io);
+      const log = createLogger(probe.config.logLevel);
+      await probe.close();
+      const { config, rt, close } = await openContext(command, io, log);
+      const { tenant, project } = scope(command, config);
+      if (options.demo) {
+        const count = await rt.repos.store.db
+          .selectFrom('documents')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst();
+        if (Number(count?.n ?? 0) === 0) {
+          const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, 'demo');
+          log.info(
+            { tenant, project, applied: entries.map((e) => `${e.status} ${e.path}`) },
+            'demo: examples applied',
+          );
+        }
+      }
+      const worker = new Worker(rt);
+      await worker.start();
+      log.info({ db: rt.repos.store.location, tenant, project }, 'ursa serving');
+      await new Promise<void>((done) => {
+        process.once('SIGINT', done);
+        process.once('SIGTERM', done);
+      });
+      log.info('stopping: finishing running processes');
+      await worker.stop();
+      await close();
+      log.info('stopped');
+    });
+}
+
+function registerApply(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('apply'))
+    .description('load the *.yaml of a folder laid out like _vance/… into a project, validating each')
+    .argument('<dir>', 'folder with _vance/recipes/*.yaml and _vance/scheduler/*.yaml')
+    .option('--as <user>', 'the user the documents are created by', 'admin')
+    .action(async (dir: string, options: { as: string }, command: Command) => {
+      const { config, rt, close } = await openContext(command, io);
+      try {
+        const { tenant, project } = scope(command, config);
+        const entries = await applyDirectory(rt, resolve(io.cwd, dir), tenant, project, options.as);
+        if (!printApply(entries, io)) throw new ExitCode(2);
+      } finally {
+        await close();
+      }
+    });
+}
+
+function registerRuns(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('runs'))
+    .description('list the runs of a scheduler, newest first')
+    .argument('<name>', 'scheduler name')
+    .option('-n <count>', 'how many runs', '20')
+    .option('--json', 'print JSON')
+    .action(async (name: string, options: { n: string; json?: boolean }, command: Command) => {
+      const { config, rt, close } = await openContext(command, io);
+      try {
+        const { tenant, project } = scope(command, config);
+        const runs = await rt.repos.runs.listForScheduler(
+          tenant,
+          project,
+          name,
+          Math.max(1, Number(options.n) || 20),
+        );
+        if (options.json) {
+          const rows = runs.map((r) => ({
+            correlationId: r.correlationId,
+            scheduler: r.name,
+            trigger: r.trigger,
+            scheduledFor: formatInstant(r.scheduledFor),
+            startedAt: r.startedAt === null ? null : formatInstant(r.startedAt),
+            endedAt: r.endedAt === null ? null : formatInstant(r.endedAt),
+            durationMs: r.startedAt !== null && r.endedAt !== null ? r.endedAt - r.startedAt : null,
+            outcome: r.outcome,
+            reason: r.reason,
+            coalesced: r.coalesced,
+            coalescedUntil: r.coalescedUntil === null ? null : formatInstant(r.coalescedUntil),
+            processId: r.processId,
+            sessionId: r.sessionId,
+            logPath: r.logPath,
+          }));
+          io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          return;
+        }
+        if (runs.length === 0)
+          io.stdout.write(`no runs of ${JSON.stringify(name)} in ${tenant}/${project}\n`);
+        for (const r of runs) {
+          const duration = r.startedAt !== null && r.endedAt !== null ? `${r.endedAt - r.startedAt} ms` : '';
+          io.stdout.write(
+            `${formatInstant(r.scheduledFor)}  ${r.outcome.padEnd(10)} ${duration.padStart(8)}  ${r.trigger.padEnd(6)}${r.coalesced ? ' coalesced' : ''}  ${r.logPath}\n`,
+          );
+        }
+      } finally {
+        await close();
+      }
+    });
+}
+
+function registerDoc(program: Command, io: CliIo): void {
+  const doc = program.command('doc').description('read documents of a project');
+  withStoreOptions(doc.command('cat'))
+    .description('print a document')
+    .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml')
+    .action(async (path: string, _options: unknown, command: Command) => {
+      const { config, rt, close } = await openContext(command, io);
+      try {
+        const { tenant, project } = scope(command, config);
+        const found = await rt.repos.documents.get({ tenant, project, path });
+        if (found === undefined) {
+          throw new UrsaError(
+            'NOT_FOUND',
+            `document ${JSON.stringify(path)} does not exist in ${tenant}/${project}`,
+            { field: 'path', value: path },
+          );
+        }
+        io.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
+      } finally {
+        await close();
+      }
+    });
+  withStoreOptions(doc.command('ls'))
+    .description('list documents whose path starts with a prefix')
+    .argument('[prefix]', 'path prefix, e.g. _vance/logs/scheduler/heartbeat/', '')
+    .option('--json', 'print JSON')
+    .action(async (prefix: string, options: { json?: boolean }, command: Command) => {
+      const { config, rt, close } = await openContext(command, io);
+      try {
+        const { tenant, project } = scope(command, config);
+        const docs = await rt.repos.documents.list(tenant, project, prefix);
+        if (options.json) {
+          const rows = docs.map((d) => ({
+            path: d.path,
+            version: d.version,
+            createdBy: d.createdBy,
+            updatedAt: formatInstant(d.updatedAt),
+            expiresAt: d.expiresAt === null ? null : formatInstant(d.expiresAt),
+          }));
+          io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+          return;
+        }
+        for (const d of docs) io.stdout.write(`${d.path}\n`);
+      } finally {
+        await close();
+      }
+    });
+}
+
+function registerValidate(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('validate'))
+    .description('check a scheduler or recipe YAML file (a path with /recipes/ is a recipe)')
+    .argument('<file>', 'the YAML file; its name without .yaml is the scheduler or recipe name')
+    .action(async (file: string, _options: unknown, command: Command) => {
+      const path = resolve(io.cwd, file);
+      let body: string;
+      try {
+        body = readFileSync(path, 'utf8');
+      } catch {
+        throw new UrsaError('ARGUMENT_INVALID', `file: cannot read ${JSON.stringify(file)}`, {
+          field: 'file',
+          value: file,
+        });
+      }
+      const name = basename(path).replace(/\.ya?ml$/, '');
+      if (/[/\\]recipes[/\\]/.test(path)) {
+        const recipe = parseRecipeDocument(body, { name, path: file, source: 'project' });
+        io.stdout.write(`${file}: a valid recipe (engine ${recipe.engine})\n`);
+        return;
+      }
+      const scheduler = parseSchedulerDocument(body, { name, path: file });
+      // With a store at hand, also check what the document names: its recipe must resolve there.
+      const config = commandConfig(command, io);
+      if (scheduler.target.kind === 'recipe' && existsSync(resolve(io.cwd, config.db))) {
+        const { rt, close } = await openContext(command, io);
+        try {
+          const { tenant, project } = scope(command, config);
+          if ((await findRecipe(rt.repos, tenant, project, scheduler.target.recipe)) === undefined) {
+            throw new UrsaError(
+              'RECIPE_NOT_FOUND',
+              `${file}: recipe: ${JSON.stringify(scheduler.target.recipe)} is not a recipe of ${tenant}/${project}, of _tenant, or built in`,
+              {
+                field: 'recipe',
+                value: scheduler.target.recipe,
+              },
+            );
+          }
+        } finally {
+          await close();
+        }
+      }
+      const when =
+        scheduler.trigger.kind === 'cron'
+          ? `cron ${JSON.stringify(scheduler.trigger.expression)}`
+          : `at ${formatInstant(scheduler.trigger.instant)}`;
+      io.stdout.write(`${file}: a valid scheduler (${when} in ${scheduler.zone.id})\n`);
+    });
+}
+
+/** The commands that work on a store: serve, apply, runs, doc cat/ls, validate (issue #3). */
+export function registerStoreCommands(program: Command, io: CliIo): void {
+  registerServe(program, io);
+  registerApply(program, io);
+  registerRuns(program, io);
+  registerDoc(program, io);
+  registerValidate(program, io);
+}

@@ -1,0 +1,303 @@
+import * as z from 'zod';
+import { parseFixedDuration } from '../time/duration.js';
+
+const DURATION_ALLOWED_UNITS = 'weeks, days (24 h), hours, minutes and seconds';
+
+/**
+ * Operator settings (decisions §2, §4, §5): one definition per setting with its default, where it
+ * may be set (`ursa.yaml` key, `URSA_*` variable, command-line flag), what is allowed and one line of
+ * documentation. `load.ts` reads the sources; this module only says what each value may be.
+ */
+
+/** Log levels, most to least severe, as pino names them; `silent` logs nothing. */
+export const LogLevel = {
+  fatal: 'fatal',
+  error: 'error',
+  warn: 'warn',
+  info: 'info',
+  debug: 'debug',
+  trace: 'trace',
+  silent: 'silent',
+} as const;
+export type LogLevel = (typeof LogLevel)[keyof typeof LogLevel];
+
+/** The validated operator settings. Durations are whole milliseconds. */
+export interface Settings {
+  /**
+   * Store (decisions §5): a SQLite file path (relative to the working directory) or a
+   * `postgres://` / `postgresql://` URL. Default `./data/ursa.db`.
+   */
+  readonly db: string;
+  /** Default `info`. */
+  readonly logLevel: LogLevel;
+  /**
+   * Misfire threshold (decisions §4), milliseconds, > 0: with `misfire: skip`, a due instant older
+   * than this is not run. Default 60 000 (PT60S).
+   */
+  readonly misfireThresholdMs: number;
+  /**
+   * Operator fallback of `scheduler.log.retentionDays` (decisions §2, spec §9a), whole days:
+   * > 0 keep run logs that many days (at most 365; larger values are clamped), 0 keep them
+   * forever, < 0 write no run-log documents. Default 7.
+   */
+  readonly runLogRetentionDays: number;
+  /** How long a stopping worker waits for running processes, milliseconds, ≥ 0. Default 30 000 (PT30S). */
+  readonly shutdownGraceMs: number;
+  /** Whether scheduler documents may target workflow runs (decisions §2). Default true. */
+  readonly workflows: boolean;
+  /** Address the HTTP server listens on. Default `127.0.0.1`. */
+  readonly host: string;
+  /** Port the HTTP server listens on, 1-65535. Default 8080. */
+  readonly port: number;
+  /** Tenant the CLI uses when a command names none. Default `default`. */
+  readonly tenant: string;
+  /** Project the CLI uses when a command names none. Default `demo`. */
+  readonly project: string;
+}
+
+/** The name of one setting, as a key of {@link Settings}. */
+export type SettingKey = keyof Settings;
+
+/** What the value of a setting may be; a label for documentation and `ursa config`. */
+export type SettingType = 'string' | 'integer' | 'boolean' | 'duration' | 'enum';
+
+/**
+ * How one setting is defined.
+ *
+ * - `yamlKey`: the key in `ursa.yaml`; it is also the commander option name of the flag
+ *   (`--misfire-threshold` → `misfireThreshold`).
+ * - `flag`: the command-line flag that overrides it, with its dashes.
+ * - `fromYaml` validates a value as YAML typed it (a number for `port`, `true`/`false` for
+ *   `workflows`); `fromText` validates the text of an environment variable or a flag. Issue
+ *   messages are phrases that follow the quoted value ("is not a whole number").
+ * - `clamp`, when present, runs after validation and may replace a valid value with the one in
+ *   force, returning a note that says so (the run-log retention cap of spec §9a).
+ */
+export interface SettingDefinition<T> {
+  readonly default: T;
+  readonly type: SettingType;
+  readonly env: `URSA_${string}`;
+  readonly yamlKey: string;
+  readonly flag: `--${string}`;
+  /** What is allowed, for error messages: "an integer 1-65535". */
+  readonly allowed: string;
+  /** One line of documentation: what the setting does, citing the decisions section. */
+  readonly doc: string;
+  readonly fromYaml: z.ZodType<T>;
+  readonly fromText: z.ZodType<T>;
+  readonly clamp?: (value: T) => { value: T; note: string } | undefined;
+  /** The value as it may be shown (a URL without its password); defaults to the value itself. */
+  readonly display?: (value: T) => T;
+}
+
+/** The largest run-log retention, in days (spec §9a). */
+export const MAX_RETENTION_DAYS = 365;
+
+/** An ISO-8601 duration in milliseconds, at least `minMs`. */
+function durationSchema(minMs: number): z.ZodType<number> {
+  return z
+    .string({ error: 'is not a text value' })
+    .transform((text, ctx) => {
+      const parsed = parseFixedDuration(text, { allowZero: true });
+      if ('reason' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.reason.slice(JSON.stringify(text).length + 1) });
+        return z.NEVER;
+      }
+      return parsed.ms;
+    })
+    .pipe(z.number().min(minMs, { error: minMs > 0 ? 'is not greater than zero' : 'is negative' }));
+}
+
+function integerSchema(
+  min: number,
+  max: number,
+): { fromYaml: z.ZodType<number>; fromText: z.ZodType<number> } {
+  const range = z
+    .number({ error: 'is not a number' })
+    .int({ error: 'is not a whole number' })
+    .min(min, { error: 'is out of range' })
+    .max(max, { error: 'is out of range' });
+  return {
+    fromYaml: range,
+    fromText: z
+      .string()
+      .regex(/^[+-]?[0-9]{1,16}$/, { error: 'is not a whole number' })
+      .transform(Number)
+      .pipe(range),
+  };
+}
+
+/** Decisions §6 names: a letter, digit or underscore first (`_tenant`), then letters, digits, `._-`. */
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const nameSchema = z.string({ error: 'is not a text value' }).regex(NAME, { error: 'is not a valid name' });
+
+const POSTGRES_PROTOCOLS = new Set(['postgres:', 'postgresql:']);
+
+/** Hides the password of a PostgreSQL URL; any other value is returned as it is. */
+export function redactDb(db: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(db)) return db;
+  try {
+    const url = new URL(db);
+    if (url.password === '') return db;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return db.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
+  }
+}
+
+const dbSchema = z.string({ error: 'is not a text value' }).superRefine((db, ctx) => {
+  if (db.trim() === '') {
+    ctx.addIssue({ code: 'custom', message: 'is empty' });
+    return;
+  }
+  if (db.includes('\0')) {
+    ctx.addIssue({ code: 'custom', message: 'contains a NUL character' });
+    return;
+  }
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(db);
+  if (scheme === null) return; // a SQLite file path
+  if (!POSTGRES_PROTOCOLS.has(`${scheme[1]?.toLowerCase()}:`)) {
+    ctx.addIssue({ code: 'custom', message: `uses the scheme ${scheme[1]}://, which Ursa has no store for` });
+    return;
+  }
+  try {
+    new URL(db);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+  }
+});
+
+const hostSchema = z
+  .string({ error: 'is not a text value' })
+  .regex(/^[^\s/]+$/, { error: 'is not a host name or IP address' });
+
+const logLevelSchema = z.enum(LogLevel, { error: 'is not a log level' });
+
+const retention = integerSchema(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+const port = integerSchema(1, 65535);
+
+/**
+ * Every operator setting, in the order `ursa config` prints them. Sources, lowest precedence
+ * first: `default`, `ursa.yaml`, `URSA_*` environment variables, command-line flags.
+ */
+export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition<Settings[K]> } = {
+  db: {
+    default: './data/ursa.db',
+    type: 'string',
+    env: 'URSA_DB',
+    yamlKey: 'db',
+    flag: '--db',
+    allowed: 'a SQLite file path or a postgres:// or postgresql:// URL',
+    doc: 'Store: a SQLite file path (embedded, one process) or a PostgreSQL URL (several workers), decisions §5.',
+    fromYaml: dbSchema,
+    fromText: dbSchema,
+    display: redactDb,
+  },
+  logLevel: {
+    default: 'info',
+    type: 'enum',
+    env: 'URSA_LOG_LEVEL',
+    yamlKey: 'logLevel',
+    flag: '--log-level',
+    allowed: Object.values(LogLevel).join(', '),
+    doc: 'Least severe level written to the log.',
+    fromYaml: logLevelSchema,
+    fromText: logLevelSchema,
+  },
+  misfireThresholdMs: {
+    default: 60_000,
+    type: 'duration',
+    env: 'URSA_MISFIRE_THRESHOLD',
+    yamlKey: 'misfireThreshold',
+    flag: '--misfire-threshold',
+    allowed: `an ISO-8601 duration greater than zero in ${DURATION_ALLOWED_UNITS}, e.g. PT60S`,
+    doc: 'With `misfire: skip`, a due instant older than this is not run (decisions §4).',
+    fromYaml: durationSchema(1),
+    fromText: durationSchema(1),
+  },
+  runLogRetentionDays: {
+    default: 7,
+    type: 'integer',
+    env: 'URSA_RUN_LOG_RETENTION_DAYS',
+    yamlKey: 'runLogRetentionDays',
+    flag: '--run-log-retention-days',
+    allowed: `a whole number: 1-${MAX_RETENTION_DAYS} days (more is clamped), 0 forever, negative for no run logs`,
+    doc: 'Fallback of scheduler.log.retentionDays: days a run-log document is kept; 0 forever, < 0 none (spec §9a).',
+    ...retention,
+    clamp: (days) =>
+      days > MAX_RETENTION_DAYS
+        ? { value: MAX_RETENTION_DAYS, note: `clamped from ${days} to ${MAX_RETENTION_DAYS}` }
+        : undefined,
+  },
+  shutdownGraceMs: {
+    default: 30_000,
+    type: 'duration',
+    env: 'URSA_SHUTDOWN_GRACE',
+    yamlKey: 'shutdownGrace',
+    flag: '--shutdown-grace',
+    allowed: `an ISO-8601 duration of zero or more in ${DURATION_ALLOWED_UNITS}, e.g. PT30S`,
+    doc: 'How long a stopping worker waits for running processes before it ends.',
+    fromYaml: durationSchema(0),
+    fromText: durationSchema(0),
+  },
+  workflows: {
+    default: true,
+    type: 'boolean',
+    env: 'URSA_WORKFLOWS',
+    yamlKey: 'workflows',
+    flag: '--workflows',
+    allowed: 'true or false (1 or 0 in the environment or a flag)',
+    doc: 'Whether schedulers may start workflow runs (decisions §2).',
+    fromYaml: z.boolean({ error: 'is not true or false' }),
+    fromText: z
+      .enum(['true', 'false', '1', '0'], { error: 'is not true, false, 1 or 0' })
+      .transform((v) => v === 'true' || v === '1'),
+  },
+  host: {
+    default: '127.0.0.1',
+    type: 'string',
+    env: 'URSA_HOST',
+    yamlKey: 'host',
+    flag: '--host',
+    allowed: 'a host name or IP address',
+    doc: 'Address the HTTP server listens on.',
+    fromYaml: hostSchema,
+    fromText: hostSchema,
+  },
+  port: {
+    default: 8080,
+    type: 'integer',
+    env: 'URSA_PORT',
+    yamlKey: 'port',
+    flag: '--port',
+    allowed: 'an integer 1-65535',
+    doc: 'Port the HTTP server listens on.',
+    ...port,
+  },
+  tenant: {
+    default: 'default',
+    type: 'string',
+    env: 'URSA_TENANT',
+    yamlKey: 'tenant',
+    flag: '--tenant',
+    allowed: 'a name of letters, digits, _ . - (at most 128)',
+    doc: 'Tenant a CLI command uses when it names none.',
+    fromYaml: nameSchema,
+    fromText: nameSchema,
+  },
+  project: {
+    default: 'demo',
+    type: 'string',
+    env: 'URSA_PROJECT',
+    yamlKey: 'project',
+    flag: '--project',
+    allowed: 'a name of letters, digits, _ . - (at most 128)',
+    doc: 'Project a CLI command uses when it names none.',
+    fromYaml: nameSchema,
+    fromText: nameSchema,
+  },
+};
+
+/** The setting keys in definition order. */
+export const settingKeys = Object.keys(settingDefinitions) as readonly SettingKey[];

@@ -1,0 +1,43 @@
+import type { RecipeDefinition } from '../recipes/recipe.js';
+
+/** What an engine is asked to run: one process made from a recipe (spec §4.1). */
+export interface EngineRequest {
+  readonly processId: string;
+  readonly recipe: RecipeDefinition;
+  /** The recipe's default params with the scheduler's params merged over them. */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly initialMessage: string | undefined;
+  /** Context handed to the process (the shell engine exports it as `URSA_*` variables). */
+  readonly context: {
+    readonly tenant: string;
+    readonly project: string;
+    readonly scheduler: string;
+    readonly correlationId: string;
+    /** The occurrence this run serves, UTC epoch ms. */
+    readonly scheduledFor: number;
+    readonly runAs: string;
+  };
+  /** Aborted when the process must stop (overlap `cancelPrevious`, shutdown, admin stop). */
+  readonly signal: AbortSignal;
+}
+
+/** How a process ended. */
+export interface EngineResult {
+  /** `done`: success; `failed`: error or non-zero exit; `stopped`: the signal was aborted. */
+  readonly status: 'done' | 'failed' | 'stopped';
+  /** Process exit code (shell engine), when there was one. */
+  readonly exitCode?: number;
+  /** Why it failed or stopped, e.g. `exit code 3`, `timeout after 30000 ms`, `killed by SIGTERM`. */
+  readonly reason?: string;
+  /** The tail of standard output (at most a few KiB), for the run log. */
+  readonly output?: string;
+  /** The tail of standard error (at most a few KiB), for the run log. */
+  readonly errorOutput?: string;
+}
+
+/** Engines are code (decisions §2): `shell` and `noop` built in, more registered by library users. */
+export interface Engine {
+  readonly name: string;
+  /** Runs one process to its end. Never rejects: failures are an `EngineResult` with status `failed`. */
+  run(request: EngineRequest): Promise<EngineResult>;
+}

@@ -1,0 +1,15 @@
+/**
+ * Engines run the processes schedulers fire (decisions §2): the `Engine` interface, the built-in
+ * `shell` and `noop` engines, and the registry a worker looks engines up in.
+ */
+
+export type { Engine, EngineRequest, EngineResult } from './engine.js';
+export { noopEngine } from './noop.js';
+export { defaultEngines, EngineRegistry } from './registry.js';
+export {
+  createShellEngine,
+  paramEnvName,
+  SHELL_BASE_ENV,
+  type ShellEngineOptions,
+  shellEnvironment,
+} from './shell.js';

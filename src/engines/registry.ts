@@ -1,0 +1,51 @@
+import { UrsaError } from '../errors/index.js';
+import type { Engine } from './engine.js';
+import { noopEngine } from './noop.js';
+import { createShellEngine } from './shell.js';
+
+/**
+ * The engines a worker can run, by name (decisions §2: engines are code). One registry per worker,
+ * built by its owner; there is no global registry. A recipe's `engine` field names one entry.
+ */
+export class EngineRegistry {
+  readonly #engines = new Map<string, Engine>();
+
+  /**
+   * Adds an engine under its `name`. Returns the registry, for chaining.
+   *
+   * @throws UrsaError `ENGINE_INVALID` when the name is empty or already registered.
+   */
+  register(engine: Engine): this {
+    const { name } = engine;
+    if (typeof name !== 'string' || name === '') {
+      throw new UrsaError('ENGINE_INVALID', 'engine: a non-empty name is required', {
+        field: 'name',
+        value: name,
+      });
+    }
+    if (this.#engines.has(name)) {
+      throw new UrsaError('ENGINE_INVALID', `engine: ${JSON.stringify(name)} is already registered`, {
+        field: 'name',
+        value: name,
+        allowed: 'a name not yet registered',
+      });
+    }
+    this.#engines.set(name, engine);
+    return this;
+  }
+
+  /** The engine registered under `name`, or `undefined`. */
+  get(name: string): Engine | undefined {
+    return this.#engines.get(name);
+  }
+
+  /** Registered names, in registration order. */
+  names(): string[] {
+    return [...this.#engines.keys()];
+  }
+}
+
+/** A new registry with the built-in engines: `shell` (default options) and `noop`. */
+export function defaultEngines(): EngineRegistry {
+  return new EngineRegistry().register(createShellEngine()).register(noopEngine);
+}

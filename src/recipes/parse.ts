@@ -1,0 +1,120 @@
+import type { ValidationIssue } from '../errors/index.js';
+import { validateName } from '../scheduler/name.js';
+import { fromZodIssues, issueMessage, sortIssues } from '../yaml/issues.js';
+import { loadYamlDocument } from '../yaml/load.js';
+import { documentRefused } from '../yaml/report.js';
+import type { RecipeDefinition } from './recipe.js';
+import { BUILTIN_ENGINES, RECIPE_FIELDS, recipeSchema } from './schema.js';
+
+/** Which recipe a document is and where it was found. */
+export interface RecipeDocumentOptions {
+  /** The recipe name (file name without `.yaml`); must follow the name rule of decisions §6. */
+  readonly name: string;
+  /** The document path, e.g. `_vance/recipes/backup.yaml`; every message starts with it. */
+  readonly path: string;
+  /** The cascade level the document was read from (decisions §2). */
+  readonly source: 'project' | 'tenant';
+}
+
+/** A validated recipe, or every reason the document was refused. */
+export type RecipeValidation =
+  | { readonly ok: true; readonly recipe: RecipeDefinition }
+  | { readonly ok: false; readonly issues: ValidationIssue[] };
+
+const EMPTY = 'the document is empty; expected a mapping with description and engine (decisions §2)';
+
+/** `command` belongs to the `shell` engine: required there, refused for the other built-in engines. */
+function commandRule(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const { engine, command } = document;
+  if (typeof engine !== 'string') return [];
+  const hasCommand = command !== undefined && command !== null;
+  if (engine === 'shell' && !hasCommand) {
+    return [
+      {
+        path: 'command',
+        message:
+          'is required when engine is shell: the argv list to run, e.g. [/usr/local/bin/backup, --full]',
+      },
+    ];
+  }
+  if (engine !== 'shell' && hasCommand && BUILTIN_ENGINES.includes(engine)) {
+    return [
+      {
+        path: 'command',
+        message: `is only for the shell engine; engine ${JSON.stringify(engine)} takes none`,
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * Validates a recipe document already read into plain values (decisions §2): `description`
+ * (required), `engine` (required), `params` (mapping, default {}), `command` (argv list, required
+ * for `shell`, refused for `http` and `noop`), `timeout` (ISO-8601 duration of fixed length).
+ * Strict: other fields are refused. Collects every issue.
+ *
+ * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
+ */
+export function validateRecipeObject(value: unknown, options: RecipeDocumentOptions): RecipeValidation {
+  const name = validateName(options.name, 'recipe name');
+  if (value === null || value === undefined) return { ok: false, issues: [{ path: '', message: EMPTY }] };
+  const issues: ValidationIssue[] = [];
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    issues.push(...commandRule(value as Readonly<Record<string, unknown>>));
+  }
+  const parsed = recipeSchema.safeParse(value, { error: issueMessage });
+  if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, RECIPE_FIELDS));
+  if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues, RECIPE_FIELDS) };
+  const { description, engine, params, command, timeout } = parsed.data;
+  return {
+    ok: true,
+    recipe: {
+      name,
+      description,
+      engine,
+      params,
+      command,
+      timeoutMs: timeout?.ms,
+      source: options.source,
+    },
+  };
+}
+
+/**
+ * {@link validateRecipeObject} that throws.
+ *
+ * @throws UrsaError `RECIPE_INVALID` whose message has one line per issue,
+ *   `<path>: <field path>: <reason>`, with `field` (first issue) and `issues`; `NAME_INVALID`.
+ */
+export function recipeFromObject(value: unknown, options: RecipeDocumentOptions): RecipeDefinition {
+  const result = validateRecipeObject(value, options);
+  if (!result.ok) throw documentRefused('RECIPE_INVALID', options.path, result.issues);
+  return result.recipe;
+}
+
+/**
+ * Loads and validates a recipe document's YAML text without throwing for bad input (a YAML
+ * refusal gives its one issue).
+ *
+ * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
+ */
+export function validateRecipeDocument(text: string, options: RecipeDocumentOptions): RecipeValidation {
+  validateName(options.name, 'recipe name');
+  const loaded = loadYamlDocument(text, options.path);
+  if (!loaded.ok) return { ok: false, issues: loaded.issues };
+  return validateRecipeObject(loaded.value, options);
+}
+
+/**
+ * Loads and validates a recipe document `_vance/recipes/<name>.yaml` (decisions §2, §6).
+ *
+ * @throws UrsaError `DOCUMENT_INVALID` when the YAML itself is refused (see `parseYamlDocument`),
+ *   `RECIPE_INVALID` listing every schema issue, `NAME_INVALID` for a bad `options.name`.
+ */
+export function parseRecipeDocument(text: string, options: RecipeDocumentOptions): RecipeDefinition {
+  validateName(options.name, 'recipe name');
+  const loaded = loadYamlDocument(text, options.path);
+  if (!loaded.ok) throw loaded.error;
+  return recipeFromObject(loaded.value, options);
+}

@@ -1,0 +1,160 @@
+import { UrsaError, type ValidationIssue } from '../errors/index.js';
+import { builtinRecipe } from '../recipes/builtin.js';
+import { parseRecipeDocument } from '../recipes/parse.js';
+import { recipePath } from '../recipes/paths.js';
+import type { RecipeDefinition } from '../recipes/recipe.js';
+import { resolveRecipe } from '../recipes/resolve.js';
+import type { SchedulerDefinition } from '../scheduler/definition.js';
+import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
+import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import type { Repositories } from '../store/index.js';
+
+/** A scheduler as it applies to one project after the cascade (spec §3). */
+export interface EffectiveScheduler {
+  readonly definition: SchedulerDefinition;
+  readonly source: 'project' | 'tenant';
+  readonly document: StoredDocument;
+  /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
+  readonly runAs: string;
+}
+
+/** A scheduler document that could not be loaded, with every reason. */
+export interface LoadFailure {
+  readonly tenant: string;
+  readonly project: string;
+  readonly path: string;
+  readonly name: string;
+  readonly message: string;
+  readonly issues: readonly ValidationIssue[];
+}
+
+/** Recipe lookup for a (tenant, project): project → `_tenant` → built-in (decisions §2). */
+export async function findRecipe(
+  repos: Repositories,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<RecipeDefinition | undefined> {
+  const path = recipePath(name);
+  const [own, shared] = await Promise.all([
+    repos.documents.get({ tenant, project, path }),
+    project === TENANT_PROJECT ? undefined : repos.documents.get({ tenant, project: TENANT_PROJECT, path }),
+  ]);
+  // A broken recipe document is an error of the scheduler that uses it, not a silent fallback.
+  const parse = (doc: StoredDocument | undefined, source: 'project' | 'tenant') =>
+    doc === undefined
+      ? undefined
+      : parseRecipeDocument(doc.body, { name, path: `${doc.project}/${doc.path}`, source });
+  return resolveRecipe(name, {
+    project: () => parse(own, project === TENANT_PROJECT ? 'tenant' : 'project'),
+    tenant: () => parse(shared, 'tenant'),
+    builtin: () => builtinRecipe(name),
+  });
+}
+
+function issuesOf(error: UrsaError): readonly ValidationIssue[] {
+  return error.issues ?? [{ path: error.field ?? '', message: error.message }];
+}
+
+/**
+ * Parses and checks one scheduler document for the project it fires in: the document itself
+ * (spec §2), its recipe (it must resolve) and its user (`runAs` must exist).
+ *
+ * @throws UrsaError `SCHEDULER_INVALID`, `RECIPE_NOT_FOUND`, `RECIPE_INVALID` or `USER_NOT_FOUND`.
+ */
+export async function checkScheduler(
+  repos: Repositories,
+  project: string,
+  document: StoredDocument,
+): Promise<{ definition: SchedulerDefinition; runAs: string }> {
+  const name = schedulerNameFromPath(document.path);
+  const definition = parseSchedulerDocument(document.body, {
+    name,
+    path: `${document.project}/${document.path}`,
+  });
+  if (definition.target.kind === 'recipe') {
+    const recipe = await findRecipe(repos, document.tenant, project, definition.target.recipe);
+    if (recipe === undefined) {
+      throw new UrsaError(
+        'RECIPE_NOT_FOUND',
+        `${document.project}/${document.path}: recipe: ${JSON.stringify(definition.target.recipe)} is not a recipe of project ${project}, of _tenant, or built in`,
+        { field: 'recipe', value: definition.target.recipe },
+      );
+    }
+  } else {
+    throw new UrsaError(
+      'SCHEDULER_INVALID',
+      `${document.project}/${document.path}: workflow: workflow targets are not supported by this version of Ursa`,
+      { field: 'workflow', value: definition.target.workflow },
+    );
+  }
+  const runAs = definition.runAs ?? document.createdBy;
+  if ((await repos.users.get(document.tenant, runAs)) === undefined) {
+    throw new UrsaError(
+      'USER_NOT_FOUND',
+      `${document.project}/${document.path}: runAs: no user ${JSON.stringify(runAs)} in tenant ${document.tenant}`,
+      {
+        field: 'runAs',
+        value: runAs,
+      },
+    );
+  }
+  return { definition, runAs };
+}
+
+/**
+ * The schedulers of a project after the cascade (spec §3): the union of its own
+ * `_vance/scheduler/*.yaml` and the tenant's, a project document replacing a tenant one of the
+ * same name whole. Broken documents are reported in `failures` and never stop the others.
+ */
+export async function loadProjectSchedulers(
+  repos: Repositories,
+  tenant: string,
+  project: string,
+): Promise<{ schedulers: Map<string, EffectiveScheduler>; failures: LoadFailure[] }> {
+  const [own, shared] = await Promise.all([
+    repos.documents.list(tenant, project, SCHEDULER_PREFIX),
+    project === TENANT_PROJECT ? [] : repos.documents.list(tenant, TENANT_PROJECT, SCHEDULER_PREFIX),
+  ]);
+  const byName = new Map<string, { document: StoredDocument; source: 'project' | 'tenant' }>();
+  for (const document of shared)
+    byName.set(schedulerNameFromPath(document.path), { document, source: 'tenant' });
+  for (const document of own)
+    byName.set(schedulerNameFromPath(document.path), { document, source: 'project' });
+
+  const schedulers = new Map<string, EffectiveScheduler>();
+  const failures: LoadFailure[] = [];
+  for (const [name, { document, source }] of byName) {
+    try {
+      const { definition, runAs } = await checkScheduler(repos, project, document);
+      schedulers.set(name, { definition, source, document, runAs });
+    } catch (error) {
+      if (!(error instanceof UrsaError)) throw error;
+      failures.push({
+        tenant,
+        project,
+        path: document.path,
+        name,
+        message: error.message,
+        issues: issuesOf(error),
+      });
+    }
+  }
+  return { schedulers, failures };
+}
+
+/** Projects that hold scheduler documents of their own, i.e. the active ones (decisions §2). */
+export async function activeProjects(repos: Repositories): Promise<{ tenant: string; project: string }[]> {
+  const rows = await repos.store.db
+    .selectFrom('documents')
+    .select(['tenant', 'project'])
+    .distinct()
+    .where('project', '!=', TENANT_PROJECT)
+    .where((eb) =>
+      eb(eb.fn('substr', ['path', eb.val(1), eb.val(SCHEDULER_PREFIX.length)]), '=', SCHEDULER_PREFIX),
+    )
+    .orderBy('tenant')
+    .orderBy('project')
+    .execute();
+  return rows;
+}

@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import type { EngineRegistry } from '../engines/index.js';
+import type { Repositories } from '../store/index.js';
+import type { Clock } from '../time/clock.js';
+
+/** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */
+export interface RuntimeSettings {
+  /** misfire: skip drops a due instant older than this, milliseconds (decisions §4). */
+  readonly misfireThresholdMs: number;
+  /** Run-log retention, days: > 0 keeps that long, 0 forever, < 0 writes none (spec §9a). */
+  readonly runLogRetentionDays: number;
+  /** How long a stop waits for running processes before stopping them, milliseconds. */
+  readonly shutdownGraceMs: number;
+}
+
+/** Everything the imperative shell of the scheduler needs, injected once. */
+export interface Runtime {
+  readonly repos: Repositories;
+  readonly clock: Clock;
+  readonly settings: RuntimeSettings;
+  readonly engines: EngineRegistry;
+  readonly log: Logger;
+}

@@ -1,0 +1,88 @@
+import { stringify } from 'yaml';
+import type { ProcessRecord } from '../store/processes.js';
+import type { Run } from '../store/runs.js';
+import { formatInstant } from '../time/instant.js';
+
+/** Where run logs live (spec §9a). */
+export const RUN_LOG_PREFIX = '_vance/logs/scheduler/';
+
+/** `20260609T081500Z`: an instant in ISO-8601 basic format, which sorts as text. */
+function basicStamp(epochMs: number): string {
+  return formatInstant(epochMs)
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+}
+
+/** The run-log path of spec §9a: `_vance/logs/scheduler/<name>/<isoStamp>-<correlationId>.md`. */
+export function runLogPath(name: string, scheduledFor: number, correlationId: string): string {
+  return `${RUN_LOG_PREFIX}${name}/${basicStamp(scheduledFor)}-${correlationId}.md`;
+}
+
+const FENCE = '````';
+
+/**
+ * Renders the run-log document of spec §9a: YAML front matter and a Markdown body with the
+ * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
+ * document always says the latest state; `pending` until the run ends.
+ */
+export function renderRunLog(run: Run, process: ProcessRecord | undefined): string {
+  const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
+  const front: Record<string, unknown> = {
+    kind: 'scheduler-log',
+    scheduler: run.name,
+    correlationId: run.correlationId,
+    trigger: run.trigger,
+    scheduledFor: formatInstant(run.scheduledFor),
+    runAs: run.runAs,
+    sessionId: run.sessionId,
+    processId: run.processId,
+    firedAt: formatInstant(run.startedAt ?? run.claimedAt),
+    completedAt: run.endedAt === null ? null : formatInstant(run.endedAt),
+    durationMs,
+    outcome: run.outcome,
+  };
+  if (run.coalesced) {
+    front.coalesced = true;
+    front.coalescedUntil = run.coalescedUntil === null ? null : formatInstant(run.coalescedUntil);
+  }
+  if (run.reason !== null) front.reason = run.reason;
+  if (process?.exitCode !== null && process?.exitCode !== undefined) front.exitCode = process.exitCode;
+
+  const lines = [
+    '---',
+    stringify(front, { lineWidth: 0 }).trimEnd(),
+    '---',
+    '',
+    `# Scheduler '${run.name}' — ${run.correlationId}`,
+    '',
+    `- **Scheduled for:** ${formatInstant(run.scheduledFor)} (${run.trigger})`,
+    `- **Outcome:** ${run.outcome}${durationMs === null ? '' : ` (${durationMs} ms)`}${run.reason ? ` — ${run.reason}` : ''}`,
+    `- **RunAs:** ${run.runAs}`,
+  ];
+  if (run.processId !== null) lines.push(`- **Process:** ${run.processId}`);
+  if (run.sessionId !== null) lines.push(`- **Session:** ${run.sessionId}`);
+  if (run.coalesced && run.coalescedUntil !== null) {
+    lines.push(
+      `- **Coalesced:** this run served the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
+        `later occurrences up to ${formatInstant(run.coalescedUntil)} were already due and were absorbed into it (decisions §4).`,
+    );
+  }
+  lines.push('', '## Timeline', '');
+  lines.push(`- ${formatInstant(run.claimedAt)}  TRIGGERED  source=ursascheduler:${run.name}`);
+  if (run.state === 'skipped') {
+    lines.push(
+      `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ?? ''}`,
+    );
+  }
+  if (run.startedAt !== null) {
+    lines.push(
+      `- ${formatInstant(run.startedAt)}  STARTED    process=${run.processId} session=${run.sessionId}`,
+    );
+  }
+  if (run.endedAt !== null) {
+    lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);
+  }
+  if (process?.outputTail) lines.push('', '## Output', '', FENCE, process.outputTail.trimEnd(), FENCE);
+  if (process?.errorTail) lines.push('', '## Error output', '', FENCE, process.errorTail.trimEnd(), FENCE);
+  return `${lines.join('\n')}\n`;
+}

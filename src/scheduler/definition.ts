@@ -1,0 +1,76 @@
+import type { CronExpression } from '../cron/index.js';
+import type { TimeZone } from '../time/zone.js';
+
+/** Overlap policy (spec §5): what a new run does while the previous one is still active. */
+export const OverlapPolicy = { skip: 'skip', queue: 'queue', cancelPrevious: 'cancelPrevious' } as const;
+export type OverlapPolicy = (typeof OverlapPolicy)[keyof typeof OverlapPolicy];
+
+/** Lock mode (spec §10b): how much an agent may see and change of a scheduler. */
+export const LockMode = { full: 'full', protected: 'protected', hidden: 'hidden' } as const;
+export type LockMode = (typeof LockMode)[keyof typeof LockMode];
+
+/**
+ * Misfire policy (decisions §4): `once` (default) runs a schedule that fell behind once, however
+ * many occurrences it missed; `skip` does not run a due instant older than the operator's
+ * misfire threshold (spec §3 behaviour).
+ */
+export const MisfirePolicy = { once: 'once', skip: 'skip' } as const;
+export type MisfirePolicy = (typeof MisfirePolicy)[keyof typeof MisfirePolicy];
+
+/** When a scheduler fires: a cron expression, or once at an instant (spec §2, §10a). */
+export type SchedulerTrigger =
+  | {
+      readonly kind: 'cron';
+      /** The expression as written in the document. */
+      readonly expression: string;
+      readonly cron: CronExpression;
+    }
+  | {
+      readonly kind: 'at';
+      /** The `at:` value as written in the document. */
+      readonly at: string;
+      /** The one fire time, UTC epoch milliseconds. */
+      readonly instant: number;
+    };
+
+/** What a scheduler starts (spec §4): a process from a recipe, or a workflow run. */
+export type SchedulerTarget =
+  | { readonly kind: 'recipe'; readonly recipe: string }
+  | { readonly kind: 'workflow'; readonly workflow: string };
+
+/**
+ * A validated scheduler document (`_vance/scheduler/<name>.yaml`, spec §2, decisions §4).
+ * Only the document parser creates one; every default is already applied.
+ */
+export interface SchedulerDefinition {
+  /** The document's file name without `.yaml`. */
+  readonly name: string;
+  readonly description: string;
+  readonly trigger: SchedulerTrigger;
+  /** `timezone:` as written, or undefined when the document has none. */
+  readonly timezone: string | undefined;
+  /** The zone the trigger is read in: `timezone:`, else UTC (spec §2). */
+  readonly zone: TimeZone;
+  /** Default true; false pauses the scheduler without deleting it. */
+  readonly enabled: boolean;
+  readonly target: SchedulerTarget;
+  /** Merged over the recipe's default params (recipe trigger) or passed to the workflow. */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly initialMessage: string | undefined;
+  /** User name the process runs as; undefined means the document's `createdBy`. */
+  readonly runAs: string | undefined;
+  /** Default `skip`. */
+  readonly overlap: OverlapPolicy;
+  /** Default `full`. */
+  readonly lockMode: LockMode;
+  readonly tags: readonly string[];
+  /** Default `once`. */
+  readonly misfire: MisfirePolicy;
+  /** `catchUpWindow` as written (ISO-8601 duration), if any. */
+  readonly catchUpWindow: string | undefined;
+  /** `catchUpWindow` in milliseconds, if any: a backlog whose newest missed occurrence is older is skipped. */
+  readonly catchUpWindowMs: number | undefined;
+}
+
+/** One reason a document was refused; defined beside {@link UrsaError}, which carries a list of them. */
+export type { ValidationIssue } from '../errors/ursa-error.js';

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { LockMode, MisfirePolicy, OverlapPolicy } from './definition.js';
+import {
+  atField,
+  cronField,
+  durationField,
+  nameString,
+  nonBlankString,
+  paramsField,
+  timezoneField,
+} from './fields.js';
+
+/**
+ * The scheduler document's fields (spec §2, §10a, §10b; decisions §4) with their types and
+ * defaults. Strict: any other field is an error. The cross-field rules (exactly one of
+ * `cron`/`at`, exactly one of `recipe`/`workflow`) are checked beside it, in `document.ts`.
+ */
+export const schedulerSchema = z.strictObject({
+  description: nonBlankString,
+  cron: cronField.optional(),
+  at: atField.optional(),
+  timezone: timezoneField.optional(),
+  enabled: z.boolean().default(true),
+  recipe: nameString.optional(),
+  workflow: nameString.optional(),
+  params: paramsField,
+  initialMessage: z.string().optional(),
+  runAs: nonBlankString.optional(),
+  overlap: z.enum(OverlapPolicy).default(OverlapPolicy.skip),
+  lockMode: z.enum(LockMode).default(LockMode.full),
+  tags: z.array(nonBlankString).default(() => []),
+  misfire: z.enum(MisfirePolicy).default(MisfirePolicy.once),
+  catchUpWindow: durationField.optional(),
+});
+
+/** The scheduler document's fields in the order of spec §2, then decisions §4. */
+export const SCHEDULER_FIELDS: readonly string[] = Object.keys(schedulerSchema.shape);
+
+/** A scheduler document that passed {@link schedulerSchema}, defaults applied. */
+export type SchedulerFields = z.output<typeof schedulerSchema>;

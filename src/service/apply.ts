@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { UrsaError, type ValidationIssue } from '../errors/index.js';
+import { parseRecipeDocument } from '../recipes/parse.js';
+import { RECIPE_PREFIX } from '../recipes/paths.js';
+import { checkScheduler } from '../runtime/catalog.js';
+import type { Runtime } from '../runtime/context.js';
+import { refreshProject } from '../runtime/registrar.js';
+import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
+import type { StoredDocument } from '../store/documents.js';
+
+/** What happened to one file of an apply. */
+export interface ApplyEntry {
+  /** Path inside the project, e.g. `_vance/scheduler/heartbeat.yaml`. */
+  readonly path: string;
+  readonly status: 'created' | 'updated' | 'unchanged' | 'invalid' | 'ignored';
+  readonly message?: string;
+  readonly issues?: readonly ValidationIssue[];
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) return yamlFiles(full);
+      return entry.isFile() && entry.name.endsWith('.yaml') ? [full] : [];
+    })
+    .sort();
+}
+
+function issuesOf(error: UrsaError): readonly ValidationIssue[] {
+  return error.issues ?? [{ path: error.field ?? '', message: error.message }];
+}
+
+/**
+ * Loads the `*.yaml` files of a folder laid out like a project (`_vance/recipes/…`,
+ * `_vance/scheduler/…`) into (tenant, project), as user `by`. Every document is validated; the
+ * valid ones are written (recipes first, so schedulers can name them) and the broken ones are
+ * reported, each with its field paths — one broken document never stops the others. Ends with a
+ * refresh of the project (spec §8).
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` when `dir` is not a folder.
+ */
+export async function applyDirectory(
+  rt: Runtime,
+  dir: string,
+  tenant: string,
+  project: string,
+  by: string,
+): Promise<ApplyEntry[]> {
+  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UrsaError('ARGUMENT_INVALID', `dir: ${JSON.stringify(dir)} is not a folder`, {
+      field: 'dir',
+      value: dir,
+    });
+  }
+  const now = rt.clock.now();
+  await rt.repos.users.ensure(tenant, by, now);
+  const files = yamlFiles(dir).map((file) => ({ file, path: relative(dir, file).split(sep).join('/') }));
+  const entries: ApplyEntry[] = [];
+  const recipes = files.filter((f) => f.path.startsWith(RECIPE_PREFIX));
+  const schedulers = files.filter((f) => f.path.startsWith(SCHEDULER_PREFIX));
+  for (const f of files) {
+    if (!recipes.includes(f) && !schedulers.includes(f)) {
+      entries.push({
+        path: f.path,
+        status: 'ignored',
+        message: `not under ${RECIPE_PREFIX} or ${SCHEDULER_PREFIX}`,
+      });
+    }
+  }
+  for (const { file, path } of recipes) {
+    const body = readFileSync(file, 'utf8');
+    const name = path.slice(RECIPE_PREFIX.length, -'.yaml'.length);
+    try {
+      validateName(name);
+      parseRecipeDocument(body, { name, path, source: 'project' });
+    } catch (error) {
+      if (!(error instanceof UrsaError)) throw error;
+      entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
+      continue;
+    }
+    const unchanged = (await rt.repos.documents.get({ tenant, project, path }))?.body === body;
+    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, by, now);
+    entries.push({ path, status: created ? 'created' : unchanged ? 'unchanged' : 'updated' });
+  }
+  for (const { file, path } of schedulers) {
+    const body = readFileSync(file, 'utf8');
+    const existing = await rt.repos.documents.get({ tenant, project, path });
+    const candidate: StoredDocument = {
+      tenant,
+      project,
+      path,
+      body,
+      createdBy: existing?.createdBy ?? by,
+      version: (existing?.version ?? 0) + 1,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: null,
+    };
+    try {
+      validateName(schedulerNameFromPath(path));
+      await checkScheduler(rt.repos, project, candidate);
+    } catch (error) {
+      if (!(error instanceof UrsaError)) throw error;
+      entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
+      continue;
+    }
+    const unchanged = existing?.body === body;
+    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, by, now);
+    entries.push({ path, status: created ? 'created' : unchanged ? 'unchanged' : 'updated' });
+  }
+  await refreshProject(rt, tenant, project);
+  return entries;
+}

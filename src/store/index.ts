@@ -1,0 +1,54 @@
+export {
+  type DocumentKey,
+  Documents,
+  type StoredDocument,
+  TENANT_PROJECT,
+  TRASH_PREFIX,
+} from './documents.js';
+export { Feed, type FeedLine } from './feed.js';
+export { migrate, openStore, type Store, type StoreDialect } from './open.js';
+export {
+  ACTIVE_STATUSES,
+  Processes,
+  type ProcessRecord,
+  type ProcessStatus,
+  type TriggerOrigin,
+} from './processes.js';
+export { type Run, Runs, runRow } from './runs.js';
+export { type ClaimSwap, type SchedulerKey, type ScheduleState, Schedules } from './schedules.js';
+export { type Session, Sessions } from './sessions.js';
+export { type User, Users } from './users.js';
+
+import { Documents } from './documents.js';
+import { Feed } from './feed.js';
+import type { Store } from './open.js';
+import { Processes } from './processes.js';
+import { Runs } from './runs.js';
+import { Schedules } from './schedules.js';
+import { Sessions } from './sessions.js';
+import { Users } from './users.js';
+
+/** Every repository over one store. */
+export interface Repositories {
+  readonly store: Store;
+  readonly documents: Documents;
+  readonly schedules: Schedules;
+  readonly runs: Runs;
+  readonly sessions: Sessions;
+  readonly processes: Processes;
+  readonly feed: Feed;
+  readonly users: Users;
+}
+
+export function repositories(store: Store): Repositories {
+  return {
+    store,
+    documents: new Documents(store),
+    schedules: new Schedules(store),
+    runs: new Runs(store),
+    sessions: new Sessions(store),
+    processes: new Processes(store),
+    feed: new Feed(store),
+    users: new Users(store),
+  };
+}

@@ -1,0 +1,143 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Store } from './open.js';
+import type { ProcessesTable } from './schema.js';
+
+/** Process statuses (decisions §2). The first five are "still active" (spec §5). */
+export type ProcessStatus =
+  | 'ready'
+  | 'running'
+  | 'paused'
+  | 'blocked'
+  | 'suspended'
+  | 'done'
+  | 'stopped'
+  | 'failed';
+export const ACTIVE_STATUSES: readonly ProcessStatus[] = [
+  'ready',
+  'running',
+  'paused',
+  'blocked',
+  'suspended',
+];
+
+/** Where a process came from (spec §1 `triggerOrigin`). `scheduledFor` is UTC epoch ms. */
+export interface TriggerOrigin {
+  readonly source: string;
+  readonly scheduledFor: number;
+  readonly correlationId: string;
+  readonly trigger: 'cron' | 'at' | 'manual';
+}
+
+/** A process. Instants are UTC epoch ms. */
+export interface ProcessRecord {
+  readonly id: string;
+  readonly tenant: string;
+  readonly project: string;
+  readonly sessionId: string;
+  readonly recipe: string;
+  readonly engine: string;
+  readonly status: ProcessStatus;
+  readonly ownerUser: string;
+  readonly triggerOrigin: TriggerOrigin;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly initialMessage: string | null;
+  readonly createdAt: number;
+  readonly startedAt: number | null;
+  readonly endedAt: number | null;
+  readonly exitCode: number | null;
+  readonly reason: string | null;
+  readonly outputTail: string | null;
+  readonly errorTail: string | null;
+}
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+function toProcess(row: Selectable<ProcessesTable>): ProcessRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    project: row.project,
+    sessionId: row.session_id,
+    recipe: row.recipe,
+    engine: row.engine,
+    status: row.status as ProcessStatus,
+    ownerUser: row.owner_user,
+    triggerOrigin: JSON.parse(row.trigger_origin) as TriggerOrigin,
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    initialMessage: row.initial_message,
+    createdAt: Number(row.created_at),
+    startedAt: num(row.started_at),
+    endedAt: num(row.ended_at),
+    exitCode: num(row.exit_code),
+    reason: row.reason,
+    outputTail: row.output_tail,
+    errorTail: row.error_tail,
+  };
+}
+
+/** Processes: created per run, moved through their statuses. */
+export class Processes {
+  constructor(private readonly store: Store) {}
+
+  async get(id: string): Promise<ProcessRecord | undefined> {
+    const row = await this.store.db
+      .selectFrom('processes')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toProcess(row);
+  }
+
+  async create(
+    p: Omit<ProcessRecord, 'startedAt' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'>,
+  ): Promise<void> {
+    await this.store.db
+      .insertInto('processes')
+      .values({
+        id: p.id,
+        tenant: p.tenant,
+        project: p.project,
+        session_id: p.sessionId,
+        recipe: p.recipe,
+        engine: p.engine,
+        status: p.status,
+        owner_user: p.ownerUser,
+        trigger_origin: JSON.stringify(p.triggerOrigin),
+        params: JSON.stringify(p.params),
+        initial_message: p.initialMessage,
+        created_at: p.createdAt,
+        started_at: null,
+        ended_at: null,
+        exit_code: null,
+        reason: null,
+        output_tail: null,
+        error_tail: null,
+      })
+      .execute();
+  }
+
+  /** Updates a process that is in one of `from`; returns false when it was not (already ended). */
+  async transition(
+    id: string,
+    from: readonly ProcessStatus[],
+    values: Updateable<ProcessesTable>,
+  ): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('processes')
+      .set(values)
+      .where('id', '=', id)
+      .where('status', 'in', [...from])
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Processes in one of the given statuses. */
+  async withStatus(statuses: readonly ProcessStatus[]): Promise<ProcessRecord[]> {
+    const rows = await this.store.db
+      .selectFrom('processes')
+      .selectAll()
+      .where('status', 'in', [...statuses])
+      .execute();
+    return rows.map(toProcess);
+  }
+}

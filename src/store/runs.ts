@@ -1,0 +1,132 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Store } from './open.js';
+import type { RunsTable } from './schema.js';
+
+/** A run (one claimed occurrence) as the rest of Ursa sees it. Instants are UTC epoch ms. */
+export interface Run {
+  readonly correlationId: string;
+  readonly tenant: string;
+  readonly project: string;
+  readonly name: string;
+  readonly scheduledFor: number;
+  readonly trigger: 'cron' | 'at' | 'manual';
+  readonly coalesced: boolean;
+  readonly coalescedUntil: number | null;
+  readonly claimedAt: number;
+  readonly state: 'claimed' | 'started' | 'ended' | 'skipped';
+  readonly outcome: string;
+  readonly reason: string | null;
+  readonly runAs: string;
+  readonly sessionId: string | null;
+  readonly processId: string | null;
+  readonly logPath: string;
+  readonly startedAt: number | null;
+  readonly endedAt: number | null;
+}
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+function toRun(row: Selectable<RunsTable>): Run {
+  return {
+    correlationId: row.correlation_id,
+    tenant: row.tenant,
+    project: row.project,
+    name: row.name,
+    scheduledFor: Number(row.scheduled_for),
+    trigger: row.trigger as Run['trigger'],
+    coalesced: Number(row.coalesced) === 1,
+    coalescedUntil: num(row.coalesced_until),
+    claimedAt: Number(row.claimed_at),
+    state: row.state as Run['state'],
+    outcome: row.outcome,
+    reason: row.reason,
+    runAs: row.run_as,
+    sessionId: row.session_id,
+    processId: row.process_id,
+    logPath: row.log_path,
+    startedAt: num(row.started_at),
+    endedAt: num(row.ended_at),
+  };
+}
+
+/** The row a claim inserts for a run (see `Schedules.claim`). */
+export function runRow(run: Run): Selectable<RunsTable> {
+  return {
+    correlation_id: run.correlationId,
+    tenant: run.tenant,
+    project: run.project,
+    name: run.name,
+    scheduled_for: run.scheduledFor,
+    trigger: run.trigger,
+    coalesced: run.coalesced ? 1 : 0,
+    coalesced_until: run.coalescedUntil,
+    claimed_at: run.claimedAt,
+    state: run.state,
+    outcome: run.outcome,
+    reason: run.reason,
+    run_as: run.runAs,
+    session_id: run.sessionId,
+    process_id: run.processId,
+    log_path: run.logPath,
+    started_at: run.startedAt,
+    ended_at: run.endedAt,
+  };
+}
+
+/** Runs: read, list per scheduler, and move through their states. */
+export class Runs {
+  constructor(private readonly store: Store) {}
+
+  async get(correlationId: string): Promise<Run | undefined> {
+    const row = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('correlation_id', '=', correlationId)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /** The newest runs of one scheduler first, at most `limit`. */
+  async listForScheduler(tenant: string, project: string, name: string, limit: number): Promise<Run[]> {
+    const rows = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('project', '=', project)
+      .where('name', '=', name)
+      .orderBy('scheduled_for', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toRun);
+  }
+
+  /** Runs in a state, oldest first (e.g. `claimed` ones left by a crash between claim and spawn). */
+  async inState(state: Run['state'], limit: number): Promise<Run[]> {
+    const rows = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('state', '=', state)
+      .orderBy('claimed_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toRun);
+  }
+
+  /**
+   * Moves a run from `fromState` to new values; returns false when it was not in `fromState`
+   * (someone else moved it), so each transition happens once.
+   */
+  async transition(
+    correlationId: string,
+    fromState: Run['state'],
+    values: Updateable<RunsTable>,
+  ): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('runs')
+      .set(values)
+      .where('correlation_id', '=', correlationId)
+      .where('state', '=', fromState)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}

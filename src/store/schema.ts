@@ -1,0 +1,154 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables of Ursa's store, as Kysely sees them. Instants are UTC epoch milliseconds in
+ * integer columns on every dialect (a `timestamptz` loses the JavaScript value's identity in a
+ * compare-and-swap); booleans are 0/1 integers; JSON is text.
+ */
+
+/** Document layer (decisions §2): one row per live document, keyed by (tenant, project, path). */
+export interface DocumentsTable {
+  id: Generated<number>;
+  tenant: string;
+  project: string;
+  path: string;
+  body: string;
+  created_by: string;
+  /** 1 on creation, +1 on every replaced body. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+  /** The sweeper deletes the row after this instant (run logs, spec §9a TTL); null = keep. */
+  expires_at: number | null;
+}
+
+/** Every replaced or deleted document body, kept (spec §9 "auto-archived by the Document Layer"). */
+export interface DocumentArchiveTable {
+  id: Generated<number>;
+  tenant: string;
+  project: string;
+  path: string;
+  version: number;
+  body: string;
+  created_by: string;
+  archived_at: number;
+  /** `replaced` or `trashed` (moved to `_vance/trash/`). */
+  reason: string;
+}
+
+/** Persisted schedule state per effective scheduler (decisions §4). */
+export interface ScheduleStateTable {
+  tenant: string;
+  project: string;
+  name: string;
+  /** Where the definition came from: `project` or `tenant` (spec §3). */
+  source: string;
+  /** Version of the scheduler document the state was computed from. */
+  document_version: number;
+  /** The occurrence the scheduler waits for; null when it will not fire (disabled, fired one-shot). */
+  next_run_at: number | null;
+  /** The last occurrence claimed. */
+  last_scheduled_at: number | null;
+  updated_at: number;
+}
+
+/** One row per claimed occurrence (decisions §4): unique on (tenant, project, name, scheduled_for). */
+export interface RunsTable {
+  /** `run_<uuid>`; the feed's traceId. */
+  correlation_id: string;
+  tenant: string;
+  project: string;
+  name: string;
+  scheduled_for: number;
+  /** `cron`, `at` or `manual`. */
+  trigger: string;
+  /** 1 when later occurrences were already due at the claim and this run absorbed them (decisions §4). */
+  coalesced: number;
+  /** The newest absorbed occurrence, when coalesced. */
+  coalesced_until: number | null;
+  claimed_at: number;
+  /** `claimed` → `started` → `ended`, or `skipped`. */
+  state: string;
+  /** Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire. */
+  outcome: string;
+  reason: string | null;
+  run_as: string;
+  session_id: string | null;
+  process_id: string | null;
+  log_path: string;
+  started_at: number | null;
+  ended_at: number | null;
+}
+
+/** Sessions (spec §6). */
+export interface SessionsTable {
+  id: string;
+  tenant: string;
+  project: string;
+  name: string;
+  owner_user: string;
+  system: number;
+  /** `idle` or `archived`. */
+  status: string;
+  created_at: number;
+}
+
+/** Processes (spec §4.1, decisions §2). */
+export interface ProcessesTable {
+  id: string;
+  tenant: string;
+  project: string;
+  session_id: string;
+  recipe: string;
+  engine: string;
+  /** ready | running | paused | blocked | suspended | done | stopped | failed */
+  status: string;
+  owner_user: string;
+  /** JSON: {source, scheduledFor, correlationId, trigger}. */
+  trigger_origin: string;
+  params: string;
+  initial_message: string | null;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  output_tail: string | null;
+  error_tail: string | null;
+}
+
+/** Activity feed (spec §7): START/END lines per run, and lines for skipped or coalesced occurrences. */
+export interface FeedTable {
+  id: Generated<number>;
+  tenant: string;
+  project: string;
+  at: number;
+  /** `START`, `END` or `SKIPPED`. */
+  kind: string;
+  ref_type: string;
+  ref_id: string;
+  trace_id: string;
+  outcome: string;
+  log_path: string | null;
+  /** JSON with the details of the line. */
+  payload: string;
+}
+
+/** Users (decisions §2): `createdBy` and `runAs` name them. */
+export interface UsersTable {
+  tenant: string;
+  name: string;
+  display_timezone: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  documents: DocumentsTable;
+  document_archive: DocumentArchiveTable;
+  schedule_state: ScheduleStateTable;
+  runs: RunsTable;
+  sessions: SessionsTable;
+  processes: ProcessesTable;
+  feed: FeedTable;
+  users: UsersTable;
+}

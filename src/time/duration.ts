@@ -1,0 +1,39 @@
+import { Temporal } from 'temporal-polyfill';
+
+const DAY_MS = 86_400_000;
+
+/** A duration in milliseconds, or why the text is not one. */
+export type DurationResult = { readonly ms: number } | { readonly reason: string };
+
+/**
+ * Reads an ISO-8601 duration of fixed length (`PT10M`, `PT1H30M`, `P1D`, `P2W`) as milliseconds
+ * (decisions §4 `catchUpWindow`, recipe `timeout`, operator settings). Relative to nothing: a day
+ * is 24 hours and a week 7 days; years and months, which have no fixed length, are refused, as are
+ * negative durations and, unless `allowZero`, zero. A fraction of a millisecond rounds up.
+ *
+ * @returns `{ ms }`, or `{ reason }` saying what is wrong, starting with the quoted text (the
+ *   caller names the field).
+ */
+export function parseFixedDuration(
+  text: string,
+  options: { readonly allowZero?: boolean } = {},
+): DurationResult {
+  let duration: Temporal.Duration;
+  try {
+    duration = Temporal.Duration.from(text);
+  } catch {
+    return {
+      reason: `${JSON.stringify(text)} is not an ISO-8601 duration (e.g. PT30S, PT10M, PT1H30M, P1D)`,
+    };
+  }
+  if (duration.years !== 0 || duration.months !== 0) {
+    return {
+      reason: `${JSON.stringify(text)} has years or months, which have no fixed length; use weeks, days, hours, minutes or seconds (e.g. P30D)`,
+    };
+  }
+  const ms = duration.weeks * 7 * DAY_MS + duration.with({ weeks: 0 }).total({ unit: 'milliseconds' });
+  if (ms < 0) return { reason: `${JSON.stringify(text)} is negative` };
+  if (ms === 0 && !options.allowZero) return { reason: `${JSON.stringify(text)} must be longer than zero` };
+  if (!Number.isSafeInteger(Math.ceil(ms))) return { reason: `${JSON.stringify(text)} is too long` };
+  return { ms: Math.ceil(ms) };
+}

@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configOverridesFrom, registerConfig } from '../../src/cli/commands/config.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { type ConfigOverrides, loadConfig } from '../../src/config/index.js';
+import { isUrsaError } from '../../src/errors/index.js';
+import { fixedClock } from '../../src/time/clock.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `ursa <args>` with only `config` registered, in a directory holding `yaml` as ursa.yaml. */
+async function ursa(args: string[], yaml?: string, env: Record<string, string> = {}): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), 'ursa-config-cli-'));
+  dirs.push(cwd);
+  if (yaml !== undefined) writeFileSync(join(cwd, 'ursa.yaml'), yaml);
+  let stdout = '';
+  const io: CliIo = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: () => undefined },
+    stdin: async function* () {},
+    clock: fixedClock(Date.parse('2026-03-28T12:00:00Z')),
+    env,
+    cwd,
+  };
+  const program = new Command('ursa').exitOverride();
+  registerConfig(program, io, (overrides: ConfigOverrides) =>
+    loadConfig({ cwd: io.cwd, env: io.env, overrides }),
+  );
+  await program.parseAsync(args, { from: 'user' });
+  return stdout;
+}
+
+// decisions §2: `ursa config` prints the effective values and where each came from.
+describe('ursa config', () => {
+  it('--json prints every setting with its value and source', async () => {
+    const out = await ursa(['config', '--json', '--db', 'x.db'], 'port: 9000\nrunLogRetentionDays: 400\n', {
+      URSA_MISFIRE_THRESHOLD: 'PT2M',
+      URSA_WORKFLOWS: '0',
+    });
+    expect(JSON.parse(out)).toEqual({
+      db: { value: 'x.db', source: 'flag --db' },
+      logLevel: { value: 'info', source: 'default' },
+      misfireThresholdMs: { value: 120000, source: 'env URSA_MISFIRE_THRESHOLD' },
+      runLogRetentionDays: { value: 365, source: 'ursa.yaml', note: 'clamped from 400 to 365' },
+      shutdownGraceMs: { value: 30000, source: 'default' },
+      workflows: { value: false, source: 'env URSA_WORKFLOWS' },
+      host: { value: '127.0.0.1', source: 'default' },
+      port: { value: 9000, source: 'ursa.yaml' },
+      tenant: { value: 'default', source: 'default' },
+      project: { value: 'demo', source: 'default' },
+    });
+  });
+
+  it('prints an aligned table by default', async () => {
+    const out = await ursa(['config'], 'runLogRetentionDays: 400\n', { URSA_PORT: '9000' });
+    expect(out).toBe(
+      [
+        'setting              value           source',
+        'db                   ./data/ursa.db  default',
+        'logLevel             info            default',
+        'misfireThresholdMs   60000 (PT1M)    default',
+        'runLogRetentionDays  365             ursa.yaml (clamped from 400 to 365)',
+        'shutdownGraceMs      30000 (PT30S)   default',
+        'workflows            true            default',
+        'host                 127.0.0.1       default',
+        'port                 9000            env URSA_PORT',
+        'tenant               default         default',
+        'project              demo            default',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('hides the password of a PostgreSQL URL', async () => {
+    const out = await ursa(['config', '--json'], undefined, {
+      URSA_DB: 'postgres://ursa:s3cret@db:5432/ursa',
+    });
+    expect(JSON.parse(out).db).toEqual({ value: 'postgres://ursa:***@db:5432/ursa', source: 'env URSA_DB' });
+    expect(out).not.toContain('s3cret');
+  });
+
+  it('lets the CONFIG_INVALID error of the loader through (the CLI exits 2)', async () => {
+    const error = await ursa(['config', '--db', '']).catch((e: unknown) => e);
+    expect(isUrsaError(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toBe(
+      '--db: "" is empty (unset it to use the value below it); allowed: a SQLite file path or a postgres:// or postgresql:// URL',
+    );
+  });
+});
+
+describe('configOverridesFrom', () => {
+  it('maps the flags given, by their commander names, to settings and ignores everything else', () => {
+    expect(
+      configOverridesFrom({
+        db: 'x.db',
+        misfireThreshold: 'PT5S',
+        shutdownGrace: undefined,
+        workflows: false,
+        port: '9000',
+        json: true,
+      } as Parameters<typeof configOverridesFrom>[0]),
+    ).toEqual({ db: 'x.db', misfireThresholdMs: 'PT5S', workflows: 'false', port: '9000' });
+    expect(configOverridesFrom({})).toEqual({});
+  });
+});

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { parseFixedDuration } from '../../src/time/duration.js';
+
+// decisions §4: catchUpWindow is an ISO-8601 duration; only fixed lengths make sense relative to nothing.
+describe('fixed-length ISO-8601 durations (decisions §4)', () => {
+  it.each([
+    ['PT30S', 30_000],
+    ['PT10M', 600_000],
+    ['PT1H30M', 5_400_000],
+    ['P1D', 86_400_000],
+    ['P2W1D', 1_296_000_000],
+    ['pt10m', 600_000],
+    ['PT0.0015S', 2],
+  ])('reads %s as %d ms', (text, ms) => {
+    expect(parseFixedDuration(text)).toEqual({ ms });
+  });
+
+  it.each([
+    ['', '"" is not an ISO-8601 duration (e.g. PT30S, PT10M, PT1H30M, P1D)'],
+    ['10 minutes', '"10 minutes" is not an ISO-8601 duration (e.g. PT30S, PT10M, PT1H30M, P1D)'],
+    [
+      'P1Y2D',
+      '"P1Y2D" has years or months, which have no fixed length; use weeks, days, hours, minutes or seconds (e.g. P30D)',
+    ],
+    ['PT0M', '"PT0M" must be longer than zero'],
+    ['-P1D', '"-P1D" is negative'],
+  ])('refuses %j', (text, reason) => {
+    expect(parseFixedDuration(text)).toEqual({ reason });
+  });
+});
