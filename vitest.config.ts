@@ -8,5 +8,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     env: { TZ: 'Australia/Sydney' },
+    globalSetup: ['test/setup/postgres.ts'],
   },
 });

@@ -1,9 +1,11 @@
+import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
-import { migrations } from './migrations/index.js';
+import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
 
 /** Which database a store runs on. */
@@ -18,7 +20,31 @@ export interface Store {
   readonly dialect: StoreDialect;
   /** Where the data lives: a file path, or a URL without its password. */
   readonly location: string;
+  /** Tells every worker of this store that schedule state changed (PostgreSQL NOTIFY; in-process on SQLite). */
+  notifyChange(): Promise<void>;
+  /** Calls `onChange` whenever any worker calls {@link notifyChange}; resolves to an unsubscribe function. */
+  onChange(onChange: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+}
+
+const CHANNEL = 'ursa_schedule_changed';
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** True when `location` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(location: string): boolean {
+  return POSTGRES_URL.test(location);
+}
+
+/** A URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+}
+
+function unavailable(location: string, reason: string): UrsaError {
+  return new UrsaError('STORE_UNAVAILABLE', `store: ${location}: ${reason}`, {
+    field: 'db',
+    value: location,
+  });
 }
 
 function openSqlite(path: string): Store {
@@ -31,58 +57,94 @@ function openSqlite(path: string): Store {
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
   } catch (error) {
-    throw new UrsaError(
-      'STORE_UNAVAILABLE',
-      `store: cannot open the SQLite file ${file}: ${(error as Error).message}`,
-      {
-        field: 'db',
-        value: path,
-      },
-    );
+    throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  // One process per SQLite file (decisions §5), so a change needs to reach only this process.
+  const changes = new EventEmitter();
+  return {
+    db,
+    dialect: 'sqlite',
+    location: file,
+    notifyChange: async () => {
+      changes.emit('change');
+    },
+    onChange: async (listener) => {
+      changes.on('change', listener);
+      return async () => {
+        changes.off('change', listener);
+      };
+    },
+    close: () => db.destroy(),
+  };
+}
+
+// bigint columns (epoch milliseconds, counts) arrive as text from pg; they fit a double exactly.
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+function openPostgres(url: string): Store {
+  const location = redactUrl(url);
+  const pool = new pg.Pool({ connectionString: url, max: 10, types });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    location,
+    notifyChange: async () => {
+      await pool.query(`NOTIFY ${CHANNEL}`);
+    },
+    onChange: async (listener) => {
+      // LISTEN needs a connection of its own: a pooled one goes back to the pool and stops hearing.
+      const client = new pg.Client({ connectionString: url, types });
+      client.on('error', () => {});
+      client.on('notification', (message) => {
+        if (message.channel === CHANNEL) listener();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      return () => client.end();
+    },
+    close: () => db.destroy(),
+  };
 }
 
 /** Applies every pending migration (decisions §5: the same schema on every dialect). */
 export async function migrate(store: Store): Promise<void> {
-  const { error, results } = await new Migrator({ db: store.db, provider: migrations }).migrateToLatest();
+  const { error, results } = await new Migrator({
+    db: store.db,
+    provider: migrationsFor(store.dialect),
+  }).migrateToLatest();
   if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new UrsaError(
-      'STORE_UNAVAILABLE',
-      `store: migration ${failed} failed: ${(error as Error).message}`,
-      {
-        field: 'db',
-        value: store.location,
-      },
-    );
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'a migration';
+    const code = (error as { code?: string }).code;
+    throw unavailable(store.location, `${failed} failed${code === undefined ? '' : ` (${code})`}`);
   }
 }
 
 /**
- * Opens the store at `location` (a SQLite file path; PostgreSQL URLs come with the PostgreSQL
- * dialect) and brings its schema up to date.
+ * Opens the store at `location` — a SQLite file path, or a `postgres://` URL — and brings its
+ * schema up to date.
  *
- * @throws UrsaError `STORE_UNAVAILABLE` when the database cannot be opened or migrated.
+ * @throws UrsaError `STORE_UNAVAILABLE` when the database cannot be opened, reached or migrated
+ *   (the message names the location without its password, never the driver's text).
  */
 export async function openStore(location: string): Promise<Store> {
-  if (/^postgres(ql)?:\/\//.test(location)) {
-    throw new UrsaError(
-      'STORE_UNAVAILABLE',
-      'store: PostgreSQL is not supported yet; use a SQLite file path',
-      {
-        field: 'db',
-        value: location.replace(/:[^:@/]*@/, ':***@'),
-      },
-    );
-  }
-  const store = openSqlite(location);
+  const store = isPostgresUrl(location) ? openPostgres(location) : openSqlite(location);
   try {
     await migrate(store);
   } catch (error) {
-    await store.close();
-    throw error;
+    await store.close().catch(() => {});
+    if (error instanceof UrsaError) throw error;
+    const code = (error as { code?: string }).code;
+    throw unavailable(store.location, `cannot reach the database${code === undefined ? '' : ` (${code})`}`);
   }
   return store;
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { runRow } from '../../src/store/index.js';
+import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -36,9 +37,9 @@ function run(correlationId: string, scheduledFor: number) {
 }
 
 // decisions §4: a claim is a compare-and-swap plus the run row, in one transaction.
-describe('claiming an occurrence (decisions §4)', () => {
+describe.each(DIALECTS)('claiming an occurrence on %s (decisions §4)', (dialect) => {
   it('lets exactly one of two racing claims win, leaving one run row', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z');
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     const due = Date.parse('2026-06-01T08:00:00Z');
     const schedules = t.rt.repos.schedules;
     await schedules.upsert(
@@ -59,7 +60,7 @@ describe('claiming an occurrence (decisions §4)', () => {
   });
 
   it('refuses a second run of the same occurrence even when the state was reset', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z');
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     const due = Date.parse('2026-06-01T08:00:00Z');
     const schedules = t.rt.repos.schedules;
     const state = {
@@ -82,7 +83,7 @@ describe('claiming an occurrence (decisions §4)', () => {
   });
 
   it('writes nothing for a claim made from a stale view of the state', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z');
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     const due = Date.parse('2026-06-01T08:00:00Z');
     const schedules = t.rt.repos.schedules;
     await schedules.upsert(
@@ -111,7 +112,7 @@ describe('claiming an occurrence (decisions §4)', () => {
   });
 
   it('fires a due scheduler once when two tickers race at the same instant', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z');
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     await applyDirectory(
       t.rt,
       projectFolder({

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { Worker } from '../../src/runtime/worker.js';
+import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
-import { openStore, repositories } from '../../src/store/index.js';
+import type { StoreDialect } from '../../src/store/index.js';
 import { iso } from '../support/cases.js';
+import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -21,8 +22,8 @@ function frontMatter(markdown: string): Record<string, unknown> {
   return parseYaml(match[1] as string) as Record<string, unknown>;
 }
 
-async function setup(files: Record<string, string>, start = '2026-06-01T08:00:00Z') {
-  t = await testRuntime(start);
+async function setup(dialect: StoreDialect, files: Record<string, string>, start = '2026-06-01T08:00:00Z') {
+  t = await testRuntime(start, { dialect });
   const entries = await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
   const worker = t.worker();
   await worker.bootstrap();
@@ -37,9 +38,9 @@ async function tickAt(worker: Worker, at: string) {
 }
 
 // spec §4.1, §6, §7, §9a; decisions §4: a document goes in, fires on time, and leaves its traces.
-describe('firing a shell recipe end to end', () => {
+describe.each(DIALECTS)('firing a shell recipe end to end on %s', (dialect) => {
   it('fires on its second, runs the process in the system session, writes START/END lines and the run log', async () => {
-    const { worker } = await setup({
+    const { worker } = await setup(dialect, {
       '_vance/recipes/echo.yaml': shellRecipe('echo "hello $URSA_PARAM_WHO"', { who: 'world' }),
       '_vance/scheduler/greet.yaml': cronScheduler('*/10 * * * * *', 'echo', 'params:\n  who: Ursa\n'),
     });
@@ -129,7 +130,7 @@ describe('firing a shell recipe end to end', () => {
   });
 
   it('gives outcome failed with the exit code when the command fails', async () => {
-    const { worker } = await setup({
+    const { worker } = await setup(dialect, {
       '_vance/recipes/broken.yaml': shellRecipe('echo "it broke" >&2; exit 3'),
       '_vance/scheduler/broken.yaml': cronScheduler('0 * * * * *', 'broken'),
     });
@@ -155,7 +156,7 @@ describe('firing a shell recipe end to end', () => {
   });
 
   it('refuses each broken document with its field path, and the valid one beside them still fires', async () => {
-    const { worker, entries } = await setup({
+    const { worker, entries } = await setup(dialect, {
       '_vance/recipes/echo.yaml': shellRecipe('echo ok'),
       '_vance/scheduler/good.yaml': cronScheduler('0 * * * * *', 'echo'),
       '_vance/scheduler/both.yaml':
@@ -197,21 +198,19 @@ describe('firing a shell recipe end to end', () => {
 });
 
 // decisions §4 and issue #3: a restart after two minutes produces one coalesced catch-up run, not twelve.
-describe('catch-up after downtime (decisions §4)', () => {
+describe.each(DIALECTS)('catch-up after downtime on %s (decisions §4)', (dialect) => {
   it('runs a heartbeat that missed twelve occurrences once, and says it was coalesced', async () => {
-    const first = await setup({
+    const first = await setup(dialect, {
       '_vance/recipes/beat.yaml': shellRecipe('echo beat'),
       '_vance/scheduler/heartbeat.yaml': cronScheduler('*/10 * * * * *', 'beat'),
     });
     const before = first.t;
     await tickAt(first.worker, '2026-06-01T08:00:10Z');
-    await before.store.close();
 
-    // Ursa is down from 08:00:10 to 08:02:15; a new process opens the same file.
-    const store = await openStore(before.dbPath);
+    // Ursa is down from 08:00:10 to 08:02:15; a new process opens the same database.
     before.clock.set(Date.parse('2026-06-01T08:02:15Z'));
-    const rt = { ...before.rt, repos: repositories(store) };
-    const worker = new Worker(rt);
+    const rt = await before.peer();
+    const worker = before.worker({}, rt);
     await worker.bootstrap();
     expect(await worker.tick()).toEqual({ due: 1, claimed: 1, coalesced: 1, fired: 1, skipped: 0 });
     await worker.executor.settled();
@@ -241,7 +240,5 @@ describe('catch-up after downtime (decisions §4)', () => {
     expect((await rt.repos.schedules.get({ tenant: T, project: P, name: 'heartbeat' }))?.nextRunAt).toBe(
       Date.parse('2026-06-01T08:02:20Z'),
     );
-    await store.close();
-    t = undefined;
   });
 });

@@ -1,16 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
-
-let t: TestRuntime;
-beforeEach(async () => {
-  t = await testRuntime('2026-01-01T00:00:00Z');
-});
-afterEach(() => t.close());
 
 const key = { tenant: 'acme', project: 'ops', path: '_vance/scheduler/a.yaml' };
 
-// decisions §2: the document layer on a real SQLite file.
-describe('documents (decisions §2)', () => {
+// decisions §2: the document layer, on a real SQLite file and a real PostgreSQL.
+describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
+  let t: TestRuntime;
+  beforeEach(async () => {
+    t = await testRuntime('2026-01-01T00:00:00Z', { dialect });
+  });
+  afterEach(() => t.close());
+
   it('creates version 1, then keeps every replaced body in the archive', async () => {
     const docs = t.rt.repos.documents;
     expect(await docs.put(key, 'one', 'alice', 1000)).toEqual({ created: true, version: 1 });

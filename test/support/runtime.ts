@@ -1,21 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger } from '../../src/log.js';
 import type { Runtime, RuntimeSettings } from '../../src/runtime/context.js';
-import { Worker } from '../../src/runtime/worker.js';
-import { openStore, repositories, type Store } from '../../src/store/index.js';
+import { Worker, type WorkerOptions } from '../../src/runtime/worker.js';
+import { openStore, repositories, type Store, type StoreDialect } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
+import { freshDatabase } from './dialects.js';
 
-/** A runtime over a real SQLite file in a fresh temporary folder, with a clock the test steps. */
+/** A runtime over a real, fresh database (SQLite file or PostgreSQL), with a clock the test steps. */
 export interface TestRuntime {
   readonly rt: Runtime;
   readonly clock: ReturnType<typeof fixedClock>;
   readonly store: Store;
-  readonly dir: string;
-  readonly dbPath: string;
-  worker(): Worker;
+  /** Where the database is: pass to `openStore` for a second connection (another worker). */
+  readonly location: string;
+  /** Another runtime on the same database and clock, as a second worker process would have. */
+  peer(): Promise<Runtime>;
+  worker(options?: WorkerOptions, rt?: Runtime): Worker;
   close(): Promise<void>;
 }
 
@@ -27,30 +27,33 @@ export const TEST_SETTINGS: RuntimeSettings = {
 
 export async function testRuntime(
   start: string,
-  settings: Partial<RuntimeSettings> = {},
-  dbPath?: string,
+  options: { dialect?: StoreDialect; settings?: Partial<RuntimeSettings> } = {},
 ): Promise<TestRuntime> {
-  const dir = mkdtempSync(join(tmpdir(), 'ursa-test-'));
-  const path = dbPath ?? join(dir, 'ursa.db');
-  const store = await openStore(path);
+  const database = await freshDatabase(options.dialect ?? 'sqlite');
+  const stores: Store[] = [];
   const clock = fixedClock(Date.parse(start));
-  const rt: Runtime = {
-    repos: repositories(store),
-    clock,
-    settings: { ...TEST_SETTINGS, ...settings },
-    engines: defaultEngines(),
-    log: createLogger('silent'),
+  const runtimeOn = async (): Promise<Runtime> => {
+    const store = await openStore(database.location);
+    stores.push(store);
+    return {
+      repos: repositories(store),
+      clock,
+      settings: { ...TEST_SETTINGS, ...options.settings },
+      engines: defaultEngines(),
+      log: createLogger('silent'),
+    };
   };
+  const rt = await runtimeOn();
   return {
     rt,
     clock,
-    store,
-    dir,
-    dbPath: path,
-    worker: () => new Worker(rt),
+    store: rt.repos.store,
+    location: database.location,
+    peer: runtimeOn,
+    worker: (workerOptions, on = rt) => new Worker(on, workerOptions),
     close: async () => {
-      await store.close();
-      if (dbPath === undefined) rmSync(dir, { recursive: true, force: true });
+      for (const store of stores) await store.close();
+      await database.drop();
     },
   };
 }

@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { StoreDialect } from '../open.js';
+import { autoIncrementId } from './columns.js';
 
 // Instants are bigint epoch milliseconds (integer on SQLite); see schema.ts for why.
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void> {
   await db.schema
     .createTable('documents')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .$call(autoIncrementId(dialect))
     .addColumn('tenant', 'text', (c) => c.notNull())
     .addColumn('project', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
@@ -20,7 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('document_archive')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .$call(autoIncrementId(dialect))
     .addColumn('tenant', 'text', (c) => c.notNull())
     .addColumn('project', 'text', (c) => c.notNull())
     .addColumn('path', 'text', (c) => c.notNull())
@@ -121,7 +123,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('feed')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .$call(autoIncrementId(dialect))
     .addColumn('tenant', 'text', (c) => c.notNull())
     .addColumn('project', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())

@@ -1,12 +1,37 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { StoreDialect } from '../open.js';
 import * as initial from './0001-initial.js';
+import * as workers from './0002-workers.js';
+
+interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
+  down?(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
+}
+
+const ALL: Record<string, DialectMigration> = {
+  '0001-initial': initial,
+  '0002-workers': workers,
+};
 
 /**
- * Versioned migrations, in code so the built package needs no migration folder at run time.
+ * Versioned migrations for one dialect, in code so the built package needs no migration folder.
  * Names sort in the order they apply; a released migration is never edited, only followed.
+ * Each migration means the same on every dialect; only column types differ where they must.
  */
-export const migrations: MigrationProvider = {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001-initial': initial };
-  },
-};
+export function migrationsFor(dialect: StoreDialect): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return Object.fromEntries(
+        Object.entries(ALL).map(([name, m]) => [
+          name,
+          {
+            up: (db: Kysely<unknown>) => m.up(db, dialect),
+            ...(m.down === undefined
+              ? {}
+              : { down: (db: Kysely<unknown>) => (m.down as NonNullable<typeof m.down>)(db, dialect) }),
+          },
+        ]),
+      );
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { StoreDialect } from '../../src/store/open.js';
+
+/** Every store test runs once per dialect, from one suite (as Kysely's own tests do). */
+export const DIALECTS: readonly StoreDialect[] = ['sqlite', 'postgres'];
+
+/** A fresh, empty database of `dialect`: a SQLite file in a new folder, or a new PostgreSQL database. */
+export interface TestDatabase {
+  readonly location: string;
+  drop(): Promise<void>;
+}
+
+export async function freshDatabase(dialect: StoreDialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'ursa-test-'));
+    return {
+      location: join(dir, 'ursa.db'),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const admin = inject('pgUrl');
+  const name = `ursa_test_${randomBytes(6).toString('hex')}`;
+  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    location: url.toString(),
+    drop: () =>
+      withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+  };
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
