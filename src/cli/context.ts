@@ -11,7 +11,10 @@ import type { CliIo } from './io.js';
 /** Adds the options every store command takes (decisions §7): `--db`, `--tenant`, `--project`. */
 export function withStoreOptions(command: Command): Command {
   return command
-    .option('--db <path>', 'store: a SQLite file path (default ./data/ursa.db, or URSA_DB)')
+    .option(
+      '--db <path>',
+      'store: a SQLite file path (default ./data/ursa.db) or a postgres:// URL; or URSA_DB',
+    )
     .option('--tenant <tenant>', 'tenant (default "default", or URSA_TENANT)')
     .option('--project <project>', 'project (default "demo", or URSA_PROJECT)');
 }

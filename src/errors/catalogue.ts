@@ -68,6 +68,10 @@ export const errorCatalogue = {
     status: 400,
     doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..` (decisions §6).',
   },
+  STORE_LOCKED: {
+    status: 409,
+    doc: 'A second Ursa worker tried to run on a SQLite file another process is using; SQLite supports one process, PostgreSQL several.',
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

@@ -137,12 +137,12 @@ export class Executor {
     const processId = `proc_${randomUUID()}`;
     const startedAt = clock.now();
     if (
-      !(await repos.runs.transition(claimed.correlationId, 'claimed', {
-        state: 'started',
-        session_id: session.id,
-        process_id: processId,
-        started_at: startedAt,
-      }))
+      !(await repos.runs.transition(
+        claimed.correlationId,
+        'claimed',
+        { state: 'started', session_id: session.id, process_id: processId, started_at: startedAt },
+        claimed.workerId,
+      ))
     ) {
       return;
     }
@@ -223,12 +223,14 @@ export class Executor {
       error_tail: result.errorOutput ?? null,
     });
     const outcome = OUTCOME_OF[result.status];
-    await repos.runs.transition(run.correlationId, 'started', {
-      state: 'ended',
-      outcome,
-      reason: result.reason ?? null,
-      ended_at: endedAt,
-    });
+    const ended = await repos.runs.transition(
+      run.correlationId,
+      'started',
+      { state: 'ended', outcome, reason: result.reason ?? null, ended_at: endedAt },
+      run.workerId,
+    );
+    // Another worker already ended it (this worker's lease lapsed): its END line stands.
+    if (!ended) return;
     run = { ...run, state: 'ended', outcome, reason: result.reason ?? null, endedAt };
     await this.appendLine(run, 'END', endedAt, outcome, {
       processId,

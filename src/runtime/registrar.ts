@@ -20,11 +20,13 @@ export async function refreshProject(rt: Runtime, tenant: string, project: strin
   const now = rt.clock.now();
   const { schedulers, failures } = await loadProjectSchedulers(rt.repos, tenant, project);
   const states = new Map((await rt.repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  let changed = false;
   for (const [name, effective] of schedulers) {
     const state = states.get(name);
     const unchanged =
       state?.source === effective.source && state.documentVersion === effective.document.version;
     if (unchanged) continue;
+    changed = true;
     await rt.repos.schedules.upsert(
       {
         tenant,
@@ -39,8 +41,13 @@ export async function refreshProject(rt: Runtime, tenant: string, project: strin
     );
   }
   for (const name of states.keys()) {
-    if (!schedulers.has(name)) await rt.repos.schedules.remove({ tenant, project, name });
+    if (!schedulers.has(name)) {
+      await rt.repos.schedules.remove({ tenant, project, name });
+      changed = true;
+    }
   }
+  // Wake every worker of the store: its earliest due instant may have moved (decisions §5).
+  if (changed) await rt.repos.store.notifyChange();
   for (const failure of failures) {
     rt.log.warn({ tenant, project, document: failure.path, issues: failure.issues }, failure.message);
   }

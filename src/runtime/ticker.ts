@@ -27,6 +27,12 @@ export interface TickResult {
 
 const BATCH = 500;
 
+/** Fault points for tests: code run at a precise step, e.g. to crash a worker between claim and spawn. */
+export interface TickerFaults {
+  /** Runs right after a claim committed, before the run is started or recorded. */
+  readonly afterClaim?: (run: Run) => void | Promise<void>;
+}
+
 /**
  * Claims and dispatches due occurrences. Reads the clock once per tick; every decision is the
  * pure `decideDue` of that instant, and every claim is the compare-and-swap of decisions §4.
@@ -35,6 +41,9 @@ export class Ticker {
   constructor(
     private readonly rt: Runtime,
     private readonly executor: Executor,
+    /** The worker claiming: its heartbeat is the lease of what it claims (decisions §5). */
+    private readonly workerId: string,
+    private readonly faults: TickerFaults = {},
   ) {}
 
   /** The effective scheduler behind a state row, as of the document version the state was made from. */
@@ -102,6 +111,7 @@ export class Ticker {
         logPath: runLogPath(state.name, advance.scheduledFor, correlationId),
         startedAt: null,
         endedAt: null,
+        workerId: this.workerId,
       };
       const won = await repos.schedules.claim(
         state,
@@ -114,6 +124,7 @@ export class Ticker {
         runRow(run),
       );
       if (!won) continue;
+      await this.faults.afterClaim?.(run);
       claimed++;
       if (advance.coalesced) coalesced++;
       if (decision.action === 'skip') {

@@ -1,43 +1,76 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { Executor } from './executor.js';
 import { refreshAll } from './registrar.js';
-import { Ticker, type TickResult } from './ticker.js';
+import { Ticker, type TickerFaults, type TickResult } from './ticker.js';
 
-/** Options of the scheduling loop. */
+/** Options of the scheduling loop. Durations are milliseconds. */
 export interface WorkerOptions {
-  /** Longest sleep between two looks at the store, milliseconds (changes by other processes show within it). */
+  /** Longest sleep between two looks at the store (a change another process made shows within it). */
   readonly maxSleepMs?: number;
-  /** How often expired documents are deleted, milliseconds (decisions §2: at least once a minute). */
+  /** How often expired documents are deleted (decisions §2: at least once a minute). */
   readonly sweepEveryMs?: number;
+  /** How often this worker renews its lease. */
+  readonly heartbeatMs?: number;
+  /** A worker whose lease is older than this is dead: its runs are finished by another (decisions §5). */
+  readonly leaseTtlMs?: number;
+  /**
+   * True when no other worker can be alive at start (SQLite: one process per file, decisions §5):
+   * whatever a previous process left is recovered at once instead of after its lease lapses.
+   */
+  readonly exclusive?: boolean;
+  /** Fault points for tests. */
+  readonly faults?: TickerFaults;
+}
+
+/** What a reap found and did. */
+export interface ReapResult {
+  /** Runs of dead workers that were running: ended `failed`, reason `worker-lost`. */
+  readonly lost: number;
+  /** Runs a dead worker had claimed but not started: taken over and started here, once. */
+  readonly resumed: number;
 }
 
 /**
- * The long-running scheduler (the imperative shell): bootstraps every active project, then
- * sleeps until the earliest `nextRunAt` of the store (capped, re-checked on every wake), ticks,
- * and repeats. Only this loop and the adapters read the clock and sleep.
+ * The long-running scheduler (the imperative shell): registers itself as a worker, bootstraps
+ * every active project, then sleeps until the earliest `nextRunAt` of the store (capped,
+ * re-checked on every wake and on every change notification), ticks, renews its lease, finishes
+ * the work of dead workers, and repeats. Only this loop and the adapters read the clock and sleep.
  */
 export class Worker {
+  /** This worker's id: `wrk_<host>_<pid>_<random>`. */
+  readonly id: string;
   readonly executor: Executor;
   readonly ticker: Ticker;
-  readonly #maxSleepMs: number;
-  readonly #sweepEveryMs: number;
+  readonly #options: Required<Omit<WorkerOptions, 'faults'>>;
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => Promise<void>) | undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
+  #lastReap = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly rt: Runtime,
     options: WorkerOptions = {},
   ) {
+    this.id = `wrk_${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+    this.#options = {
+      maxSleepMs: options.maxSleepMs ?? 1000,
+      sweepEveryMs: options.sweepEveryMs ?? 30_000,
+      heartbeatMs: options.heartbeatMs ?? 1000,
+      leaseTtlMs: options.leaseTtlMs ?? 5000,
+      exclusive: options.exclusive ?? false,
+    };
     this.executor = new Executor(rt);
-    this.ticker = new Ticker(rt, this.executor);
-    this.#maxSleepMs = options.maxSleepMs ?? 1000;
-    this.#sweepEveryMs = options.sweepEveryMs ?? 30_000;
+    this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 
   /** One pass: claim and dispatch whatever is due now (also what tests call, with a stepped clock). */
@@ -46,27 +79,99 @@ export class Worker {
   }
 
   /**
-   * Start-up work before the first tick: finish what a previous process of this store left
-   * (runs claimed but never started are started once; processes left running are ended
-   * `failed`, reason `worker-lost`), then refresh every active project (spec §8 bootstrap).
+   * Start-up before the first tick: register this worker (its lease), finish what dead workers
+   * left (all others, when `exclusive`), then refresh every active project (spec §8 bootstrap).
    */
   async bootstrap(): Promise<void> {
-    await this.#recover();
+    await this.rt.repos.workers.register({
+      id: this.id,
+      host: hostname(),
+      pid: process.pid,
+      startedAt: this.rt.clock.now(),
+    });
+    await this.reap(this.#options.exclusive);
     await refreshAll(this.rt);
+  }
+
+  /** Renews this worker's lease at the clock's instant. */
+  heartbeat(): Promise<void> {
+    return this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now());
+  }
+
+  /**
+   * Finishes the work of workers whose lease lapsed (decisions §5): their running runs end
+   * `failed` with reason `worker-lost` (process, END line, run log) and free the overlap slot;
+   * runs they claimed but never started are taken over and started here — each exactly once,
+   * since every step is a compare-and-swap on the run's state and worker.
+   *
+   * @param othersDead treat every other worker as dead (a SQLite store at start).
+   */
+  async reap(othersDead = false): Promise<ReapResult> {
+    const { repos, clock, log } = this.rt;
+    await this.heartbeat();
+    const now = clock.now();
+    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#options.leaseTtlMs);
+    let lost = 0;
+    let resumed = 0;
+    for (const run of await repos.runs.orphaned('started', live, 1000)) {
+      if (await this.#endLost(run, now)) lost++;
+    }
+    for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
+      if (!(await repos.runs.takeOver(run.correlationId, 'claimed', run.workerId, this.id))) continue;
+      const scheduler = await this.#effectiveFor(run);
+      if (scheduler === undefined) {
+        // Its document was deleted or broken meanwhile: end it visibly rather than start it.
+        const values = {
+          state: 'ended',
+          outcome: 'failed',
+          reason: 'scheduler-gone',
+          ended_at: now,
+        } as const;
+        if (await repos.runs.transition(run.correlationId, 'claimed', values, this.id)) {
+          const ended: Run = {
+            ...run,
+            state: 'ended',
+            outcome: 'failed',
+            reason: 'scheduler-gone',
+            endedAt: now,
+          };
+          await this.executor.appendLine(ended, 'END', now, 'failed', { reason: 'scheduler-gone' });
+          await this.executor.writeRunLog(ended);
+        }
+        continue;
+      }
+      this.executor.start({ ...run, workerId: this.id }, scheduler);
+      resumed++;
+    }
+    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
+    if (lost + resumed + retired.length > 0)
+      log.warn({ lost, resumed, retired }, 'finished the work of lost workers');
+    return { lost, resumed };
   }
 
   /** Bootstraps and runs the loop until {@link stop}. */
   async start(): Promise<void> {
     await this.bootstrap();
+    this.#unsubscribe = await this.rt.repos.store.onChange(() => this.#wake?.());
+    // The lease is renewed on its own timer, so a long tick cannot let it lapse.
+    this.#heartbeat = setInterval(() => {
+      this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
+    }, this.#options.heartbeatMs);
     this.#loop = this.#run();
   }
 
-  /** Stops claiming, lets running processes finish within the grace period, then stops them. */
+  /**
+   * Graceful stop (decisions §5): stop claiming, let running processes finish within the
+   * grace period, then stop them (outcome `cancelled`, reason `shutdown`); nothing is left running.
+   */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wake?.();
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
+    clearInterval(this.#heartbeat);
+    await this.#unsubscribe?.();
+    await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
   }
 
   async #run(): Promise<void> {
@@ -75,25 +180,27 @@ export class Worker {
       try {
         await this.ticker.tick();
         const now = clock.now();
-        if (now - this.#lastSweep >= this.#sweepEveryMs) {
+        if (now - this.#lastReap >= this.#options.heartbeatMs) {
+          this.#lastReap = now;
+          await this.reap();
+        }
+        if (now - this.#lastSweep >= this.#options.sweepEveryMs) {
           this.#lastSweep = now;
           const swept = await repos.documents.sweepExpired(now);
           if (swept > 0) log.info({ swept }, 'expired documents deleted');
         }
         const earliest = await repos.schedules.earliestNextRunAt();
-        const wait =
-          earliest === null
-            ? this.#maxSleepMs
-            : Math.min(Math.max(earliest - clock.now(), 0), this.#maxSleepMs);
-        await this.#sleep(wait);
+        const max = this.#options.maxSleepMs;
+        await this.#sleep(earliest === null ? max : Math.min(Math.max(earliest - clock.now(), 0), max));
       } catch (error) {
         log.error({ err: error }, 'scheduler loop error; retrying');
-        await this.#sleep(this.#maxSleepMs);
+        await this.#sleep(this.#options.maxSleepMs);
       }
     }
   }
 
   #sleep(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -104,58 +211,49 @@ export class Worker {
     });
   }
 
-  async #recover(): Promise<void> {
-    const { repos, clock, log } = this.rt;
-    for (const run of await repos.runs.inState('started', 10_000)) {
-      const process = run.processId === null ? undefined : await repos.processes.get(run.processId);
-      const now = clock.now();
-      if (process !== undefined) {
-        await repos.processes.transition(process.id, ['ready', 'running', 'paused', 'blocked', 'suspended'], {
-          status: 'failed',
-          ended_at: now,
-          reason: 'worker-lost',
-        });
-      }
-      if (
-        !(await repos.runs.transition(run.correlationId, 'started', {
-          state: 'ended',
-          outcome: 'failed',
-          reason: 'worker-lost',
-          ended_at: now,
-        }))
-      ) {
-        continue;
-      }
-      const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
-      await this.executor.appendLine(ended, 'END', now, 'failed', {
-        processId: run.processId,
+  async #effectiveFor(run: Run) {
+    const { repos } = this.rt;
+    const state = await repos.schedules.get(run);
+    const source = state?.source ?? 'project';
+    const project = source === 'tenant' ? TENANT_PROJECT : run.project;
+    const document = await repos.documents.get({
+      tenant: run.tenant,
+      project,
+      path: schedulerPath(run.name),
+    });
+    if (document === undefined) return undefined;
+    try {
+      const { definition, runAs } = await checkScheduler(repos, run.project, document);
+      return { definition, runAs, document, source };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #endLost(run: Run, now: number): Promise<boolean> {
+    const { repos, log } = this.rt;
+    const values = { state: 'ended', outcome: 'failed', reason: 'worker-lost', ended_at: now } as const;
+    if (!(await repos.runs.transition(run.correlationId, 'started', values, run.workerId))) return false;
+    if (run.processId !== null) {
+      await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
+        status: 'failed',
+        ended_at: now,
         reason: 'worker-lost',
       });
-      await this.executor.writeRunLog(
-        ended,
-        run.processId === null ? undefined : await repos.processes.get(run.processId),
-      );
-      log.warn({ scheduler: run.name, correlationId: run.correlationId }, 'run ended: its worker was lost');
     }
-    for (const run of await repos.runs.inState('claimed', 10_000)) {
-      const state = await repos.schedules.get(run);
-      const project = state?.source === 'tenant' ? TENANT_PROJECT : run.project;
-      const document = await repos.documents.get({
-        tenant: run.tenant,
-        project,
-        path: schedulerPath(run.name),
-      });
-      if (document === undefined) continue;
-      try {
-        const { definition, runAs } = await checkScheduler(repos, run.project, document);
-        this.executor.start(run, { definition, runAs, document, source: state?.source ?? 'project' });
-        log.info({ scheduler: run.name, correlationId: run.correlationId }, 'claimed run recovered');
-      } catch (error) {
-        log.warn(
-          { err: error, scheduler: run.name },
-          'claimed run cannot be recovered: its document is invalid',
-        );
-      }
-    }
+    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
+    await this.executor.appendLine(ended, 'END', now, 'failed', {
+      processId: run.processId,
+      reason: 'worker-lost',
+    });
+    await this.executor.writeRunLog(
+      ended,
+      run.processId === null ? undefined : await repos.processes.get(run.processId),
+    );
+    log.warn(
+      { scheduler: run.name, correlationId: run.correlationId, worker: run.workerId },
+      'run ended: its worker was lost',
+    );
+    return true;
   }
 }

@@ -6,7 +6,7 @@ export {
   TRASH_PREFIX,
 } from './documents.js';
 export { Feed, type FeedLine } from './feed.js';
-export { migrate, openStore, type Store, type StoreDialect } from './open.js';
+export { isPostgresUrl, migrate, openStore, redactUrl, type Store, type StoreDialect } from './open.js';
 export {
   ACTIVE_STATUSES,
   Processes,
@@ -18,6 +18,7 @@ export { type Run, Runs, runRow } from './runs.js';
 export { type ClaimSwap, type SchedulerKey, type ScheduleState, Schedules } from './schedules.js';
 export { type Session, Sessions } from './sessions.js';
 export { type User, Users } from './users.js';
+export { type WorkerRecord, Workers } from './workers.js';
 
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
@@ -27,6 +28,7 @@ import { Runs } from './runs.js';
 import { Schedules } from './schedules.js';
 import { Sessions } from './sessions.js';
 import { Users } from './users.js';
+import { Workers } from './workers.js';
 
 /** Every repository over one store. */
 export interface Repositories {
@@ -38,6 +40,7 @@ export interface Repositories {
   readonly processes: Processes;
   readonly feed: Feed;
   readonly users: Users;
+  readonly workers: Workers;
 }
 
 export function repositories(store: Store): Repositories {
@@ -50,5 +53,6 @@ export function repositories(store: Store): Repositories {
     processes: new Processes(store),
     feed: new Feed(store),
     users: new Users(store),
+    workers: new Workers(store),
   };
 }

@@ -22,6 +22,8 @@ export interface Run {
   readonly logPath: string;
   readonly startedAt: number | null;
   readonly endedAt: number | null;
+  /** The worker that claimed it (and runs it); null for runs claimed before workers had ids. */
+  readonly workerId: string | null;
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -46,6 +48,7 @@ function toRun(row: Selectable<RunsTable>): Run {
     logPath: row.log_path,
     startedAt: num(row.started_at),
     endedAt: num(row.ended_at),
+    workerId: row.worker_id,
   };
 }
 
@@ -70,6 +73,7 @@ export function runRow(run: Run): Selectable<RunsTable> {
     log_path: run.logPath,
     started_at: run.startedAt,
     ended_at: run.endedAt,
+    worker_id: run.workerId,
   };
 }
 
@@ -113,20 +117,63 @@ export class Runs {
   }
 
   /**
+   * Runs in `state` whose worker is not one of `liveWorkers` (its lease lapsed, or it never had a
+   * worker), oldest first: the work a dead worker left (decisions §5).
+   */
+  async orphaned(state: Run['state'], liveWorkers: readonly string[], limit: number): Promise<Run[]> {
+    let query = this.store.db.selectFrom('runs').selectAll().where('state', '=', state);
+    if (liveWorkers.length > 0) {
+      query = query.where((eb) =>
+        eb.or([eb('worker_id', 'is', null), eb('worker_id', 'not in', [...liveWorkers])]),
+      );
+    }
+    const rows = await query.orderBy('claimed_at').limit(limit).execute();
+    return rows.map(toRun);
+  }
+
+  /**
+   * Moves a run in `state` from worker `from` to worker `to`; false when it was no longer
+   * `from`'s (another worker took it first), so an orphaned run is taken over once.
+   */
+  async takeOver(
+    correlationId: string,
+    state: Run['state'],
+    from: string | null,
+    to: string,
+  ): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('runs')
+      .set({ worker_id: to })
+      .where('correlation_id', '=', correlationId)
+      .where('state', '=', state)
+      .where((eb) => (from === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', from)))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
    * Moves a run from `fromState` to new values; returns false when it was not in `fromState`
-   * (someone else moved it), so each transition happens once.
+   * (someone else moved it) or, with `heldBy`, is not held by that worker — so each transition
+   * happens once.
    */
   async transition(
     correlationId: string,
     fromState: Run['state'],
     values: Updateable<RunsTable>,
+    heldBy?: string | null,
   ): Promise<boolean> {
-    const result = await this.store.db
+    let query = this.store.db
       .updateTable('runs')
       .set(values)
       .where('correlation_id', '=', correlationId)
-      .where('state', '=', fromState)
-      .executeTakeFirst();
+      .where('state', '=', fromState);
+    // Only the worker holding the run's lease may move it (a run taken over is no longer the old worker's).
+    if (heldBy !== undefined) {
+      query = query.where((eb) =>
+        heldBy === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', heldBy),
+      );
+    }
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 }

@@ -78,6 +78,8 @@ export interface RunsTable {
   log_path: string;
   started_at: number | null;
   ended_at: number | null;
+  /** The worker that claimed the run and runs it; its heartbeat is the run's lease (decisions §5). */
+  worker_id: string | null;
 }
 
 /** Sessions (spec §6). */
@@ -142,6 +144,16 @@ export interface UsersTable {
   created_at: number;
 }
 
+/** Workers of a store (decisions §5): a live worker renews `heartbeat_at`; that is the lease of its runs. */
+export interface WorkersTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  heartbeat_at: number;
+  stopped_at: number | null;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
@@ -151,4 +163,5 @@ export interface Database {
   processes: ProcessesTable;
   feed: FeedTable;
   users: UsersTable;
+  workers: WorkersTable;
 }

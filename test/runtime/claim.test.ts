@@ -33,6 +33,7 @@ function run(correlationId: string, scheduledFor: number) {
     logPath: `log-${correlationId}`,
     startedAt: null,
     endedAt: null,
+    workerId: 'wrk_test',
   });
 }
 

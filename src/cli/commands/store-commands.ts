@@ -9,6 +9,7 @@ import { findRecipe } from '../../runtime/catalog.js';
 import { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
+import { lockSqliteFile, type ProcessLock } from '../../store/process-lock.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openContext, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
@@ -36,42 +37,63 @@ function scope(command: Command, fallback: { tenant: string; project: string }) 
   return { tenant: opts.tenant ?? fallback.tenant, project: opts.project ?? fallback.project };
 }
 
+/**
+ * Runs a worker until SIGINT or SIGTERM, then stops it gracefully (decisions §5). On SQLite the
+ * process first locks the file: a second worker on it is refused.
+ */
+async function runWorker(command: Command, io: CliIo, options: { demo?: boolean }): Promise<void> {
+  const probe = commandConfig(command, io);
+  const log = createLogger(probe.logLevel);
+  const { config, rt, close } = await openContext(command, io, log);
+  const store = rt.repos.store;
+  let lock: ProcessLock | undefined;
+  try {
+    if (store.dialect === 'sqlite') lock = lockSqliteFile(store.location);
+    const { tenant, project } = scope(command, config);
+    if (options.demo) {
+      const count = await store.db
+        .selectFrom('documents')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst();
+      if (Number(count?.n ?? 0) === 0) {
+        const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, 'demo');
+        log.info(
+          { tenant, project, applied: entries.map((e) => `${e.status} ${e.path}`) },
+          'demo: examples applied',
+        );
+      }
+    }
+    const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
+    await worker.start();
+    log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    log.info('stopping: no new claims; finishing running processes');
+    await worker.stop();
+    log.info('stopped');
+  } finally {
+    lock?.release();
+    await close();
+  }
+}
+
 /** `ursa serve`: the long-running scheduler (issue #3); `--demo` applies `examples/` to an empty store. */
 function registerServe(program: Command, io: CliIo): void {
   withStoreOptions(program.command('serve'))
     .description('run the scheduler until SIGINT or SIGTERM')
     .option('--demo', 'on an empty store, apply examples/ first so runs appear at once')
-    .action(async (options: { demo?: boolean }, command: Command) => {
-      const probe = await openContext(command, io);
-      const log = createLogger(probe.config.logLevel);
-      await probe.close();
-      const { config, rt, close } = await openContext(command, io, log);
-      const { tenant, project } = scope(command, config);
-      if (options.demo) {
-        const count = await rt.repos.store.db
-          .selectFrom('documents')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirst();
-        if (Number(count?.n ?? 0) === 0) {
-          const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, 'demo');
-          log.info(
-            { tenant, project, applied: entries.map((e) => `${e.status} ${e.path}`) },
-            'demo: examples applied',
-          );
-        }
-      }
-      const worker = new Worker(rt);
-      await worker.start();
-      log.info({ db: rt.repos.store.location, tenant, project }, 'ursa serving');
-      await new Promise<void>((done) => {
-        process.once('SIGINT', done);
-        process.once('SIGTERM', done);
-      });
-      log.info('stopping: finishing running processes');
-      await worker.stop();
-      await close();
-      log.info('stopped');
-    });
+    .action((options: { demo?: boolean }, command: Command) => runWorker(command, io, options));
+}
+
+/** `ursa worker`: a worker without HTTP; any number share a PostgreSQL store (decisions §5). */
+function registerWorker(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('worker'))
+    .description(
+      'run a scheduling worker (no HTTP) until SIGINT or SIGTERM; several share a PostgreSQL store',
+    )
+    .action((_options: unknown, command: Command) => runWorker(command, io, {}));
 }
 
 function registerApply(program: Command, io: CliIo): void {
@@ -243,6 +265,7 @@ function registerValidate(program: Command, io: CliIo): void {
 /** The commands that work on a store: serve, apply, runs, doc cat/ls, validate (issue #3). */
 export function registerStoreCommands(program: Command, io: CliIo): void {
   registerServe(program, io);
+  registerWorker(program, io);
   registerApply(program, io);
   registerRuns(program, io);
   registerDoc(program, io);

@@ -1,0 +1,73 @@
+import type { Store } from './open.js';
+
+/** A worker process of a store (decisions §5). Instants are UTC epoch ms. */
+export interface WorkerRecord {
+  readonly id: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: number;
+  readonly heartbeatAt: number;
+  readonly stoppedAt: number | null;
+}
+
+/** Worker registrations and heartbeats: a worker's heartbeat is the lease of every run it holds. */
+export class Workers {
+  constructor(private readonly store: Store) {}
+
+  async register(worker: Omit<WorkerRecord, 'stoppedAt' | 'heartbeatAt'>): Promise<void> {
+    await this.store.db
+      .insertInto('workers')
+      .values({
+        id: worker.id,
+        host: worker.host,
+        pid: worker.pid,
+        started_at: worker.startedAt,
+        heartbeat_at: worker.startedAt,
+        stopped_at: null,
+      })
+      .execute();
+  }
+
+  /** Renews the lease of worker `id` at `now`. */
+  async heartbeat(id: string, now: number): Promise<void> {
+    await this.store.db.updateTable('workers').set({ heartbeat_at: now }).where('id', '=', id).execute();
+  }
+
+  /** Marks worker `id` stopped: its lease ends at once. */
+  async stop(id: string, now: number): Promise<void> {
+    await this.store.db.updateTable('workers').set({ stopped_at: now }).where('id', '=', id).execute();
+  }
+
+  /** Ids of the workers whose lease holds at `now`: not stopped, heartbeat within `ttlMs`. */
+  async live(now: number, ttlMs: number): Promise<string[]> {
+    const rows = await this.store.db
+      .selectFrom('workers')
+      .select('id')
+      .where('stopped_at', 'is', null)
+      .where('heartbeat_at', '>=', now - ttlMs)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** Marks every worker whose lease lapsed at `now` as stopped; returns their ids. */
+  async retireLapsed(now: number, ttlMs: number): Promise<string[]> {
+    const lapsed = await this.store.db
+      .selectFrom('workers')
+      .select('id')
+      .where('stopped_at', 'is', null)
+      .where('heartbeat_at', '<', now - ttlMs)
+      .execute();
+    if (lapsed.length > 0) {
+      await this.store.db
+        .updateTable('workers')
+        .set({ stopped_at: now })
+        .where(
+          'id',
+          'in',
+          lapsed.map((w) => w.id),
+        )
+        .execute();
+    }
+    return lapsed.map((w) => w.id);
+  }
+}

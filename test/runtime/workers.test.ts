@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
+import type { Runtime } from '../../src/runtime/context.js';
+import { applyDirectory } from '../../src/service/apply.js';
+import { iso } from '../support/cases.js';
+import { DIALECTS } from '../support/dialects.js';
+import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
+
+const T = 'acme';
+const P = 'ops';
+const TTL = 5_000;
+let t: TestRuntime | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+class Crash extends Error {}
+
+async function setup(dialect: (typeof DIALECTS)[number], script: string, cron = '*/10 * * * * *') {
+  t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+  await applyDirectory(
+    t.rt,
+    projectFolder({
+      '_vance/recipes/job.yaml': shellRecipe(script),
+      '_vance/scheduler/job.yaml': cronScheduler(cron, 'job'),
+    }),
+    T,
+    P,
+    'alice',
+  );
+  return t;
+}
+
+async function feedKinds(rt: Runtime) {
+  return (await rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'job', 100))
+    .map((l) => `${l.kind} ${l.outcome}`)
+    .reverse();
+}
+
+// decisions §4, §5: several workers, leases, and nothing lost or doubled when one dies.
+describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
+  it('starts a run exactly once when its worker dies between claim and spawn (injected fault point)', async () => {
+    const t = await setup(dialect, 'echo ran');
+    const a = t.worker({
+      leaseTtlMs: TTL,
+      faults: { afterClaim: () => Promise.reject(new Crash('killed after claim')) },
+    });
+    const rtB = await t.peer();
+    const b = t.worker({ leaseTtlMs: TTL }, rtB);
+    await a.bootstrap();
+    await b.bootstrap();
+
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await a.heartbeat(); // its lease timer renews it every second
+    await expect(a.tick()).rejects.toBeInstanceOf(Crash);
+    const [claimed] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 10);
+    expect(claimed).toMatchObject({ state: 'claimed', workerId: a.id });
+
+    // While A's lease holds, B leaves its claim alone.
+    expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
+    t.clock.advance(TTL + 1);
+    expect(await b.reap()).toEqual({ lost: 0, resumed: 1 });
+    await b.executor.settled();
+    expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
+
+    // The dead worker coming back cannot start it a second time: the run is no longer its.
+    a.executor.start(claimed as NonNullable<typeof claimed>, await effective(rtB));
+    await a.executor.settled();
+
+    const runs = await t.rt.repos.runs.listForScheduler(T, P, 'job', 10);
+    expect(runs.map((r) => [r.correlationId, r.outcome, r.workerId])).toEqual([
+      [claimed?.correlationId, 'completed', b.id],
+    ]);
+    expect(await t.store.db.selectFrom('processes').select('id').execute()).toHaveLength(1);
+    expect(await feedKinds(t.rt)).toEqual(['START pending', 'END completed']);
+  });
+
+  it('ends the running process of a dead worker failed with reason worker-lost, once', async () => {
+    const t = await setup(dialect, 'sleep 30');
+    const a = t.worker({ leaseTtlMs: TTL });
+    const rtB = await t.peer();
+    const b = t.worker({ leaseTtlMs: TTL }, rtB);
+    await a.bootstrap();
+    await b.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await a.heartbeat();
+    expect(await a.tick()).toMatchObject({ claimed: 1, fired: 1 });
+    // Wait (by polling the store, not a sleep) until A's process is running.
+    await until(async () => (await t.rt.repos.runs.listForScheduler(T, P, 'job', 1))[0]?.state === 'started');
+
+    t.clock.advance(TTL + 1);
+    expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
+    const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
+    expect(run).toMatchObject({ state: 'ended', outcome: 'failed', reason: 'worker-lost' });
+    expect(await t.rt.repos.processes.get(run?.processId as string)).toMatchObject({
+      status: 'failed',
+      reason: 'worker-lost',
+    });
+    const log = await t.rt.repos.documents.get({ tenant: T, project: P, path: run?.logPath as string });
+    expect(log?.body).toContain('outcome: failed');
+    expect(log?.body).toContain('reason: worker-lost');
+
+    // A's process ends later; A may not write a second END line over B's.
+    await a.executor.drain(0);
+    expect(await feedKinds(t.rt)).toEqual(['START pending', 'END failed']);
+    expect(await t.rt.repos.processes.withStatus(['ready', 'running'])).toEqual([]);
+  });
+
+  it('claims a schedule a week in arrears once when three workers tick at the same instant (decisions §4)', async () => {
+    const t = await setup(dialect, 'true');
+    // PostgreSQL: three connections, as three worker processes. SQLite allows one process (decisions §5),
+    // so its three workers share the connection and race between their statements.
+    const runtimes = dialect === 'postgres' ? [t.rt, await t.peer(), await t.peer()] : [t.rt, t.rt, t.rt];
+    const workers = runtimes.map((rt) => t.worker({}, rt));
+    for (const w of workers) await w.bootstrap();
+    t.clock.set(Date.parse('2026-06-08T08:00:05Z'));
+    const results = await Promise.all(workers.map((w) => w.tick()));
+    await Promise.all(workers.map((w) => w.executor.settled()));
+    expect(results.reduce((n, r) => n + r.claimed, 0)).toBe(1);
+    expect(results.reduce((n, r) => n + r.coalesced, 0)).toBe(1);
+    const runs = await t.rt.repos.runs.listForScheduler(T, P, 'job', 10);
+    expect(runs.map((r) => [iso(r.scheduledFor), r.coalesced, iso(r.coalescedUntil as number)])).toEqual([
+      ['2026-06-01T08:00:10Z', true, '2026-06-08T08:00:00Z'],
+    ]);
+    expect((await feedKinds(t.rt)).filter((k) => k.startsWith('START'))).toHaveLength(1);
+    const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name: 'job' });
+    expect(iso(state?.nextRunAt as number)).toBe('2026-06-08T08:00:10Z');
+  });
+});
+
+async function effective(rt: Runtime) {
+  const { schedulers } = await loadProjectSchedulers(rt.repos, T, P);
+  return schedulers.get('job') as NonNullable<ReturnType<typeof schedulers.get>>;
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('condition never held');
+}
