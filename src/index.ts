@@ -5,3 +5,12 @@ export * from './errors/index.js';
 export * from './recipes/index.js';
 export * from './scheduler/index.js';
 export * from './time/index.js';
+export {
+  createUrsa,
+  type EngineFunction,
+  type EngineOutcome,
+  type ProcessContext,
+  type Scope,
+  type Ursa,
+  type UrsaOptions,
+} from './ursa.js';

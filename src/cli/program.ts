@@ -2,7 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { UrsaError } from '../errors/index.js';
 import { registerConfig } from './commands/config.js';
+import { registerHistoryCommands } from './commands/history.js';
 import { registerNext } from './commands/next.js';
+import { registerRunCommands } from './commands/run-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { type CliIo, ExitCode } from './io.js';
 
@@ -18,6 +20,8 @@ function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerNext(program, io);
   registerStoreCommands(program, io);
+  registerHistoryCommands(program, io);
+  registerRunCommands(program, io);
   registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }
@@ -34,7 +38,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (error instanceof ExitCode) return error.code;
     if (error instanceof UrsaError) {
       io.stderr.write(`ursa: ${error.message} [${error.code}]\n`);
-      if (error.allowed) io.stderr.write(`  allowed: ${error.allowed}\n`);
+      // Messages that list several problems carry their own "allowed" parts.
+      if (error.allowed && !error.message.includes('allowed:'))
+        io.stderr.write(`  allowed: ${error.allowed}\n`);
       return EXIT_INVALID;
     }
     if (error instanceof CommanderError) {

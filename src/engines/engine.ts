@@ -17,8 +17,13 @@ export interface EngineRequest {
     readonly scheduledFor: number;
     readonly runAs: string;
   };
-  /** Aborted when the process must stop (overlap `cancelPrevious`, shutdown, admin stop). */
+  /** Aborted when the process must stop (overlap `cancelPrevious`, shutdown, admin stop); the reason is a string. */
   readonly signal: AbortSignal;
+  /**
+   * Reports a status change while the process runs: an engine may pause, block or suspend a
+   * process and resume it (`running`). Optional for engines; the final status is the result.
+   */
+  readonly report?: (status: 'running' | 'paused' | 'blocked' | 'suspended') => void;
 }
 
 /** How a process ended. */

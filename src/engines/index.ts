@@ -1,9 +1,18 @@
 /**
  * Engines run the processes schedulers fire (decisions §2): the `Engine` interface, the built-in
- * `shell` and `noop` engines, and the registry a worker looks engines up in.
+ * `shell`, `noop` and `http` engines, and the registry a worker looks engines up in.
  */
 
 export type { Engine, EngineRequest, EngineResult } from './engine.js';
+export {
+  createHttpEngine,
+  HTTP_DEFAULT_TIMEOUT_MS,
+  type HttpEngineOptions,
+  type HttpRunPayload,
+  httpRunPayload,
+  type IdempotencyKeyParts,
+  idempotencyKey,
+} from './http.js';
 export { noopEngine } from './noop.js';
 export { defaultEngines, EngineRegistry } from './registry.js';
 export {

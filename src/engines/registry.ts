@@ -1,5 +1,6 @@
 import { UrsaError } from '../errors/index.js';
 import type { Engine } from './engine.js';
+import { createHttpEngine } from './http.js';
 import { noopEngine } from './noop.js';
 import { createShellEngine } from './shell.js';
 
@@ -45,7 +46,11 @@ export class EngineRegistry {
   }
 }
 
-/** A new registry with the built-in engines: `shell` (default options) and `noop`. */
+/**
+ * A new registry with the built-in engines (decisions §2), in this order: `shell`, `noop` and
+ * `http` (issue #5), `shell` and `http` with default options (`http` reads secret headers from
+ * `process.env`).
+ */
 export function defaultEngines(): EngineRegistry {
-  return new EngineRegistry().register(createShellEngine()).register(noopEngine);
+  return new EngineRegistry().register(createShellEngine()).register(noopEngine).register(createHttpEngine());
 }

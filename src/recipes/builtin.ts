@@ -7,6 +7,9 @@ function builtin(name: string, engine: string, description: string): RecipeDefin
     engine,
     params: Object.freeze({}),
     command: undefined,
+    url: undefined,
+    headers: undefined,
+    secretHeaders: undefined,
     timeoutMs: undefined,
     source: 'builtin',
   });

@@ -1,5 +1,6 @@
 import type { ValidationIssue } from '../errors/index.js';
 import { validateName } from '../scheduler/name.js';
+import { appendField } from '../yaml/field-path.js';
 import { fromZodIssues, issueMessage, sortIssues } from '../yaml/issues.js';
 import { loadYamlDocument } from '../yaml/load.js';
 import { documentRefused } from '../yaml/report.js';
@@ -48,11 +49,65 @@ function commandRule(document: Readonly<Record<string, unknown>>): ValidationIss
   return [];
 }
 
+/** The fields only the `http` engine takes (issue #5). */
+const HTTP_FIELDS = ['url', 'headers', 'secretHeaders'] as const;
+
 /**
- * Validates a recipe document already read into plain values (decisions §2): `description`
- * (required), `engine` (required), `params` (mapping, default {}), `command` (argv list, required
- * for `shell`, refused for `http` and `noop`), `timeout` (ISO-8601 duration of fixed length).
- * Strict: other fields are refused. Collects every issue.
+ * `url`, `headers` and `secretHeaders` belong to the `http` engine (issue #5): `url` is required
+ * there, all three are refused for the other built-in engines (an engine registered by a library
+ * user may take them, as it may take `command`). A header given in both `headers` and
+ * `secretHeaders` (names compared case-insensitively) is refused at `secretHeaders.<name>`.
+ */
+function httpRule(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const { engine, url, headers, secretHeaders } = document;
+  if (typeof engine !== 'string') return [];
+  const present = (value: unknown): boolean => value !== undefined && value !== null;
+  const issues: ValidationIssue[] = [];
+  if (engine === 'http' && !present(url)) {
+    issues.push({
+      path: 'url',
+      message: `is required when engine is http: the absolute http:// or https:// URL to POST to, e.g. https://hooks.example.com/briefing`,
+    });
+  }
+  if (engine !== 'http' && BUILTIN_ENGINES.includes(engine)) {
+    for (const field of HTTP_FIELDS) {
+      if (present(document[field])) {
+        issues.push({
+          path: field,
+          message: `is only for the http engine; engine ${JSON.stringify(engine)} takes none`,
+        });
+      }
+    }
+  }
+  if (isMapping(headers) && isMapping(secretHeaders)) {
+    const literal = new Map<string, string>();
+    for (const name of Object.keys(headers)) {
+      if (!literal.has(name.toLowerCase())) literal.set(name.toLowerCase(), name);
+    }
+    for (const name of Object.keys(secretHeaders)) {
+      const other = literal.get(name.toLowerCase());
+      if (other === undefined) continue;
+      issues.push({
+        path: appendField('secretHeaders', name),
+        message: `is also in headers (as ${JSON.stringify(other)}); give each header once`,
+      });
+    }
+  }
+  return issues;
+}
+
+function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Validates a recipe document already read into plain values (decisions §2, issue #5):
+ * `description` (required), `engine` (required), `params` (mapping, default {}), `command` (argv
+ * list, required for `shell`, refused for `http` and `noop`), `url` (absolute http:// or https://
+ * URL without credentials, required for `http`), `headers` (header name → literal value) and
+ * `secretHeaders` (header name → environment variable name), all three refused for `shell` and
+ * `noop`, `timeout` (ISO-8601 duration of fixed length). Strict: other fields are refused.
+ * Collects every issue.
  *
  * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
  */
@@ -60,13 +115,11 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
   const name = validateName(options.name, 'recipe name');
   if (value === null || value === undefined) return { ok: false, issues: [{ path: '', message: EMPTY }] };
   const issues: ValidationIssue[] = [];
-  if (typeof value === 'object' && !Array.isArray(value)) {
-    issues.push(...commandRule(value as Readonly<Record<string, unknown>>));
-  }
+  if (isMapping(value)) issues.push(...commandRule(value), ...httpRule(value));
   const parsed = recipeSchema.safeParse(value, { error: issueMessage });
   if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, RECIPE_FIELDS));
   if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues, RECIPE_FIELDS) };
-  const { description, engine, params, command, timeout } = parsed.data;
+  const { description, engine, params, command, url, headers, secretHeaders, timeout } = parsed.data;
   return {
     ok: true,
     recipe: {
@@ -75,6 +128,9 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
       engine,
       params,
       command,
+      url,
+      headers,
+      secretHeaders,
       timeoutMs: timeout?.ms,
       source: options.source,
     },

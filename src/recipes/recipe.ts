@@ -11,7 +11,20 @@ export interface RecipeDefinition {
   readonly params: Readonly<Record<string, unknown>>;
   /** `shell` engine: the argv array to execute (never a shell string). */
   readonly command: readonly string[] | undefined;
-  /** Longest a process may run, milliseconds; the engine kills it after that. */
+  /** `http` engine (issue #5): the absolute http:// or https:// URL the run POSTs to. */
+  readonly url: string | undefined;
+  /** `http` engine: header name → literal value, sent with every request. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  /**
+   * `http` engine: header name → the NAME of the environment variable holding the header's value,
+   * read from the worker's environment at run time (e.g. `Authorization: URSA_SECRET_HOOK_TOKEN`).
+   * The value is never stored in the recipe nor written to a log.
+   */
+  readonly secretHeaders: Readonly<Record<string, string>> | undefined;
+  /**
+   * Longest a process may run, milliseconds; the engine kills it after that. Unset: no limit for
+   * `shell`, 30 s for `http`.
+   */
   readonly timeoutMs: number | undefined;
   /** Where the recipe came from. */
   readonly source: 'project' | 'tenant' | 'builtin';

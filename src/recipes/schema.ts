@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { durationField, nonBlankString, paramsField } from '../scheduler/fields.js';
 import { describeValue } from '../yaml/issues.js';
+import { headersField, httpUrlField, secretHeadersField } from './http-fields.js';
 
 /** Engines Ursa ships (decisions §2); library users may register more under other names. */
 export const BUILTIN_ENGINES: readonly string[] = ['shell', 'http', 'noop'];
@@ -16,14 +17,18 @@ const commandField = z
   .min(1, 'must hold at least the program to run');
 
 /**
- * The recipe document's fields (decisions §2) with their types and defaults. Strict: any other
- * field is an error. The rule tying `command` to `engine` is checked beside it, in `parse.ts`.
+ * The recipe document's fields (decisions §2, issue #5) with their types and defaults. Strict: any
+ * other field is an error. The rules tying `command` (shell) and `url`, `headers`, `secretHeaders`
+ * (http) to `engine` are checked beside it, in `parse.ts`.
  */
 export const recipeSchema = z.strictObject({
   description: nonBlankString,
   engine: nonBlankString,
   params: paramsField,
   command: commandField.optional(),
+  url: httpUrlField.optional(),
+  headers: headersField.optional(),
+  secretHeaders: secretHeadersField.optional(),
   timeout: durationField.optional(),
 });
 

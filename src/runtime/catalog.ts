@@ -67,36 +67,44 @@ export async function checkScheduler(
   project: string,
   document: StoredDocument,
 ): Promise<{ definition: SchedulerDefinition; runAs: string }> {
+  const source = `${document.project}/${document.path}`;
+  const refuse = (
+    code: 'RECIPE_NOT_FOUND' | 'USER_NOT_FOUND' | 'SCHEDULER_INVALID',
+    field: string,
+    value: string,
+    reason: string,
+  ) =>
+    new UrsaError(code, `${source}: ${field}: ${reason}`, {
+      field,
+      value,
+      issues: [{ path: field, message: reason }],
+    });
   const name = schedulerNameFromPath(document.path);
-  const definition = parseSchedulerDocument(document.body, {
-    name,
-    path: `${document.project}/${document.path}`,
-  });
-  if (definition.target.kind === 'recipe') {
-    const recipe = await findRecipe(repos, document.tenant, project, definition.target.recipe);
-    if (recipe === undefined) {
-      throw new UrsaError(
-        'RECIPE_NOT_FOUND',
-        `${document.project}/${document.path}: recipe: ${JSON.stringify(definition.target.recipe)} is not a recipe of project ${project}, of _tenant, or built in`,
-        { field: 'recipe', value: definition.target.recipe },
-      );
-    }
-  } else {
-    throw new UrsaError(
+  const definition = parseSchedulerDocument(document.body, { name, path: source });
+  if (definition.target.kind === 'workflow') {
+    throw refuse(
       'SCHEDULER_INVALID',
-      `${document.project}/${document.path}: workflow: workflow targets are not supported by this version of Ursa`,
-      { field: 'workflow', value: definition.target.workflow },
+      'workflow',
+      definition.target.workflow,
+      'workflow targets are not supported by this version of Ursa',
+    );
+  }
+  const recipe = definition.target.recipe;
+  if ((await findRecipe(repos, document.tenant, project, recipe)) === undefined) {
+    throw refuse(
+      'RECIPE_NOT_FOUND',
+      'recipe',
+      recipe,
+      `${JSON.stringify(recipe)} is not a recipe of project ${project}, of _tenant, or built in`,
     );
   }
   const runAs = definition.runAs ?? document.createdBy;
   if ((await repos.users.get(document.tenant, runAs)) === undefined) {
-    throw new UrsaError(
+    throw refuse(
       'USER_NOT_FOUND',
-      `${document.project}/${document.path}: runAs: no user ${JSON.stringify(runAs)} in tenant ${document.tenant}`,
-      {
-        field: 'runAs',
-        value: runAs,
-      },
+      'runAs',
+      runAs,
+      `no user ${JSON.stringify(runAs)} in tenant ${document.tenant} (add one with apply --as, or name an existing user)`,
     );
   }
   return { definition, runAs };

@@ -1,220 +1,268 @@
 import { randomUUID } from 'node:crypto';
-import { MAX_RETENTION_DAYS } from '../config/schema.js';
+import type { EngineResult } from '../engines/engine.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
-import type { FeedLine } from '../store/feed.js';
-import type { ProcessRecord } from '../store/processes.js';
+import { ACTIVE_STATUSES, type ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
-import type { EffectiveScheduler } from './catalog.js';
-import { findRecipe } from './catalog.js';
+import { formatInstant } from '../time/instant.js';
+import { type EffectiveScheduler, findRecipe, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
-import { renderRunLog } from './run-log.js';
+import { absorbedBy, RunRecorder } from './recorder.js';
 
-const DAY_MS = 86_400_000;
+const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
 
-/** The system session of a scheduler (spec §6). */
+/** The first system session name of a scheduler (spec §6); later versions add `_v2`, `_v3`, … */
 export function systemSessionName(scheduler: string): string {
   return `_ursascheduler_${scheduler}`;
 }
 
-const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
+interface Running {
+  readonly controller: AbortController;
+  readonly processId: string;
+}
 
 /**
- * Runs claimed occurrences: creates the process in the scheduler's system session, runs it on
- * its engine, and records every transition as feed lines (spec §7) and the run log (spec §9a).
+ * Dispatches claimed runs — from a tick, a catch-up, a manual fire or a waiting run's turn —
+ * through one path: the scheduler's lane decides with its overlap policy (spec §5); a started
+ * run gets a process in the scheduler's system session (spec §6), runs on its engine, and every
+ * transition is recorded as feed lines (spec §7) and the run log (spec §9a).
  */
 export class Executor {
-  readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  readonly #tasks = new Set<Promise<void>>();
+  readonly #running = new Map<string, Running>();
 
-  constructor(private readonly rt: Runtime) {}
+  readonly recorder: RunRecorder;
+
+  constructor(
+    private readonly rt: Runtime,
+    /** The worker this executor runs for: only runs it holds are moved (decisions §5). */
+    readonly workerId: string,
+  ) {
+    this.recorder = new RunRecorder(rt);
+  }
 
   /** How many processes this executor is running now. */
   get active(): number {
     return this.#running.size;
   }
 
-  /** Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). */
-  async writeRunLog(run: Run, process?: ProcessRecord): Promise<void> {
-    const days = this.rt.settings.runLogRetentionDays;
-    if (days < 0) return;
-    const now = this.rt.clock.now();
-    const expiresAt = days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;
-    await this.rt.repos.documents.put(
-      { tenant: run.tenant, project: run.project, path: run.logPath },
-      renderRunLog(run, process),
-      'ursa',
-      now,
-      expiresAt,
-    );
-  }
-
-  /**
-   * Appends a feed line of `run` (spec §7: traceId = correlationId, refType SCHEDULER, refId name,
-   * the run log as link). Every line says which occurrence it is about and whether it was coalesced.
-   */
-  async appendLine(
-    run: Run,
-    kind: FeedLine['kind'],
-    at: number,
-    outcome: string,
-    details: Record<string, unknown>,
-  ): Promise<void> {
-    await this.rt.repos.feed.append({
-      tenant: run.tenant,
-      project: run.project,
-      at,
-      kind,
-      refType: 'SCHEDULER',
-      refId: run.name,
-      traceId: run.correlationId,
-      outcome,
-      logPath: run.logPath,
-      payload: {
-        trigger: run.trigger,
-        scheduledFor: run.scheduledFor,
-        coalesced: run.coalesced,
-        coalescedUntil: run.coalescedUntil,
-        ...details,
-      },
-    });
-  }
-
-  /** Records a claimed occurrence that is not run (misfire, catch-up window): one feed line and its log. */
-  async recordSkipped(run: Run): Promise<void> {
-    await this.appendLine(run, 'SKIPPED', run.claimedAt, run.outcome, { reason: run.reason });
-    await this.writeRunLog(run);
-    this.rt.log.info(
-      { scheduler: run.name, correlationId: run.correlationId, outcome: run.outcome, reason: run.reason },
-      'run skipped',
-    );
-  }
-
-  /**
-   * Starts a claimed run in the background; returns at once. The run moves claimed → started
-   * exactly once (a run another worker started is left alone).
-   */
+  /** Dispatches a run this worker holds, in the background; returns at once. */
   start(run: Run, scheduler: EffectiveScheduler): void {
-    const controller = new AbortController();
-    const done = this.#execute(run, scheduler, controller.signal)
-      .catch((error: unknown) => {
-        this.rt.log.error({ err: error, correlationId: run.correlationId }, 'run failed unexpectedly');
-      })
-      .finally(() => this.#running.delete(run.correlationId));
-    this.#running.set(run.correlationId, { controller, done });
+    this.#track(this.#dispatch(run, scheduler));
   }
 
-  /** Resolves when every process started so far has ended and been recorded. */
+  /** Resolves when everything dispatched so far has been recorded (including waiting runs it started). */
   async settled(): Promise<void> {
-    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
   }
 
-  /** Waits up to `graceMs` for running processes, then stops the rest and waits for them to end. */
+  /**
+   * Stops a process this worker runs (spec §5 `processStop`); false when it does not run here.
+   * Stopping one that already ended is not an error.
+   */
+  stopLocal(processId: string, reason: string): boolean {
+    for (const running of this.#running.values()) {
+      if (running.processId === processId) {
+        running.controller.abort(reason);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Stops the local processes for which a stop was requested on any worker (`processes.stop_requested_at`). */
+  async applyStopRequests(): Promise<number> {
+    if (this.#running.size === 0) return 0;
+    const ids = [...this.#running.values()].map((r) => r.processId);
+    const requested = await this.rt.repos.processes.stopRequested(ids);
+    for (const p of requested) this.stopLocal(p.id, p.stopReason ?? 'stopped');
+    return requested.length;
+  }
+
+  /** Waits up to `graceMs` for running processes, then stops the rest (reason `shutdown`) and waits. */
   async drain(graceMs: number): Promise<void> {
-    const all = () => Promise.all([...this.#running.values()].map((r) => r.done));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
     });
-    await Promise.race([all(), grace]);
+    await Promise.race([this.settled(), grace]);
     clearTimeout(timer);
     for (const { controller } of this.#running.values()) controller.abort('shutdown');
-    await all();
+    await this.settled();
   }
 
-  async #execute(claimed: Run, scheduler: EffectiveScheduler, signal: AbortSignal): Promise<void> {
-    const { repos, clock, log } = this.rt;
+  /**
+   * Gives the lane of a scheduler to its waiting run, if any (spec §5 `queue`, `cancelPrevious`):
+   * takes the run over from whichever worker holds it (a compare-and-swap) and dispatches it here.
+   */
+  async promoteWaiting(
+    run: Pick<Run, 'tenant' | 'project' | 'name'>,
+    scheduler?: EffectiveScheduler,
+  ): Promise<boolean> {
+    const { repos } = this.rt;
+    const waiting = await repos.lanes.waiting(run);
+    if (waiting === undefined) return false;
+    if (!(await repos.runs.takeOver(waiting.correlationId, 'queued', waiting.workerId, this.workerId)))
+      return false;
+    const queued = await repos.runs.get(waiting.correlationId);
+    const effective = scheduler ?? (await this.#loadScheduler(run));
+    if (queued === undefined || effective === undefined) return false;
+    this.start(queued, effective);
+    return true;
+  }
+
+  #track(task: Promise<void>): void {
+    const tracked = task
+      .catch((error: unknown) => this.rt.log.error({ err: error }, 'run dispatch failed unexpectedly'))
+      .finally(() => this.#tasks.delete(tracked));
+    this.#tasks.add(tracked);
+  }
+
+  async #loadScheduler(
+    run: Pick<Run, 'tenant' | 'project' | 'name'>,
+  ): Promise<EffectiveScheduler | undefined> {
+    const { schedulers } = await loadProjectSchedulers(this.rt.repos, run.tenant, run.project);
+    return schedulers.get(run.name);
+  }
+
+  async #dispatch(held: Run, scheduler: EffectiveScheduler): Promise<void> {
+    const { repos, clock } = this.rt;
     const { definition } = scheduler;
-    const target = definition.target;
-    if (target.kind !== 'recipe') return;
-    const recipe = await findRecipe(repos, claimed.tenant, claimed.project, target.recipe);
-    const session = await repos.sessions.getOrCreate(
-      claimed.tenant,
-      claimed.project,
-      systemSessionName(claimed.name),
-      claimed.runAs,
+    const session = await repos.sessions.systemSession(
+      held.tenant,
+      held.project,
+      held.name,
+      held.runAs,
       clock.now(),
     );
     const processId = `proc_${randomUUID()}`;
-    const startedAt = clock.now();
-    if (
-      !(await repos.runs.transition(
-        claimed.correlationId,
-        'claimed',
-        { state: 'started', session_id: session.id, process_id: processId, started_at: startedAt },
-        claimed.workerId,
-      ))
-    ) {
-      return;
+    const at = clock.now();
+    const { decision, active } = await repos.lanes.admit({
+      key: held,
+      correlationId: held.correlationId,
+      workerId: held.workerId,
+      policy: definition.overlap,
+      oneShot: definition.trigger.kind === 'at',
+      start: { sessionId: session.id, processId, at },
+    });
+    switch (decision) {
+      case 'lost':
+        return;
+      case 'skip':
+      case 'consolidate': {
+        const outcome = decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued';
+        await this.recorder.recordSkipped(
+          { ...held, state: 'skipped', outcome, reason: 'overlap', endedAt: at },
+          scheduler,
+        );
+        return;
+      }
+      case 'queue':
+      case 'cancel': {
+        await this.recorder.writeRunLog({ ...held, state: 'queued' }, undefined, scheduler);
+        if (decision === 'cancel' && active?.processId) this.stopLocal(active.processId, 'scheduler-overlap');
+        this.rt.log.info(
+          { scheduler: held.name, correlationId: held.correlationId, decision },
+          'run waiting for its lane',
+        );
+        // The active run may have ended between the admission and now: then this one's turn is now.
+        if ((await repos.runs.get(active?.correlationId ?? ''))?.state !== 'started')
+          await this.promoteWaiting(held, scheduler);
+        return;
+      }
+      case 'start':
+        await this.#run(
+          { ...held, state: 'started', sessionId: session.id, processId, startedAt: at },
+          scheduler,
+        );
     }
-    let run: Run = { ...claimed, state: 'started', sessionId: session.id, processId, startedAt };
+  }
+
+  async #run(started: Run, scheduler: EffectiveScheduler): Promise<void> {
+    const { repos, clock, log, settings } = this.rt;
+    const { definition } = scheduler;
+    const target = definition.target;
+    const recipeName = target.kind === 'recipe' ? target.recipe : target.workflow;
+    const recipe =
+      target.kind === 'recipe'
+        ? await findRecipe(repos, started.tenant, started.project, recipeName)
+        : undefined;
+    const processId = started.processId as string;
+    const startedAt = started.startedAt as number;
     const params = mergeParams(recipe?.params ?? {}, definition.params);
     await repos.processes.create({
       id: processId,
-      tenant: run.tenant,
-      project: run.project,
-      sessionId: session.id,
-      recipe: target.recipe,
+      tenant: started.tenant,
+      project: started.project,
+      sessionId: started.sessionId as string,
+      recipe: recipeName,
       engine: recipe?.engine ?? 'unknown',
       status: 'ready',
-      ownerUser: run.runAs,
+      ownerUser: started.runAs,
       triggerOrigin: {
-        source: `ursascheduler:${run.name}`,
-        scheduledFor: run.scheduledFor,
-        correlationId: run.correlationId,
-        trigger: run.trigger,
+        source: `ursascheduler:${started.name}`,
+        scheduledFor: started.scheduledFor,
+        correlationId: started.correlationId,
+        trigger: started.trigger,
       },
       params,
       initialMessage: definition.initialMessage ?? null,
       createdAt: startedAt,
     });
-    await this.appendLine(run, 'START', startedAt, 'pending', {
+    const absorbed = absorbedBy(started, scheduler);
+    await this.recorder.appendLine(started, 'START', startedAt, 'pending', {
       processId,
-      sessionId: session.id,
-      runAs: run.runAs,
+      sessionId: started.sessionId,
+      runAs: started.runAs,
+      ...(absorbed === undefined
+        ? {}
+        : {
+            reason: 'catch-up',
+            absorbed: absorbed.count,
+            absorbedCapped: absorbed.capped,
+            absorbedFirst: absorbed.first,
+            absorbedLast: absorbed.last,
+          }),
     });
-    await this.writeRunLog(run, await repos.processes.get(processId));
+    await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     log.info(
       {
-        scheduler: run.name,
-        correlationId: run.correlationId,
+        scheduler: started.name,
+        correlationId: started.correlationId,
         processId,
-        scheduledFor: new Date(run.scheduledFor).toISOString(),
-        coalesced: run.coalesced,
+        scheduledFor: formatInstant(started.scheduledFor),
+        coalesced: started.coalesced,
       },
       'run started',
     );
-    if (definition.trigger.kind === 'at' && scheduler.source === 'project') {
-      // A spawned one-shot leaves the scheduler prefix (spec §10a); its history stays in the feed.
-      await repos.documents.trash(
-        { tenant: run.tenant, project: run.project, path: schedulerPath(run.name) },
-        clock.now(),
-      );
+    if (definition.trigger.kind === 'at') {
+      if (scheduler.source === 'project') {
+        // A spawned one-shot leaves the scheduler prefix (spec §10a); its history stays in the feed.
+        await repos.documents.trash(
+          { tenant: started.tenant, project: started.project, path: schedulerPath(started.name) },
+          clock.now(),
+        );
+      }
+      const lateMs = startedAt - started.scheduledFor;
+      if (lateMs > settings.misfireThresholdMs) {
+        await repos.inbox.add({
+          tenant: started.tenant,
+          user: started.runAs,
+          kind: 'one-shot-late',
+          title: `${started.name} ran ${Math.round(lateMs / 60_000)} minutes late`,
+          body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)} (spec §12).`,
+          project: started.project,
+          scheduler: started.name,
+          correlationId: started.correlationId,
+          logPath: started.logPath,
+          createdAt: startedAt,
+        });
+      }
     }
 
-    const engine = recipe === undefined ? undefined : this.rt.engines.get(recipe.engine);
-    await repos.processes.transition(processId, ['ready'], { status: 'running', started_at: clock.now() });
-    const result =
-      recipe === undefined
-        ? { status: 'failed' as const, reason: `recipe ${JSON.stringify(target.recipe)} not found` }
-        : engine === undefined
-          ? { status: 'failed' as const, reason: `engine ${JSON.stringify(recipe.engine)} is not registered` }
-          : await engine.run({
-              processId,
-              recipe,
-              params,
-              initialMessage: definition.initialMessage,
-              context: {
-                tenant: run.tenant,
-                project: run.project,
-                scheduler: run.name,
-                correlationId: run.correlationId,
-                scheduledFor: run.scheduledFor,
-                runAs: run.runAs,
-              },
-              signal,
-            });
+    const result = await this.#runEngine(started, scheduler, recipe, params);
     const endedAt = clock.now();
-    await repos.processes.transition(processId, ['running'], {
+    await repos.processes.transition(processId, ACTIVE_STATUSES, {
       status: result.status,
       ended_at: endedAt,
       exit_code: result.exitCode ?? null,
@@ -223,22 +271,23 @@ export class Executor {
       error_tail: result.errorOutput ?? null,
     });
     const outcome = OUTCOME_OF[result.status];
+    const reason = result.reason ?? null;
     const ended = await repos.runs.transition(
-      run.correlationId,
+      started.correlationId,
       'started',
-      { state: 'ended', outcome, reason: result.reason ?? null, ended_at: endedAt },
-      run.workerId,
+      { state: 'ended', outcome, reason, ended_at: endedAt },
+      started.workerId,
     );
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
     if (!ended) return;
-    run = { ...run, state: 'ended', outcome, reason: result.reason ?? null, endedAt };
-    await this.appendLine(run, 'END', endedAt, outcome, {
+    const run: Run = { ...started, state: 'ended', outcome, reason, endedAt };
+    await this.recorder.appendLine(run, 'END', endedAt, outcome, {
       processId,
       durationMs: endedAt - startedAt,
       exitCode: result.exitCode ?? null,
-      reason: result.reason ?? null,
+      reason,
     });
-    await this.writeRunLog(run, await repos.processes.get(processId));
+    await this.recorder.writeRunLog(run, await repos.processes.get(processId), scheduler);
     log.info(
       {
         scheduler: run.name,
@@ -246,9 +295,70 @@ export class Executor {
         processId,
         outcome,
         durationMs: endedAt - startedAt,
-        reason: result.reason,
+        reason,
       },
       'run ended',
     );
+    if (outcome === 'failed') {
+      await repos.inbox.add({
+        tenant: run.tenant,
+        user: run.runAs,
+        kind: 'run-failed',
+        title: `${run.name} failed${reason ? `: ${reason}` : ''}`,
+        body: `The run of ${run.name} scheduled for ${formatInstant(run.scheduledFor)} ended failed. Its log: ${run.logPath}`,
+        project: run.project,
+        scheduler: run.name,
+        correlationId: run.correlationId,
+        logPath: run.logPath,
+        createdAt: endedAt,
+      });
+    }
+    await this.promoteWaiting(run, scheduler);
+  }
+
+  async #runEngine(
+    run: Run,
+    scheduler: EffectiveScheduler,
+    recipe: Awaited<ReturnType<typeof findRecipe>>,
+    params: Readonly<Record<string, unknown>>,
+  ): Promise<EngineResult> {
+    const { repos, clock } = this.rt;
+    const processId = run.processId as string;
+    const target = scheduler.definition.target;
+    if (target.kind !== 'recipe')
+      return { status: 'failed', reason: 'workflow targets are not supported by this version' };
+    if (recipe === undefined)
+      return { status: 'failed', reason: `recipe ${JSON.stringify(target.recipe)} not found` };
+    const engine = this.rt.engines.get(recipe.engine);
+    if (engine === undefined)
+      return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
+    const controller = new AbortController();
+    this.#running.set(run.correlationId, { controller, processId });
+    try {
+      await repos.processes.transition(processId, ['ready'], { status: 'running', started_at: clock.now() });
+      // A stop requested before the process was registered here (cancelPrevious from another worker).
+      const [requested] = await repos.processes.stopRequested([processId]);
+      if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
+      return await engine.run({
+        processId,
+        recipe,
+        params,
+        initialMessage: scheduler.definition.initialMessage,
+        context: {
+          tenant: run.tenant,
+          project: run.project,
+          scheduler: run.name,
+          correlationId: run.correlationId,
+          scheduledFor: run.scheduledFor,
+          runAs: run.runAs,
+        },
+        signal: controller.signal,
+        report: (status) => {
+          this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
+        },
+      });
+    } finally {
+      this.#running.delete(run.correlationId);
+    }
   }
 }

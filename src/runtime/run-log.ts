@@ -25,7 +25,17 @@ const FENCE = '````';
  * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
  * document always says the latest state; `pending` until the run ends.
  */
-export function renderRunLog(run: Run, process: ProcessRecord | undefined): string {
+/** What a coalesced run absorbed (decisions §4): how many occurrences, and the first and last. */
+export interface Absorbed {
+  /** Occurrences after `scheduledFor` up to `coalescedUntil`; counted up to a cap. */
+  readonly count: number;
+  /** True when there were more than `count` (counting stopped at the cap). */
+  readonly capped: boolean;
+  readonly first: number;
+  readonly last: number;
+}
+
+export function renderRunLog(run: Run, process: ProcessRecord | undefined, absorbed?: Absorbed): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, unknown> = {
     kind: 'scheduler-log',
@@ -44,6 +54,8 @@ export function renderRunLog(run: Run, process: ProcessRecord | undefined): stri
   if (run.coalesced) {
     front.coalesced = true;
     front.coalescedUntil = run.coalescedUntil === null ? null : formatInstant(run.coalescedUntil);
+    if (absorbed !== undefined)
+      front.absorbed = absorbed.capped ? `more than ${absorbed.count}` : absorbed.count;
   }
   if (run.reason !== null) front.reason = run.reason;
   if (process?.exitCode !== null && process?.exitCode !== undefined) front.exitCode = process.exitCode;
@@ -62,13 +74,22 @@ export function renderRunLog(run: Run, process: ProcessRecord | undefined): stri
   if (run.processId !== null) lines.push(`- **Process:** ${run.processId}`);
   if (run.sessionId !== null) lines.push(`- **Session:** ${run.sessionId}`);
   if (run.coalesced && run.coalescedUntil !== null) {
+    const what =
+      absorbed === undefined
+        ? `later occurrences up to ${formatInstant(run.coalescedUntil)}`
+        : `${absorbed.capped ? 'more than ' : ''}${absorbed.count} later occurrence(s), from ${formatInstant(absorbed.first)} to ${formatInstant(absorbed.last)},`;
     lines.push(
       `- **Coalesced:** this run served the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
-        `later occurrences up to ${formatInstant(run.coalescedUntil)} were already due and were absorbed into it (decisions §4).`,
+        `${what} were already due and were absorbed into it (decisions §4).`,
     );
   }
   lines.push('', '## Timeline', '');
   lines.push(`- ${formatInstant(run.claimedAt)}  TRIGGERED  source=ursascheduler:${run.name}`);
+  if (run.state === 'queued') {
+    lines.push(
+      `- ${formatInstant(run.claimedAt)}  QUEUED     waiting for the active run of ${run.name} to end (overlap)`,
+    );
+  }
   if (run.state === 'skipped') {
     lines.push(
       `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ?? ''}`,

@@ -129,7 +129,7 @@ export class Ticker {
       if (advance.coalesced) coalesced++;
       if (decision.action === 'skip') {
         skipped++;
-        await this.executor.recordSkipped(run);
+        await this.executor.recorder.recordSkipped(run, scheduler);
       } else {
         fired++;
         this.executor.start(run, scheduler);

@@ -56,6 +56,7 @@ export class Worker {
   #unsubscribe: (() => Promise<void>) | undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
   #lastReap = Number.NEGATIVE_INFINITY;
+  #changed = false;
 
   constructor(
     private readonly rt: Runtime,
@@ -69,7 +70,7 @@ export class Worker {
       leaseTtlMs: options.leaseTtlMs ?? 5000,
       exclusive: options.exclusive ?? false,
     };
-    this.executor = new Executor(rt);
+    this.executor = new Executor(rt, this.id);
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 
@@ -101,8 +102,10 @@ export class Worker {
   /**
    * Finishes the work of workers whose lease lapsed (decisions §5): their running runs end
    * `failed` with reason `worker-lost` (process, END line, run log) and free the overlap slot;
-   * runs they claimed but never started are taken over and started here — each exactly once,
-   * since every step is a compare-and-swap on the run's state and worker.
+   * runs they claimed but never started (and manual fires, which no worker holds yet) are taken
+   * over and dispatched here; waiting runs whose lane is free get their turn; stop requests for
+   * processes running here are applied. Each exactly once: every step is a compare-and-swap on
+   * the run's state and worker.
    *
    * @param othersDead treat every other worker as dead (a SQLite store at start).
    */
@@ -135,14 +138,20 @@ export class Worker {
             reason: 'scheduler-gone',
             endedAt: now,
           };
-          await this.executor.appendLine(ended, 'END', now, 'failed', { reason: 'scheduler-gone' });
-          await this.executor.writeRunLog(ended);
+          await this.executor.recorder.appendLine(ended, 'END', now, 'failed', { reason: 'scheduler-gone' });
+          await this.executor.recorder.writeRunLog(ended);
         }
         continue;
       }
       this.executor.start({ ...run, workerId: this.id }, scheduler);
       resumed++;
     }
+    // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
+    for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
+      const run = await repos.runs.get(waiting.correlationId);
+      if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
+    }
+    await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
     if (lost + resumed + retired.length > 0)
       log.warn({ lost, resumed, retired }, 'finished the work of lost workers');
@@ -152,7 +161,12 @@ export class Worker {
   /** Bootstraps and runs the loop until {@link stop}. */
   async start(): Promise<void> {
     await this.bootstrap();
-    this.#unsubscribe = await this.rt.repos.store.onChange(() => this.#wake?.());
+    this.#unsubscribe = await this.rt.repos.store.onChange(() => {
+      // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
+      // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).
+      this.#changed = true;
+      this.#wake?.();
+    });
     // The lease is renewed on its own timer, so a long tick cannot let it lapse.
     this.#heartbeat = setInterval(() => {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
@@ -180,7 +194,8 @@ export class Worker {
       try {
         await this.ticker.tick();
         const now = clock.now();
-        if (now - this.#lastReap >= this.#options.heartbeatMs) {
+        if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
+          this.#changed = false;
           this.#lastReap = now;
           await this.reap();
         }
@@ -200,7 +215,7 @@ export class Worker {
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#stopping) return Promise.resolve();
+    if (this.#stopping || this.#changed) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -242,11 +257,11 @@ export class Worker {
       });
     }
     const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
-    await this.executor.appendLine(ended, 'END', now, 'failed', {
+    await this.executor.recorder.appendLine(ended, 'END', now, 'failed', {
       processId: run.processId,
       reason: 'worker-lost',
     });
-    await this.executor.writeRunLog(
+    await this.executor.recorder.writeRunLog(
       ended,
       run.processId === null ? undefined : await repos.processes.get(run.processId),
     );

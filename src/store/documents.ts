@@ -62,7 +62,8 @@ export class Documents {
 
   /**
    * Creates the document or replaces its body (the old body goes to the archive, version + 1).
-   * `now` is UTC epoch ms; `expiresAt` (ms or null) is set on every write.
+   * `now` is UTC epoch ms; `expiresAt` (ms or null) is set on every write. `archive: false` skips
+   * the archive for documents rewritten on every transition and deleted by expiry (run logs, spec §9a).
    */
   async put(
     key: DocumentKey,
@@ -70,6 +71,7 @@ export class Documents {
     by: string,
     now: number,
     expiresAt: number | null = null,
+    options: { readonly archive?: boolean } = {},
   ): Promise<{ created: boolean; version: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       const existing = await selectDocument(trx, key);
@@ -92,17 +94,18 @@ export class Documents {
         return { created: false, version: Number(existing.version) };
       }
       const version = Number(existing.version) + 1;
-      await trx
-        .insertInto('document_archive')
-        .values({
-          ...key,
-          version: Number(existing.version),
-          body: existing.body,
-          created_by: existing.created_by,
-          archived_at: now,
-          reason: 'replaced',
-        })
-        .execute();
+      if (options.archive !== false)
+        await trx
+          .insertInto('document_archive')
+          .values({
+            ...key,
+            version: Number(existing.version),
+            body: existing.body,
+            created_by: existing.created_by,
+            archived_at: now,
+            reason: 'replaced',
+          })
+          .execute();
       await trx
         .updateTable('documents')
         .set({ body, version, updated_at: now, expires_at: expiresAt })

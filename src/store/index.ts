@@ -5,7 +5,23 @@ export {
   TENANT_PROJECT,
   TRASH_PREFIX,
 } from './documents.js';
-export { Feed, type FeedLine } from './feed.js';
+export {
+  checkLimit,
+  Feed,
+  type FeedLine,
+  type FeedRun,
+  type FeedRunOptions,
+  type FeedRunPage,
+} from './feed.js';
+export {
+  INBOX_KINDS,
+  Inbox,
+  type InboxItem,
+  type InboxKind,
+  type InboxListOptions,
+  type NewInboxItem,
+} from './inbox.js';
+export { type LaneRequest, type LaneResult, Lanes } from './lanes.js';
 export { isPostgresUrl, migrate, openStore, redactUrl, type Store, type StoreDialect } from './open.js';
 export {
   ACTIVE_STATUSES,
@@ -22,6 +38,8 @@ export { type WorkerRecord, Workers } from './workers.js';
 
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
+import { Inbox } from './inbox.js';
+import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { Processes } from './processes.js';
 import { Runs } from './runs.js';
@@ -39,8 +57,10 @@ export interface Repositories {
   readonly sessions: Sessions;
   readonly processes: Processes;
   readonly feed: Feed;
+  readonly lanes: Lanes;
   readonly users: Users;
   readonly workers: Workers;
+  readonly inbox: Inbox;
 }
 
 export function repositories(store: Store): Repositories {
@@ -52,7 +72,9 @@ export function repositories(store: Store): Repositories {
     sessions: new Sessions(store),
     processes: new Processes(store),
     feed: new Feed(store),
+    lanes: new Lanes(store),
     users: new Users(store),
     workers: new Workers(store),
+    inbox: new Inbox(store),
   };
 }

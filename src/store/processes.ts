@@ -131,6 +131,34 @@ export class Processes {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Asks for a process to stop (spec §5 `processStop`), on whichever worker runs it: that worker
+   * stops it at its next look. False when the process is not active (stopping a finished one is
+   * not an error, just nothing to do).
+   */
+  async requestStop(id: string, reason: string, now: number): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('processes')
+      .set({ stop_requested_at: now, stop_reason: reason })
+      .where('id', '=', id)
+      .where('status', 'in', [...ACTIVE_STATUSES])
+      .where('stop_requested_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Of the given processes, those for which a stop was requested, with the reason. */
+  async stopRequested(ids: readonly string[]): Promise<{ id: string; stopReason: string | null }[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.store.db
+      .selectFrom('processes')
+      .select(['id', 'stop_reason'])
+      .where('id', 'in', [...ids])
+      .where('stop_requested_at', 'is not', null)
+      .execute();
+    return rows.map((r) => ({ id: r.id, stopReason: r.stop_reason }));
+  }
+
   /** Processes in one of the given statuses. */
   async withStatus(statuses: readonly ProcessStatus[]): Promise<ProcessRecord[]> {
     const rows = await this.store.db

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
 import type { RunsTable } from './schema.js';
 
@@ -13,7 +14,7 @@ export interface Run {
   readonly coalesced: boolean;
   readonly coalescedUntil: number | null;
   readonly claimedAt: number;
-  readonly state: 'claimed' | 'started' | 'ended' | 'skipped';
+  readonly state: 'claimed' | 'queued' | 'started' | 'ended' | 'skipped';
   readonly outcome: string;
   readonly reason: string | null;
   readonly runAs: string;
@@ -88,6 +89,17 @@ export class Runs {
       .where('correlation_id', '=', correlationId)
       .executeTakeFirst();
     return row === undefined ? undefined : toRun(row);
+  }
+
+  /** Inserts a run row; false when its occurrence already has a run (the unique key of decisions §4). */
+  async insert(run: Run): Promise<boolean> {
+    try {
+      await this.store.db.insertInto('runs').values(runRow(run)).execute();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   /** The newest runs of one scheduler first, at most `limit`. */

@@ -67,7 +67,7 @@ export interface RunsTable {
   /** The newest absorbed occurrence, when coalesced. */
   coalesced_until: number | null;
   claimed_at: number;
-  /** `claimed` → `started` → `ended`, or `skipped`. */
+  /** `claimed` → (`queued` →) `started` → `ended`, or `skipped`. */
   state: string;
   /** Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire. */
   outcome: string;
@@ -93,6 +93,9 @@ export interface SessionsTable {
   /** `idle` or `archived`. */
   status: string;
   created_at: number;
+  /** For a scheduler's system session: the scheduler, and the version (1, 2, … on each runAs change). */
+  scheduler: string | null;
+  version: number | null;
 }
 
 /** Processes (spec §4.1, decisions §2). */
@@ -117,6 +120,26 @@ export interface ProcessesTable {
   reason: string | null;
   output_tail: string | null;
   error_tail: string | null;
+  /** Set by `processStop` on any worker; the worker running the process stops it (spec §5). */
+  stop_requested_at: number | null;
+  stop_reason: string | null;
+}
+
+/** Inbox items for a user (decisions §2): failed runs, late one-shots, invalid documents. */
+export interface InboxTable {
+  id: Generated<number>;
+  tenant: string;
+  user_name: string;
+  created_at: number;
+  /** `run-failed`, `one-shot-late`, `document-invalid`. */
+  kind: string;
+  title: string;
+  body: string;
+  project: string | null;
+  scheduler: string | null;
+  correlation_id: string | null;
+  log_path: string | null;
+  read_at: number | null;
 }
 
 /** Activity feed (spec §7): START/END lines per run, and lines for skipped or coalesced occurrences. */
@@ -164,4 +187,5 @@ export interface Database {
   feed: FeedTable;
   users: UsersTable;
   workers: WorkersTable;
+  inbox: InboxTable;
 }

@@ -14,6 +14,9 @@ export interface Session {
   readonly system: boolean;
   readonly status: 'idle' | 'archived';
   readonly createdAt: number;
+  /** For a scheduler's system session: the scheduler and the session's version (spec §6). */
+  readonly scheduler: string | null;
+  readonly version: number | null;
 }
 
 function toSession(row: Selectable<SessionsTable>): Session {
@@ -26,6 +29,8 @@ function toSession(row: Selectable<SessionsTable>): Session {
     system: Number(row.system) === 1,
     status: row.status as Session['status'],
     createdAt: Number(row.created_at),
+    scheduler: row.scheduler,
+    version: row.version === null ? null : Number(row.version),
   };
 }
 
@@ -53,45 +58,86 @@ export class Sessions {
     return row === undefined ? undefined : toSession(row);
   }
 
-  /** The session of that name, created (as `system`, owned by `ownerUser`) if it does not exist yet. */
-  async getOrCreate(
+  /**
+   * The system session a scheduler's runs go to (spec §6): `_ursascheduler_<name>`, owned by
+   * `runAs`, created on the first fire. When `runAs` changes, the old session stays for history
+   * and a new one is created and used: `_ursascheduler_<name>_v2`, then `_v3`, …
+   */
+  async systemSession(
     tenant: string,
     project: string,
-    name: string,
-    ownerUser: string,
+    scheduler: string,
+    runAs: string,
     now: number,
   ): Promise<Session> {
-    const existing = await this.byName(tenant, project, name);
-    if (existing !== undefined) return existing;
-    const session: Session = {
-      id: `sess_${randomUUID()}`,
-      tenant,
-      project,
-      name,
-      ownerUser,
-      system: true,
-      status: 'idle',
-      createdAt: now,
-    };
-    try {
-      await this.store.db
-        .insertInto('sessions')
-        .values({
-          id: session.id,
-          tenant,
-          project,
-          name,
-          owner_user: ownerUser,
-          system: 1,
-          status: session.status,
-          created_at: now,
-        })
-        .execute();
-      return session;
-    } catch (error) {
-      // Created concurrently by another worker: use theirs.
-      if (!isUniqueViolation(error)) throw error;
-      return (await this.byName(tenant, project, name)) as Session;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const latest = await this.store.db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('tenant', '=', tenant)
+        .where('project', '=', project)
+        .where('scheduler', '=', scheduler)
+        .where('status', '!=', 'archived')
+        .orderBy('version', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (latest !== undefined && latest.owner_user === runAs) return toSession(latest);
+      const newest = await this.store.db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.max('version').as('v'))
+        .where('tenant', '=', tenant)
+        .where('project', '=', project)
+        .where('scheduler', '=', scheduler)
+        .executeTakeFirst();
+      const version = Number(newest?.v ?? 0) + 1;
+      const name = version === 1 ? `_ursascheduler_${scheduler}` : `_ursascheduler_${scheduler}_v${version}`;
+      const session: Session = {
+        id: `sess_${randomUUID()}`,
+        tenant,
+        project,
+        name,
+        ownerUser: runAs,
+        system: true,
+        status: 'idle',
+        createdAt: now,
+        scheduler,
+        version,
+      };
+      try {
+        await this.store.db
+          .insertInto('sessions')
+          .values({
+            id: session.id,
+            tenant,
+            project,
+            name,
+            owner_user: runAs,
+            system: 1,
+            status: 'idle',
+            created_at: now,
+            scheduler,
+            version,
+          })
+          .execute();
+        return session;
+      } catch (error) {
+        // Another worker created this version at the same moment: look again.
+        if (!isUniqueViolation(error)) throw error;
+      }
     }
+    throw new Error(`cannot create a system session for ${scheduler}`);
+  }
+
+  /** Archives every system session of a scheduler (spec §6: when its document is deleted). */
+  async archiveSchedulerSessions(tenant: string, project: string, scheduler: string): Promise<number> {
+    const result = await this.store.db
+      .updateTable('sessions')
+      .set({ status: 'archived' })
+      .where('tenant', '=', tenant)
+      .where('project', '=', project)
+      .where('scheduler', '=', scheduler)
+      .where('status', '!=', 'archived')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 }

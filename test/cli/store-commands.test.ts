@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { ursa } from '../support/cli.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 
-const examples = resolve(import.meta.dirname, '../../examples');
+const examples = resolve(import.meta.dirname, '../../examples/demo');
 
 // issue #3: the CLI over the same service code, against a real SQLite file.
-describe('ursa apply, validate, doc, runs', () => {
+describe('ursa apply, validate, doc (and runs of a fresh store)', () => {
   it('applies examples/ into the default tenant and project, then lists and prints its documents', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'ursa-cli-'));
     const applied = await ursa(['apply', examples], { cwd });
@@ -31,7 +31,12 @@ describe('ursa apply, validate, doc, runs', () => {
     expect(missing.stderr).toContain('[NOT_FOUND]');
     // Another project of the same store has none of them.
     expect((await ursa(['doc', 'ls', '', '--project', 'other'], { cwd })).stdout).toBe('');
-    expect((await ursa(['runs', 'heartbeat', '--json'], { cwd })).stdout).toBe('[]\n');
+    // Nothing has run yet: the run history (from the activity feed, test/cli/history.test.ts) is empty.
+    const runs = await ursa(['runs', 'heartbeat', '--json'], { cwd });
+    expect([runs.code, runs.stdout, runs.stderr]).toEqual([0, '[]\n', '']);
+    expect((await ursa(['runs', 'heartbeat'], { cwd })).stdout).toBe(
+      'no runs of "heartbeat" in default/demo\n',
+    );
   });
 
   it('reports every broken document with its field paths and exits 2, applying the valid ones', async () => {

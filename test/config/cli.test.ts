@@ -57,21 +57,21 @@ describe('ursa config', () => {
     });
   });
 
-  it('prints an aligned table by default', async () => {
+  it('prints an aligned table by default, by the names an operator writes', async () => {
     const out = await ursa(['config'], 'runLogRetentionDays: 400\n', { URSA_PORT: '9000' });
     expect(out).toBe(
       [
-        'setting              value           source',
-        'db                   ./data/ursa.db  default',
-        'logLevel             info            default',
-        'misfireThresholdMs   60000 (PT1M)    default',
-        'runLogRetentionDays  365             ursa.yaml (clamped from 400 to 365)',
-        'shutdownGraceMs      30000 (PT30S)   default',
-        'workflows            true            default',
-        'host                 127.0.0.1       default',
-        'port                 9000            env URSA_PORT',
-        'tenant               default         default',
-        'project              demo            default',
+        'setting              env                          value           source',
+        'db                   URSA_DB                      ./data/ursa.db  default',
+        'logLevel             URSA_LOG_LEVEL               info            default',
+        'misfireThreshold     URSA_MISFIRE_THRESHOLD       60000 (PT1M)    default',
+        'runLogRetentionDays  URSA_RUN_LOG_RETENTION_DAYS  365             ursa.yaml (clamped from 400 to 365)',
+        'shutdownGrace        URSA_SHUTDOWN_GRACE          30000 (PT30S)   default',
+        'workflows            URSA_WORKFLOWS               true            default',
+        'host                 URSA_HOST                    127.0.0.1       default',
+        'port                 URSA_PORT                    9000            env URSA_PORT',
+        'tenant               URSA_TENANT                  default         default',
+        'project              URSA_PROJECT                 demo            default',
         '',
       ].join('\n'),
     );

@@ -68,12 +68,13 @@ describe('EngineRegistry (decisions §2: engines are code, more registered by li
     expect(error.message).toBe('engine: a non-empty name is required');
   });
 
-  it('defaultEngines() holds shell and noop, and a fresh registry each call', async () => {
+  it('defaultEngines() holds shell, noop and http (issue #5), and a fresh registry each call', async () => {
     const registry = defaultEngines();
-    expect(registry.names()).toEqual(['shell', 'noop']);
+    expect(registry.names()).toEqual(['shell', 'noop', 'http']);
     expect(registry.get('noop')).toBe(noopEngine);
     expect(registry.get('shell')?.name).toBe('shell');
+    expect(registry.get('http')?.name).toBe('http');
     registry.register(custom);
-    expect(defaultEngines().names()).toEqual(['shell', 'noop']);
+    expect(defaultEngines().names()).toEqual(['shell', 'noop', 'http']);
   });
 });

@@ -69,9 +69,9 @@ timeout: PT30M
     expect(refusal('description: d\nengine: noop\ncommand: [/bin/true]\n').issues).toEqual([
       { path: 'command', message: 'is only for the shell engine; engine "noop" takes none' },
     ]);
-    expect(refusal('description: d\nengine: http\ncommand: [curl]\n').issues).toEqual([
-      { path: 'command', message: 'is only for the shell engine; engine "http" takes none' },
-    ]);
+    expect(
+      refusal('description: d\nengine: http\nurl: https://hooks.example.com/x\ncommand: [curl]\n').issues,
+    ).toEqual([{ path: 'command', message: 'is only for the shell engine; engine "http" takes none' }]);
   });
 
   it('refuses a shell string as command (decisions §6: argv arrays only)', () => {
@@ -109,7 +109,7 @@ timeout: PT30M
       `${PATH}: description: is required (a string)`,
       `${PATH}: engine: is required (a string)`,
       `${PATH}: params: expected a mapping, found a list`,
-      `${PATH}: retries: unknown field; the fields are description, engine, params, command, timeout`,
+      `${PATH}: retries: unknown field; the fields are description, engine, params, command, url, headers, secretHeaders, timeout`,
     ]);
   });
 

@@ -12,6 +12,9 @@ function recipe(name: string, source: RecipeDefinition['source'], engine = 'shel
     engine,
     params: {},
     command: ['run'],
+    url: undefined,
+    headers: undefined,
+    secretHeaders: undefined,
     timeoutMs: undefined,
     source,
   };

@@ -51,15 +51,17 @@ function formatSource(config: Config, key: SettingKey): string {
 }
 
 function printTable(config: Config, io: CliIo): void {
+  // Settings are shown by the names an operator writes: the ursa.yaml key and the variable.
   const rows = [
-    ['setting', 'value', 'source'],
+    ['setting', 'env', 'value', 'source'],
     ...settingKeys.map((key) => [
-      key,
+      settingDefinitions[key].yamlKey,
+      settingDefinitions[key].env,
       formatValue(key, displayValue(key, config[key])),
       formatSource(config, key),
     ]),
   ];
-  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   for (const row of rows) {
     const line = row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
     io.stdout.write(`${line.trimEnd()}\n`);

@@ -14,8 +14,8 @@ import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openContext, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
 
-/** `examples/` of this package (next to `dist/` and `src/`). */
-export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples');
+/** The demo project `ursa serve --demo` applies: `examples/demo/` of this package. */
+export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples/demo');
 
 function printApply(entries: readonly ApplyEntry[], io: CliIo): boolean {
   let ok = true;
@@ -32,7 +32,11 @@ function printApply(entries: readonly ApplyEntry[], io: CliIo): boolean {
   return ok;
 }
 
-function scope(command: Command, fallback: { tenant: string; project: string }) {
+/** The tenant and project a store command works on: its `--tenant`/`--project`, else the configuration's. */
+export function scope(
+  command: Command,
+  fallback: { tenant: string; project: string },
+): { tenant: string; project: string } {
   const opts = command.optsWithGlobals<{ tenant?: string; project?: string }>();
   return { tenant: opts.tenant ?? fallback.tenant, project: opts.project ?? fallback.project };
 }
@@ -107,56 +111,6 @@ function registerApply(program: Command, io: CliIo): void {
         const { tenant, project } = scope(command, config);
         const entries = await applyDirectory(rt, resolve(io.cwd, dir), tenant, project, options.as);
         if (!printApply(entries, io)) throw new ExitCode(2);
-      } finally {
-        await close();
-      }
-    });
-}
-
-function registerRuns(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('runs'))
-    .description('list the runs of a scheduler, newest first')
-    .argument('<name>', 'scheduler name')
-    .option('-n <count>', 'how many runs', '20')
-    .option('--json', 'print JSON')
-    .action(async (name: string, options: { n: string; json?: boolean }, command: Command) => {
-      const { config, rt, close } = await openContext(command, io);
-      try {
-        const { tenant, project } = scope(command, config);
-        const runs = await rt.repos.runs.listForScheduler(
-          tenant,
-          project,
-          name,
-          Math.max(1, Number(options.n) || 20),
-        );
-        if (options.json) {
-          const rows = runs.map((r) => ({
-            correlationId: r.correlationId,
-            scheduler: r.name,
-            trigger: r.trigger,
-            scheduledFor: formatInstant(r.scheduledFor),
-            startedAt: r.startedAt === null ? null : formatInstant(r.startedAt),
-            endedAt: r.endedAt === null ? null : formatInstant(r.endedAt),
-            durationMs: r.startedAt !== null && r.endedAt !== null ? r.endedAt - r.startedAt : null,
-            outcome: r.outcome,
-            reason: r.reason,
-            coalesced: r.coalesced,
-            coalescedUntil: r.coalescedUntil === null ? null : formatInstant(r.coalescedUntil),
-            processId: r.processId,
-            sessionId: r.sessionId,
-            logPath: r.logPath,
-          }));
-          io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-          return;
-        }
-        if (runs.length === 0)
-          io.stdout.write(`no runs of ${JSON.stringify(name)} in ${tenant}/${project}\n`);
-        for (const r of runs) {
-          const duration = r.startedAt !== null && r.endedAt !== null ? `${r.endedAt - r.startedAt} ms` : '';
-          io.stdout.write(
-            `${formatInstant(r.scheduledFor)}  ${r.outcome.padEnd(10)} ${duration.padStart(8)}  ${r.trigger.padEnd(6)}${r.coalesced ? ' coalesced' : ''}  ${r.logPath}\n`,
-          );
-        }
       } finally {
         await close();
       }
@@ -262,12 +216,14 @@ function registerValidate(program: Command, io: CliIo): void {
     });
 }
 
-/** The commands that work on a store: serve, apply, runs, doc cat/ls, validate (issue #3). */
+/**
+ * The commands that work on a store: serve, worker, apply, doc cat/ls, validate (issue #3); `runs`
+ * and `inbox` are in `history.ts`.
+ */
 export function registerStoreCommands(program: Command, io: CliIo): void {
   registerServe(program, io);
   registerWorker(program, io);
   registerApply(program, io);
-  registerRuns(program, io);
   registerDoc(program, io);
   registerValidate(program, io);
 }

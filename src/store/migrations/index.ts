@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { StoreDialect } from '../open.js';
 import * as initial from './0001-initial.js';
 import * as workers from './0002-workers.js';
+import * as runSemantics from './0003-run-semantics.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -11,6 +12,7 @@ interface DialectMigration {
 const ALL: Record<string, DialectMigration> = {
   '0001-initial': initial,
   '0002-workers': workers,
+  '0003-run-semantics': runSemantics,
 };
 
 /**

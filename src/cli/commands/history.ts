@@ -1,0 +1,255 @@
+import type { Command } from 'commander';
+import { UrsaError } from '../../errors/index.js';
+import type { FeedRun } from '../../store/feed.js';
+import type { InboxItem } from '../../store/inbox.js';
+import { formatInstant } from '../../time/instant.js';
+import { openContext, withStoreOptions } from '../context.js';
+import type { CliIo } from '../io.js';
+import { scope } from './store-commands.js';
+
+/** The most `-n` may ask for. */
+const MAX_COUNT = 1000;
+/** Whose inbox `ursa inbox` shows without `--user`. */
+const DEFAULT_USER = 'admin';
+
+function parseCount(value: string, field: string): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
+    throw new UrsaError(
+      'ARGUMENT_INVALID',
+      `${field}: ${JSON.stringify(value)} is not a count of 1-${MAX_COUNT}`,
+      {
+        field,
+        value,
+        allowed: `a whole number 1-${MAX_COUNT}`,
+      },
+    );
+  }
+  return n;
+}
+
+/** A feed-line or inbox-item id: a whole number ≥ 1. */
+function parseId(value: string, field: string): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new UrsaError('ARGUMENT_INVALID', `${field}: ${JSON.stringify(value)} is not an id`, {
+      field,
+      value,
+      allowed: 'a whole number ≥ 1',
+    });
+  }
+  return n;
+}
+
+const iso = (epochMs: number | null) => (epochMs === null ? null : formatInstant(epochMs));
+
+/** `ursa runs --json`: the fields and order of the runs-table output it replaces (scripts read it). */
+function runJson(run: FeedRun) {
+  return {
+    correlationId: run.correlationId,
+    scheduler: run.scheduler,
+    trigger: run.trigger,
+    scheduledFor: formatInstant(run.scheduledFor),
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+    durationMs: run.durationMs,
+    outcome: run.outcome,
+    reason: run.reason,
+    coalesced: run.coalesced,
+    coalescedUntil: iso(run.coalescedUntil),
+    processId: run.processId,
+    sessionId: run.sessionId,
+    logPath: run.logPath,
+  };
+}
+
+function inboxJson(item: InboxItem) {
+  return {
+    id: item.id,
+    user: item.user,
+    kind: item.kind,
+    title: item.title,
+    body: item.body,
+    project: item.project,
+    scheduler: item.scheduler,
+    correlationId: item.correlationId,
+    logPath: item.logPath,
+    createdAt: formatInstant(item.createdAt),
+    readAt: iso(item.readAt),
+  };
+}
+
+/**
+ * Rows of cells as lines with aligned columns, two spaces apart; `right` columns are right-aligned.
+ * The last column is not padded (no trailing blanks).
+ */
+function table(rows: readonly (readonly string[])[], right: ReadonlySet<number> = new Set()): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
+  }
+  return rows.map((row) =>
+    row
+      .map((cell, i) =>
+        i === row.length - 1
+          ? cell
+          : right.has(i)
+            ? cell.padStart(widths[i] ?? 0)
+            : cell.padEnd(widths[i] ?? 0),
+      )
+      .join('  '),
+  );
+}
+
+/** One line per run: scheduledFor, outcome, duration, trigger, the coalesced marker (when any run has it), logPath. */
+function runLines(runs: readonly FeedRun[]): string[] {
+  const marked = runs.some((r) => r.coalesced);
+  return table(
+    runs.map((r) => [
+      formatInstant(r.scheduledFor),
+      r.outcome,
+      r.durationMs === null ? '' : `${r.durationMs} ms`,
+      r.trigger,
+      ...(marked ? [r.coalesced ? 'coalesced' : ''] : []),
+      r.logPath ?? '-',
+    ]),
+    new Set([2]),
+  );
+}
+
+/** `ursa runs <name>`: a scheduler's run history from the activity feed (spec §7), newest first. */
+function registerRuns(program: Command, io: CliIo): void {
+  withStoreOptions(program.command('runs'))
+    .description('list the runs of a scheduler from the activity feed, newest first')
+    .argument('<name>', 'scheduler name')
+    .option('-n <count>', 'how many runs (1-1000)', '20')
+    .option('--before <cursor>', 'the page below this cursor (printed as "next page: --before N")')
+    .option('--json', 'print a JSON array of runs (the cursor of the next page goes to stderr)')
+    .action(
+      async (name: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
+        const limit = parseCount(options.n, 'n');
+        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
+        const { config, rt, close } = await openContext(command, io);
+        try {
+          const { tenant, project } = scope(command, config);
+          const page = await rt.repos.feed.listRuns(tenant, project, name, {
+            limit,
+            ...(before === undefined ? {} : { before }),
+          });
+          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
+          if (options.json) {
+            io.stdout.write(`${JSON.stringify(page.runs.map(runJson), null, 2)}\n`);
+            io.stderr.write(next);
+            return;
+          }
+          if (page.runs.length === 0) {
+            io.stdout.write(
+              `no ${before === undefined ? '' : 'older '}runs of ${JSON.stringify(name)} in ${tenant}/${project}\n`,
+            );
+          }
+          for (const line of runLines(page.runs)) io.stdout.write(`${line}\n`);
+          io.stdout.write(next);
+        } finally {
+          await close();
+        }
+      },
+    );
+}
+
+/** One summary line per item (id, created, kind, read state, title), then its body and log indented. */
+function inboxLines(items: readonly InboxItem[]): string[] {
+  const summaries = table(
+    items.map((i) => [
+      String(i.id),
+      formatInstant(i.createdAt),
+      i.kind,
+      i.readAt === null ? 'unread' : 'read',
+      i.title,
+    ]),
+    new Set([0]),
+  );
+  return items.flatMap((item, n) => [
+    summaries[n] as string,
+    ...item.body
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => `    ${l}`),
+    ...(item.logPath === null ? [] : [`    log: ${item.logPath}`]),
+  ]);
+}
+
+/** `ursa inbox` and `ursa inbox read`: a user's inbox items (decisions §2). */
+function registerInbox(program: Command, io: CliIo): void {
+  const inbox = withStoreOptions(program.command('inbox'))
+    .description("list a user's inbox items, newest first (unread ones unless --all)")
+    .option('--user <user>', `whose inbox (default ${DEFAULT_USER})`)
+    .option('--all', 'include items already read')
+    .option('-n <count>', 'how many items (1-1000)', '20')
+    .option('--before <id>', 'the page below this item id (printed as "next page: --before N")')
+    .option('--json', 'print a JSON array of items (the cursor of the next page goes to stderr)')
+    .action(
+      async (
+        options: { user?: string; all?: boolean; n: string; before?: string; json?: boolean },
+        command: Command,
+      ) => {
+        const limit = parseCount(options.n, 'n');
+        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
+        const user = options.user ?? DEFAULT_USER;
+        const { config, rt, close } = await openContext(command, io);
+        try {
+          const { tenant } = scope(command, config);
+          const found = await rt.repos.inbox.list(tenant, user, {
+            unreadOnly: options.all !== true,
+            limit: limit + 1,
+            ...(before === undefined ? {} : { beforeId: before }),
+          });
+          const items = found.slice(0, limit);
+          const last = items[items.length - 1];
+          const next = found.length > limit && last !== undefined ? `next page: --before ${last.id}\n` : '';
+          if (options.json) {
+            io.stdout.write(`${JSON.stringify(items.map(inboxJson), null, 2)}\n`);
+            io.stderr.write(next);
+            return;
+          }
+          if (items.length === 0) {
+            io.stdout.write(
+              `no ${before === undefined ? '' : 'older '}${options.all ? '' : 'unread '}items for ${user} in ${tenant}\n`,
+            );
+          }
+          for (const line of inboxLines(items)) io.stdout.write(`${line}\n`);
+          io.stdout.write(next);
+        } finally {
+          await close();
+        }
+      },
+    );
+
+  withStoreOptions(inbox.command('read'))
+    .description("mark a user's inbox items read")
+    .argument('<id...>', 'item ids (as `ursa inbox` prints them)')
+    .option('--user <user>', `whose items (default ${DEFAULT_USER})`)
+    .action(async (ids: string[], _options: unknown, command: Command) => {
+      const parsed = ids.map((id) => parseId(id, 'id'));
+      // `--user` after `read` may land on either command; the parent's value wins, as for --db.
+      const user = command.optsWithGlobals<{ user?: string }>().user ?? DEFAULT_USER;
+      const { config, rt, close } = await openContext(command, io);
+      try {
+        const { tenant } = scope(command, config);
+        const wanted = new Set(parsed).size;
+        const count = await rt.repos.inbox.markRead(tenant, user, parsed, io.clock.now());
+        io.stdout.write(
+          count === wanted
+            ? `marked read: ${count}\n`
+            : `marked read: ${count} of ${wanted} (the others are read already or not items of ${user} in ${tenant})\n`,
+        );
+      } finally {
+        await close();
+      }
+    });
+}
+
+/** The history commands (issue #5): `runs` from the activity feed, and the inbox. */
+export function registerHistoryCommands(program: Command, io: CliIo): void {
+  registerRuns(program, io);
+  registerInbox(program, io);
+}

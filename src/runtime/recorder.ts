@@ -1,0 +1,99 @@
+import { MAX_RETENTION_DAYS } from '../config/schema.js';
+import { nextFireTime } from '../cron/index.js';
+import type { FeedLine } from '../store/feed.js';
+import type { ProcessRecord } from '../store/processes.js';
+import type { Run } from '../store/runs.js';
+import type { EffectiveScheduler } from './catalog.js';
+import type { Runtime } from './context.js';
+import { type Absorbed, renderRunLog } from './run-log.js';
+
+const DAY_MS = 86_400_000;
+const ABSORBED_COUNT_CAP = 1000;
+
+/**
+ * What a coalesced run absorbed, for its log: counted by stepping the cron expression from the
+ * served occurrence, at most {@link ABSORBED_COUNT_CAP} steps — the claim itself never walks the
+ * backlog (decisions §4); only this description of it does, and with a bound.
+ */
+export function absorbedBy(run: Run, scheduler: EffectiveScheduler | undefined): Absorbed | undefined {
+  const trigger = scheduler?.definition.trigger;
+  if (!run.coalesced || run.coalescedUntil === null || trigger?.kind !== 'cron') return undefined;
+  const zone = scheduler?.definition.zone;
+  if (zone === undefined) return undefined;
+  const first = nextFireTime(trigger.cron, zone, run.scheduledFor);
+  if (first === null) return undefined;
+  let count = 0;
+  for (
+    let t: number | null = first;
+    t !== null && t <= run.coalescedUntil;
+    t = nextFireTime(trigger.cron, zone, t)
+  ) {
+    if (++count >= ABSORBED_COUNT_CAP) return { count, capped: true, first, last: run.coalescedUntil };
+  }
+  return { count, capped: false, first, last: run.coalescedUntil };
+}
+
+/**
+ * Writes what happens to runs where people and agents read it: feed lines (spec §7) and run-log
+ * documents (spec §9a). Used by every path that moves a run.
+ */
+export class RunRecorder {
+  constructor(private readonly rt: Runtime) {}
+
+  /**
+   * Appends a feed line of `run` (spec §7: traceId = correlationId, refType SCHEDULER, refId name,
+   * the run log as link). Every line says which occurrence it is about and whether it was coalesced.
+   */
+  async appendLine(
+    run: Run,
+    kind: FeedLine['kind'],
+    at: number,
+    outcome: string,
+    details: Record<string, unknown>,
+  ): Promise<void> {
+    await this.rt.repos.feed.append({
+      tenant: run.tenant,
+      project: run.project,
+      at,
+      kind,
+      refType: 'SCHEDULER',
+      refId: run.name,
+      traceId: run.correlationId,
+      outcome,
+      logPath: run.logPath,
+      payload: {
+        trigger: run.trigger,
+        scheduledFor: run.scheduledFor,
+        coalesced: run.coalesced,
+        coalescedUntil: run.coalescedUntil,
+        ...details,
+      },
+    });
+  }
+
+  /** Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). */
+  async writeRunLog(run: Run, process?: ProcessRecord, scheduler?: EffectiveScheduler): Promise<void> {
+    const days = this.rt.settings.runLogRetentionDays;
+    if (days < 0) return;
+    const now = this.rt.clock.now();
+    const expiresAt = days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;
+    await this.rt.repos.documents.put(
+      { tenant: run.tenant, project: run.project, path: run.logPath },
+      renderRunLog(run, process, absorbedBy(run, scheduler)),
+      'ursa',
+      now,
+      expiresAt,
+      { archive: false },
+    );
+  }
+
+  /** Records a run that is not started (misfire, catch-up window, overlap): one feed line and its log. */
+  async recordSkipped(run: Run, scheduler?: EffectiveScheduler): Promise<void> {
+    await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, { reason: run.reason });
+    await this.writeRunLog(run, undefined, scheduler);
+    this.rt.log.info(
+      { scheduler: run.name, correlationId: run.correlationId, outcome: run.outcome, reason: run.reason },
+      'run skipped',
+    );
+  }
+}

@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { UrsaError } from '../errors/index.js';
+import { loadProjectSchedulers } from '../runtime/catalog.js';
+import type { Runtime } from '../runtime/context.js';
+import { RunRecorder } from '../runtime/recorder.js';
+import { runLogPath } from '../runtime/run-log.js';
+import type { Run } from '../store/runs.js';
+
+/** What a manual fire returns (spec §9 `scheduler_fire`). */
+export interface FireResult {
+  readonly correlationId: string;
+  /** The run-log document of the run, readable at once (outcome `pending` until it ends). */
+  readonly logPath: string;
+}
+
+/**
+ * Fires a scheduler now, bypassing its cron schedule (spec §9 `scheduler_fire`). The run goes
+ * through the same path as a tick — overlap policy, feed, run log — with `trigger: manual`: it
+ * is written as a claimed run that no worker holds yet, and the store's workers are woken; the
+ * first to look dispatches it (decisions §5). Its schedule (`nextRunAt`) does not move.
+ *
+ * @throws UrsaError `NOT_FOUND` when the project has no such valid scheduler.
+ */
+export async function fireScheduler(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<FireResult> {
+  const { schedulers } = await loadProjectSchedulers(rt.repos, tenant, project);
+  const scheduler = schedulers.get(name);
+  if (scheduler === undefined) {
+    throw new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+      {
+        field: 'name',
+        value: name,
+      },
+    );
+  }
+  const now = rt.clock.now();
+  // The occurrence key is unique (decisions §4); two fires in one millisecond take the next one.
+  for (let offset = 0; offset < 10; offset++) {
+    const correlationId = `run_${randomUUID()}`;
+    const scheduledFor = now + offset;
+    const run: Run = {
+      correlationId,
+      tenant,
+      project,
+      name,
+      scheduledFor,
+      trigger: 'manual',
+      coalesced: false,
+      coalescedUntil: null,
+      claimedAt: now,
+      state: 'claimed',
+      outcome: 'pending',
+      reason: null,
+      runAs: scheduler.runAs,
+      sessionId: null,
+      processId: null,
+      logPath: runLogPath(name, scheduledFor, correlationId),
+      startedAt: null,
+      endedAt: null,
+      workerId: null,
+    };
+    if (!(await rt.repos.runs.insert(run))) continue;
+    await new RunRecorder(rt).writeRunLog(run, undefined, scheduler);
+    await rt.repos.store.notifyChange();
+    rt.log.info({ scheduler: name, correlationId }, 'manual fire');
+    return { correlationId, logPath: run.logPath };
+  }
+  throw new UrsaError('STORE_UNAVAILABLE', `scheduler ${name}: cannot record the manual fire`, {
+    field: 'name',
+    value: name,
+  });
+}
+
+/**
+ * Stops a process (spec §5 `processStop`) on whichever worker runs it; its END line says
+ * `cancelled`. Stopping a process that already ended is not an error: `stopping` is then false.
+ *
+ * @throws UrsaError `NOT_FOUND` when there is no such process in the tenant.
+ */
+export async function stopProcess(
+  rt: Runtime,
+  tenant: string,
+  processId: string,
+  reason = 'stopped',
+): Promise<{ stopping: boolean }> {
+  const process = await rt.repos.processes.get(processId);
+  if (process === undefined || process.tenant !== tenant) {
+    throw new UrsaError('NOT_FOUND', `process ${JSON.stringify(processId)} does not exist`, {
+      field: 'processId',
+      value: processId,
+    });
+  }
+  const stopping = await rt.repos.processes.requestStop(processId, reason, rt.clock.now());
+  if (stopping) await rt.repos.store.notifyChange();
+  return { stopping };
+}

@@ -1,0 +1,148 @@
+import { sql, type Transaction } from 'kysely';
+import { decideOverlap, type OverlapDecision } from '../decisions/overlap.js';
+import type { OverlapPolicy } from '../scheduler/definition.js';
+import type { Store } from './open.js';
+import type { SchedulerKey } from './schedules.js';
+import type { Database } from './schema.js';
+
+/** The run to admit: held by `workerId`, in state `claimed` or `queued`. */
+export interface LaneRequest {
+  readonly key: SchedulerKey;
+  readonly correlationId: string;
+  readonly workerId: string | null;
+  readonly policy: OverlapPolicy;
+  readonly oneShot: boolean;
+  /** Written when the run starts: the session and process it starts in, and the instant (UTC ms). */
+  readonly start: { readonly sessionId: string; readonly processId: string; readonly at: number };
+}
+
+/** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
+export interface LaneResult {
+  /** The overlap decision, or `lost` when the run was no longer this worker's to move. */
+  readonly decision: OverlapDecision | 'lost';
+  readonly active:
+    | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
+    | undefined;
+}
+
+/**
+ * The lane of a scheduler (spec §5, §6): one run active at a time, at most one waiting. Every
+ * start of every source — tick, catch-up, manual fire, a waiting run's turn — goes through
+ * {@link Lanes.admit}, which decides with the pure `decideOverlap` and applies the decision in
+ * one transaction that holds the scheduler's lock, so no path can bypass the policy and two
+ * workers cannot both start.
+ */
+export class Lanes {
+  constructor(private readonly store: Store) {}
+
+  async admit(request: LaneRequest): Promise<LaneResult> {
+    return this.store.db.transaction().execute(async (trx) => {
+      await this.#lock(trx, request.key);
+      const { key } = request;
+      const others = await trx
+        .selectFrom('runs')
+        .select(['correlation_id', 'state', 'process_id', 'worker_id'])
+        .where('tenant', '=', key.tenant)
+        .where('project', '=', key.project)
+        .where('name', '=', key.name)
+        .where('state', 'in', ['started', 'queued'])
+        .where('correlation_id', '!=', request.correlationId)
+        .execute();
+      const activeRow = others.find((r) => r.state === 'started');
+      const active =
+        activeRow === undefined
+          ? undefined
+          : {
+              correlationId: activeRow.correlation_id,
+              processId: activeRow.process_id,
+              workerId: activeRow.worker_id,
+            };
+      const decision = decideOverlap({
+        policy: request.policy,
+        oneShot: request.oneShot,
+        active: activeRow !== undefined,
+        waiting: others.some((r) => r.state === 'queued'),
+      });
+      const values =
+        decision === 'start'
+          ? {
+              state: 'started',
+              session_id: request.start.sessionId,
+              process_id: request.start.processId,
+              started_at: request.start.at,
+            }
+          : decision === 'queue' || decision === 'cancel'
+            ? { state: 'queued' }
+            : {
+                state: 'skipped',
+                outcome: decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued',
+                reason: 'overlap',
+                ended_at: request.start.at,
+              };
+      const moved = await trx
+        .updateTable('runs')
+        .set(values)
+        .where('correlation_id', '=', request.correlationId)
+        .where('state', 'in', ['claimed', 'queued'])
+        .where((eb) =>
+          request.workerId === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', request.workerId),
+        )
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return { decision: 'lost', active };
+      if (decision === 'cancel' && active?.processId) {
+        await trx
+          .updateTable('processes')
+          .set({ stop_requested_at: request.start.at, stop_reason: 'scheduler-overlap' })
+          .where('id', '=', active.processId)
+          .where('stop_requested_at', 'is', null)
+          .execute();
+      }
+      return { decision, active };
+    });
+  }
+
+  /** Waiting runs whose scheduler has no active run: their turn has come (after a restart, say). */
+  async waitingWithoutActive(limit: number): Promise<{ correlationId: string; workerId: string | null }[]> {
+    const rows = await this.store.db
+      .selectFrom('runs as w')
+      .select(['w.correlation_id', 'w.worker_id'])
+      .where('w.state', '=', 'queued')
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as a')
+              .select('a.correlation_id')
+              .whereRef('a.tenant', '=', 'w.tenant')
+              .whereRef('a.project', '=', 'w.project')
+              .whereRef('a.name', '=', 'w.name')
+              .where('a.state', '=', 'started'),
+          ),
+        ),
+      )
+      .orderBy('w.claimed_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ correlationId: r.correlation_id, workerId: r.worker_id }));
+  }
+
+  /** The waiting run of a scheduler, if any. */
+  async waiting(key: SchedulerKey): Promise<{ correlationId: string; workerId: string | null } | undefined> {
+    const row = await this.store.db
+      .selectFrom('runs')
+      .select(['correlation_id', 'worker_id'])
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .where('state', '=', 'queued')
+      .executeTakeFirst();
+    return row === undefined ? undefined : { correlationId: row.correlation_id, workerId: row.worker_id };
+  }
+
+  // SQLite runs one transaction at a time per file; PostgreSQL needs a lock to serialise two
+  // workers' admissions for one scheduler (an advisory lock: it needs no row to exist).
+  async #lock(trx: Transaction<Database>, key: SchedulerKey): Promise<void> {
+    if (this.store.dialect !== 'postgres') return;
+    const lockKey = `${key.tenant}/${key.project}/${key.name}`;
+    await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+  }
+}
