@@ -16,6 +16,14 @@ const SCENARIOS = {
     description: 'next() calls per second, Ursa beside croner and cron-parser',
     flags: ['--slowest'], // --slowest[=N]: also list Ursa's N slowest corpus entries
   },
+  workers: {
+    module: './workers.mjs',
+    description:
+      'claims per second and fire lateness of ursa worker processes with 10,000 schedulers (PostgreSQL 1/2/4, SQLite 1)',
+    // --seconds=N window (30), --warmup=N (5), --rounds=N capacity rounds (3), --schedulers=N (10000),
+    // --workers=1,2,4 (PostgreSQL), --stores=postgresql,sqlite, --trace (workers log at info; CAS counts)
+    flags: ['--seconds', '--warmup', '--rounds', '--schedulers', '--workers', '--stores', '--trace'],
+  },
 };
 
 function usage() {

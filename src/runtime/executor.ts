@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EngineResult } from '../engines/engine.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
-import { ACTIVE_STATUSES, type ProcessRecord } from '../store/processes.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import { type EffectiveScheduler, findRecipe, loadProjectSchedulers } from './catalog.js';
