@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config/load.js';
 import { UrsaError } from '../errors/index.js';
+import { registerAdminCommands } from './commands/admin.js';
 import { registerConfig } from './commands/config.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerNext } from './commands/next.js';
 import { registerRunCommands } from './commands/run-commands.js';
+import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { type CliIo, ExitCode } from './io.js';
 
@@ -22,6 +24,8 @@ function buildProgram(io: CliIo): Command {
   registerStoreCommands(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
+  registerSchedulerCommands(program, io);
+  registerAdminCommands(program, io);
   registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }

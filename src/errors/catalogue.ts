@@ -72,6 +72,14 @@ export const errorCatalogue = {
     status: 409,
     doc: 'A second Ursa worker tried to run on a SQLite file another process is using; SQLite supports one process, PostgreSQL several.',
   },
+  CONFLICT: {
+    status: 409,
+    doc: 'The request conflicts with what the store holds: a live document already has the path a trashed document would be restored to, or a user of that name already exists.',
+  },
+  FORBIDDEN: {
+    status: 403,
+    doc: 'The caller may not do this: e.g. name another user than itself as `runAs` without the admin role (decisions §6).',
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

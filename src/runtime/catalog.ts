@@ -24,6 +24,9 @@ export interface LoadFailure {
   readonly project: string;
   readonly path: string;
   readonly name: string;
+  /** The document's version and author: an invalid document is reported to its author once per version. */
+  readonly version: number;
+  readonly createdBy: string;
   readonly message: string;
   readonly issues: readonly ValidationIssue[];
 }
@@ -66,6 +69,8 @@ export async function checkScheduler(
   repos: Repositories,
   project: string,
   document: StoredDocument,
+  /** A user known to exist without looking (the caller of a write, whom the write registers). */
+  knownUser?: string,
 ): Promise<{ definition: SchedulerDefinition; runAs: string }> {
   const source = `${document.project}/${document.path}`;
   const refuse = (
@@ -99,7 +104,7 @@ export async function checkScheduler(
     );
   }
   const runAs = definition.runAs ?? document.createdBy;
-  if ((await repos.users.get(document.tenant, runAs)) === undefined) {
+  if (runAs !== knownUser && (await repos.users.get(document.tenant, runAs)) === undefined) {
     throw refuse(
       'USER_NOT_FOUND',
       'runAs',
@@ -140,9 +145,11 @@ export async function loadProjectSchedulers(
       if (!(error instanceof UrsaError)) throw error;
       failures.push({
         tenant,
-        project,
+        project: document.project,
         path: document.path,
         name,
+        version: document.version,
+        createdBy: document.createdBy,
         message: error.message,
         issues: issuesOf(error),
       });
@@ -151,9 +158,13 @@ export async function loadProjectSchedulers(
   return { schedulers, failures };
 }
 
-/** Projects that hold scheduler documents of their own, i.e. the active ones (decisions §2). */
+/**
+ * The active projects (spec §3, decisions §2): those holding scheduler documents of their own or
+ * pinned (`lifecycleType: PERMANENT`), less those an operator suspended. Tenant schedulers fire in
+ * these and no other.
+ */
 export async function activeProjects(repos: Repositories): Promise<{ tenant: string; project: string }[]> {
-  const rows = await repos.store.db
+  const own = await repos.store.db
     .selectFrom('documents')
     .select(['tenant', 'project'])
     .distinct()
@@ -161,8 +172,25 @@ export async function activeProjects(repos: Repositories): Promise<{ tenant: str
     .where((eb) =>
       eb(eb.fn('substr', ['path', eb.val(1), eb.val(SCHEDULER_PREFIX.length)]), '=', SCHEDULER_PREFIX),
     )
-    .orderBy('tenant')
-    .orderBy('project')
     .execute();
-  return rows;
+  const pinned = await repos.settings.projectsWith('lifecycleType', 'PERMANENT');
+  const suspended = new Set((await repos.projects.suspended()).map((p) => `${p.tenant}\u0000${p.project}`));
+  const active = new Map<string, { tenant: string; project: string }>();
+  for (const p of [...own, ...pinned]) {
+    const key = `${p.tenant}\u0000${p.project}`;
+    if (p.project !== TENANT_PROJECT && !suspended.has(key))
+      active.set(key, { tenant: p.tenant, project: p.project });
+  }
+  return [...active.values()].sort((a, b) => (a.tenant + a.project < b.tenant + b.project ? -1 : 1));
+}
+
+/** Whether one project is active (see {@link activeProjects}). */
+export async function isProjectActive(
+  repos: Repositories,
+  tenant: string,
+  project: string,
+): Promise<boolean> {
+  if (project === TENANT_PROJECT || (await repos.projects.isSuspended(tenant, project))) return false;
+  if ((await repos.settings.get(tenant, 'project', project, 'lifecycleType')) === 'PERMANENT') return true;
+  return (await repos.documents.list(tenant, project, SCHEDULER_PREFIX)).length > 0;
 }

@@ -7,6 +7,7 @@ import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import { type EffectiveScheduler, findRecipe, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
+import type { RunFaults } from './faults.js';
 import { absorbedBy, RunRecorder } from './recorder.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -37,6 +38,7 @@ export class Executor {
     private readonly rt: Runtime,
     /** The worker this executor runs for: only runs it holds are moved (decisions §5). */
     readonly workerId: string,
+    private readonly faults: RunFaults = {},
   ) {
     this.recorder = new RunRecorder(rt);
   }
@@ -236,6 +238,18 @@ export class Executor {
       'run started',
     );
     if (definition.trigger.kind === 'at') {
+      // Spec §10a order: spawn, then the fired marker, then the trash — a crash between any two
+      // heals at the next refresh instead of running the one-shot again.
+      await this.faults.afterSpawn?.(started);
+      await repos.projects.markFired(
+        started.tenant,
+        started.project,
+        started.name,
+        definition.trigger.instant,
+        started.correlationId,
+        clock.now(),
+      );
+      await this.faults.afterMarker?.(started);
       if (scheduler.source === 'project') {
         // A spawned one-shot leaves the scheduler prefix (spec §10a); its history stays in the feed.
         await repos.documents.trash(

@@ -1,5 +1,6 @@
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
+import { runLogRetentionDays } from '../service/settings.js';
 import type { FeedLine } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
@@ -71,9 +72,18 @@ export class RunRecorder {
     });
   }
 
-  /** Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). */
+  /**
+   * Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). The retention is
+   * resolved afresh on every write (project → `_tenant` → operator config), so a changed setting
+   * applies from the next lifecycle event.
+   */
   async writeRunLog(run: Run, process?: ProcessRecord, scheduler?: EffectiveScheduler): Promise<void> {
-    const days = this.rt.settings.runLogRetentionDays;
+    const days = await runLogRetentionDays(
+      this.rt.repos,
+      run.tenant,
+      run.project,
+      this.rt.settings.runLogRetentionDays,
+    );
     if (days < 0) return;
     const now = this.rt.clock.now();
     const expiresAt = days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;

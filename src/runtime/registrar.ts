@@ -1,9 +1,22 @@
 import { firstRunAt } from '../decisions/advance.js';
-import { activeProjects, type LoadFailure, loadProjectSchedulers } from './catalog.js';
+import type { SchedulerDefinition } from '../scheduler/definition.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import { TENANT_PROJECT } from '../store/documents.js';
+import {
+  activeProjects,
+  type EffectiveScheduler,
+  isProjectActive,
+  type LoadFailure,
+  loadProjectSchedulers,
+} from './catalog.js';
 import type { Runtime } from './context.js';
 
 /** What a refresh did. */
 export interface RefreshResult {
+  readonly tenant: string;
+  readonly project: string;
+  /** False when the project is not active (spec §3): it was unloaded. */
+  readonly active: boolean;
   /** Schedulers that fire in the project, by name. */
   readonly registered: readonly string[];
   /** Documents that could not be loaded (each names the document, field path and reason). */
@@ -11,54 +24,159 @@ export interface RefreshResult {
 }
 
 /**
- * Brings the persisted schedule state of one project in line with its scheduler documents
- * (spec §8 refresh): new or changed schedulers wait for their first occurrence after now,
- * unchanged ones keep theirs (so a backlog survives a restart and is coalesced, decisions §4),
- * disabled ones wait for nothing, and state without a valid document is removed.
+ * What a schedule's `nextRunAt` depends on: the trigger, the zone and whether it is enabled.
+ * A refresh that changes none of these (a new description, say) keeps the state (issue #6).
  */
-export async function refreshProject(rt: Runtime, tenant: string, project: string): Promise<RefreshResult> {
-  const now = rt.clock.now();
-  const { schedulers, failures } = await loadProjectSchedulers(rt.repos, tenant, project);
-  const states = new Map((await rt.repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+export function timingOf(definition: SchedulerDefinition): string {
+  const { trigger } = definition;
+  const when = trigger.kind === 'cron' ? { cron: trigger.cron.normalized } : { at: trigger.instant };
+  return JSON.stringify({ ...when, zone: definition.zone.id, enabled: definition.enabled });
+}
+
+// spec §10a self-healing: a one-shot whose occurrence already ran (marker, or its run row after a
+// crash before the marker) is marked and moved to the trash instead of registered again.
+async function healFiredOneShot(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  name: string,
+  effective: EffectiveScheduler,
+): Promise<boolean> {
+  const { trigger } = effective.definition;
+  if (trigger.kind !== 'at') return false;
+  const { repos, clock } = rt;
+  let fired = await repos.projects.hasFired(tenant, project, name, trigger.instant);
+  if (!fired) {
+    const run = await repos.runs.forOccurrence({ tenant, project, name }, trigger.instant);
+    if (run === undefined || run.state === 'claimed') return false;
+    await repos.projects.markFired(tenant, project, name, trigger.instant, run.correlationId, clock.now());
+    fired = true;
+  }
+  if (effective.source === 'project') {
+    await repos.documents.trash({ tenant, project, path: schedulerPath(name) }, clock.now());
+  }
+  rt.log.info({ tenant, project, scheduler: name }, 'one-shot already fired: moved to the trash');
+  return fired;
+}
+
+// Spec §8: a document that fails validation is logged and sent to its author's inbox, once per version.
+async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
+  rt.log.warn(
+    { tenant: failure.tenant, project: failure.project, document: failure.path, issues: failure.issues },
+    failure.message,
+  );
+  const { repos, clock } = rt;
+  const title = `${failure.project}/${failure.path} (version ${failure.version}) is invalid`;
+  if (await repos.inbox.exists(failure.tenant, failure.createdBy, 'document-invalid', title)) return;
+  await repos.inbox.add({
+    tenant: failure.tenant,
+    user: failure.createdBy,
+    kind: 'document-invalid',
+    title,
+    body: failure.issues.map((i) => `${i.path === '' ? '' : `${i.path}: `}${i.message}`).join('\n'),
+    project: failure.project,
+    scheduler: failure.name,
+    logPath: failure.path,
+    createdAt: clock.now(),
+  });
+}
+
+/**
+ * Brings the persisted schedule state of one project in line with its scheduler documents
+ * (spec §8 refresh). A project that is not active (spec §3) is unloaded: its state is removed.
+ * In an active one, new schedulers and those whose timing changed wait for their first occurrence
+ * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
+ * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
+ * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
+ */
+export async function refreshProject(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  only?: string,
+): Promise<RefreshResult> {
+  const { repos, clock } = rt;
+  const now = clock.now();
+  if (!(await isProjectActive(repos, tenant, project))) {
+    const removed = await repos.schedules.removeProject(tenant, project);
+    if (removed > 0) {
+      rt.log.info({ tenant, project, removed }, 'project unloaded');
+      await repos.store.notifyChange();
+    }
+    return { tenant, project, active: false, registered: [], failures: [] };
+  }
+  const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
+  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
   let changed = false;
   for (const [name, effective] of schedulers) {
+    if (only !== undefined && name !== only) continue;
     const state = states.get(name);
-    const unchanged =
+    if (await healFiredOneShot(rt, tenant, project, name, effective)) {
+      if (state !== undefined) await repos.schedules.remove({ tenant, project, name });
+      schedulers.delete(name);
+      changed = true;
+      continue;
+    }
+    const timing = timingOf(effective.definition);
+    const sameDocument =
       state?.source === effective.source && state.documentVersion === effective.document.version;
-    if (unchanged) continue;
+    if (sameDocument && state?.timing === timing) continue;
     changed = true;
-    await rt.repos.schedules.upsert(
+    const keep = state?.timing === timing;
+    await repos.schedules.upsert(
       {
         tenant,
         project,
         name,
         source: effective.source,
         documentVersion: effective.document.version,
-        nextRunAt: effective.definition.enabled ? firstRunAt(effective.definition, now) : null,
+        nextRunAt: keep
+          ? (state?.nextRunAt ?? null)
+          : effective.definition.enabled
+            ? firstRunAt(effective.definition, now)
+            : null,
         lastScheduledAt: state?.lastScheduledAt ?? null,
+        timing,
       },
       now,
     );
   }
   for (const name of states.keys()) {
-    if (!schedulers.has(name)) {
-      await rt.repos.schedules.remove({ tenant, project, name });
+    if ((only === undefined || name === only) && !schedulers.has(name)) {
+      await repos.schedules.remove({ tenant, project, name });
       changed = true;
     }
   }
   // Wake every worker of the store: its earliest due instant may have moved (decisions §5).
-  if (changed) await rt.repos.store.notifyChange();
+  if (changed) await repos.store.notifyChange();
   for (const failure of failures) {
-    rt.log.warn({ tenant, project, document: failure.path, issues: failure.issues }, failure.message);
+    if (only === undefined || failure.name === only) await reportFailure(rt, failure);
   }
-  return { registered: [...schedulers.keys()], failures };
+  return { tenant, project, active: true, registered: [...schedulers.keys()], failures };
 }
 
-/** Refreshes every active project (bootstrap at start, spec §8). */
+/** Refreshes every active project of a tenant (spec §8 tenant-wide refresh), and unloads inactive ones. */
+export async function refreshTenant(rt: Runtime, tenant: string): Promise<RefreshResult[]> {
+  return refreshProjects(rt, (p) => p.tenant === tenant);
+}
+
+/**
+ * Refreshes every project that is active, and unloads every loaded one that is not (bootstrap at
+ * start, spec §8): after a restart every project that should be active is, without anyone acting.
+ */
 export async function refreshAll(rt: Runtime): Promise<RefreshResult[]> {
-  const results: RefreshResult[] = [];
-  for (const { tenant, project } of await activeProjects(rt.repos)) {
-    results.push(await refreshProject(rt, tenant, project));
+  return refreshProjects(rt, () => true);
+}
+
+async function refreshProjects(
+  rt: Runtime,
+  include: (p: { tenant: string; project: string }) => boolean,
+): Promise<RefreshResult[]> {
+  const targets = new Map<string, { tenant: string; project: string }>();
+  for (const p of [...(await activeProjects(rt.repos)), ...(await rt.repos.schedules.loadedProjects())]) {
+    if (include(p) && p.project !== TENANT_PROJECT) targets.set(`${p.tenant}\u0000${p.project}`, p);
   }
+  const results: RefreshResult[] = [];
+  for (const { tenant, project } of targets.values()) results.push(await refreshProject(rt, tenant, project));
   return results;
 }

@@ -8,6 +8,7 @@ import type { ScheduleState } from '../store/schedules.js';
 import { checkScheduler, type EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
+import type { RunFaults } from './faults.js';
 import { refreshProject } from './registrar.js';
 import { runLogPath } from './run-log.js';
 
@@ -27,12 +28,6 @@ export interface TickResult {
 
 const BATCH = 500;
 
-/** Fault points for tests: code run at a precise step, e.g. to crash a worker between claim and spawn. */
-export interface TickerFaults {
-  /** Runs right after a claim committed, before the run is started or recorded. */
-  readonly afterClaim?: (run: Run) => void | Promise<void>;
-}
-
 /**
  * Claims and dispatches due occurrences. Reads the clock once per tick; every decision is the
  * pure `decideDue` of that instant, and every claim is the compare-and-swap of decisions §4.
@@ -43,7 +38,7 @@ export class Ticker {
     private readonly executor: Executor,
     /** The worker claiming: its heartbeat is the lease of what it claims (decisions §5). */
     private readonly workerId: string,
-    private readonly faults: TickerFaults = {},
+    private readonly faults: RunFaults = {},
   ) {}
 
   /** The effective scheduler behind a state row, as of the document version the state was made from. */

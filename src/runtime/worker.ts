@@ -7,14 +7,16 @@ import type { Run } from '../store/runs.js';
 import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { Executor } from './executor.js';
+import type { RunFaults } from './faults.js';
 import { refreshAll } from './registrar.js';
-import { Ticker, type TickerFaults, type TickResult } from './ticker.js';
+import { sweep } from './sweeper.js';
+import { Ticker, type TickResult } from './ticker.js';
 
 /** Options of the scheduling loop. Durations are milliseconds. */
 export interface WorkerOptions {
   /** Longest sleep between two looks at the store (a change another process made shows within it). */
   readonly maxSleepMs?: number;
-  /** How often expired documents are deleted (decisions §2: at least once a minute). */
+  /** How often expired documents and feed lines are deleted (decisions §2: at least once a minute). */
   readonly sweepEveryMs?: number;
   /** How often this worker renews its lease. */
   readonly heartbeatMs?: number;
@@ -26,7 +28,7 @@ export interface WorkerOptions {
    */
   readonly exclusive?: boolean;
   /** Fault points for tests. */
-  readonly faults?: TickerFaults;
+  readonly faults?: RunFaults;
 }
 
 /** What a reap found and did. */
@@ -70,7 +72,7 @@ export class Worker {
       leaseTtlMs: options.leaseTtlMs ?? 5000,
       exclusive: options.exclusive ?? false,
     };
-    this.executor = new Executor(rt, this.id);
+    this.executor = new Executor(rt, this.id, options.faults);
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 
@@ -201,8 +203,9 @@ export class Worker {
         }
         if (now - this.#lastSweep >= this.#options.sweepEveryMs) {
           this.#lastSweep = now;
-          const swept = await repos.documents.sweepExpired(now);
-          if (swept > 0) log.info({ swept }, 'expired documents deleted');
+          const swept = await sweep(this.rt, now);
+          if (swept.documents + swept.feedLines > 0)
+            log.info(swept, 'expired documents and feed lines deleted');
         }
         const earliest = await repos.schedules.earliestNextRunAt();
         const max = this.#options.maxSleepMs;

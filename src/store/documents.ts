@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import { UrsaError } from '../errors/index.js';
+import { isUniqueViolation } from './errors.js';
+import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
 import type { Database, DocumentsTable } from './schema.js';
 
@@ -86,6 +89,7 @@ export class Documents {
             created_at: now,
             updated_at: now,
             expires_at: expiresAt,
+            trashed_from: null,
           })
           .execute();
         return { created: true, version: 1 };
@@ -152,7 +156,7 @@ export class Documents {
         .execute();
       await trx
         .updateTable('documents')
-        .set({ path: trashPath, updated_at: now })
+        .set({ path: trashPath, updated_at: now, trashed_from: key.path })
         .where('tenant', '=', key.tenant)
         .where('project', '=', key.project)
         .where('path', '=', key.path)
@@ -161,13 +165,75 @@ export class Documents {
     return trashPath;
   }
 
-  /** Deletes documents whose `expiresAt` is at or before `now` (decisions §2 sweeper); returns how many. */
-  async sweepExpired(now: number): Promise<number> {
-    const result = await this.store.db
-      .deleteFrom('documents')
-      .where('expires_at', 'is not', null)
-      .where('expires_at', '<=', now)
-      .executeTakeFirst();
+  /**
+   * Puts a trashed document back where it was trashed from (decisions §2 "soft delete … with
+   * restore"): `key.path` is its `_vance/trash/…` path. The body, version and creator stay; the
+   * row forgets its trash path. Callers refresh the project after restoring a scheduler document.
+   *
+   * @returns the restored path.
+   * @throws UrsaError `NOT_FOUND` when (tenant, project) has no trashed document at `key.path`;
+   *   `CONFLICT` when a live document already holds the path it was trashed from.
+   */
+  async restore(key: DocumentKey, now: number): Promise<string> {
+    try {
+      return await this.store.db.transaction().execute(async (trx) => {
+        const trashed = await selectDocument(trx, key);
+        if (trashed?.trashed_from == null) {
+          throw new UrsaError(
+            'NOT_FOUND',
+            `path: ${JSON.stringify(key.path)} is not a trashed document of ${key.tenant}/${key.project}`,
+            { field: 'path', value: key.path, allowed: `the path of a document in ${TRASH_PREFIX}` },
+          );
+        }
+        const target = trashed.trashed_from;
+        if ((await selectDocument(trx, { ...key, path: target })) !== undefined) throw conflict(key, target);
+        await trx
+          .updateTable('documents')
+          .set({ path: target, trashed_from: null, updated_at: now })
+          .where('id', '=', trashed.id)
+          .execute();
+        return target;
+      });
+    } catch (error) {
+      // A document written at the path between the check and the move (another process).
+      if (isUniqueViolation(error)) {
+        const target = (await selectDocument(this.store.db, key))?.trashed_from ?? key.path;
+        throw conflict(key, target);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes documents whose `expiresAt` is at or before `now` (decisions §2 sweeper; spec §9a: the
+   * row goes, no archive, no trash); returns how many. With `limit`, at most that many in one bounded
+   * statement, so a caller can delete a large backlog batch by batch (`runtime/sweeper.ts`).
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1.
+   */
+  async sweepExpired(now: number, limit?: number): Promise<number> {
+    let query = this.store.db.deleteFrom('documents');
+    if (limit === undefined) {
+      query = query.where('expires_at', 'is not', null).where('expires_at', '<=', now);
+    } else {
+      // Neither dialect has a portable DELETE … LIMIT: delete the ids of one bounded select.
+      const batch = this.store.db
+        .selectFrom('documents')
+        .select('id')
+        .where('expires_at', 'is not', null)
+        .where('expires_at', '<=', now)
+        .limit(checkLimit(limit));
+      query = query.where('id', 'in', batch);
+    }
+    const result = await query.executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+function conflict(key: DocumentKey, target: string): UrsaError {
+  return new UrsaError(
+    'CONFLICT',
+    `path: cannot restore ${JSON.stringify(key.path)}: a live document already holds ${JSON.stringify(target)} in ${key.tenant}/${key.project}`,
+    { field: 'path', value: key.path, allowed: 'a trashed document whose original path is free' },
+  );
 }

@@ -174,6 +174,36 @@ export class Feed {
       .execute();
   }
 
+  /** The tenants that have feed lines, sorted (the sweeper asks each for its retention). */
+  async tenants(): Promise<string[]> {
+    const rows = await this.store.db
+      .selectFrom('feed')
+      .select('tenant')
+      .distinct()
+      .orderBy('tenant')
+      .execute();
+    return rows.map((r) => r.tenant);
+  }
+
+  /**
+   * Deletes at most `limit` lines of `tenant` older than `before` (`at` < `before`, UTC epoch ms),
+   * for the feed retention of spec §12; returns how many. One bounded statement: a caller deletes a
+   * large backlog batch by batch (`runtime/sweeper.ts`).
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1.
+   */
+  async sweepOlderThan(tenant: string, before: number, limit: number): Promise<number> {
+    // Neither dialect has a portable DELETE … LIMIT: delete the ids of one bounded select.
+    const batch = this.store.db
+      .selectFrom('feed')
+      .select('id')
+      .where('tenant', '=', tenant)
+      .where('at', '<', before)
+      .limit(checkLimit(limit));
+    const result = await this.store.db.deleteFrom('feed').where('id', 'in', batch).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** The lines of one ref; its index is (tenant, project, ref_type, ref_id, id). */
   #ofRef(tenant: string, project: string, refType: FeedLine['refType'], refId: string) {
     return this.store.db

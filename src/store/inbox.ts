@@ -167,4 +167,17 @@ export class Inbox {
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+
+  /** Whether the user already has an item of this kind and title (so a repeated report is not added twice). */
+  async exists(tenant: string, user: string, kind: InboxKind, title: string): Promise<boolean> {
+    const row = await this.store.db
+      .selectFrom('inbox')
+      .select('id')
+      .where('tenant', '=', tenant)
+      .where('user_name', '=', user)
+      .where('kind', '=', kind)
+      .where('title', '=', title)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
 }

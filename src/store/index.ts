@@ -30,9 +30,11 @@ export {
   type ProcessStatus,
   type TriggerOrigin,
 } from './processes.js';
+export { Projects } from './projects.js';
 export { type Run, Runs, runRow } from './runs.js';
 export { type ClaimSwap, type SchedulerKey, type ScheduleState, Schedules } from './schedules.js';
 export { type Session, Sessions } from './sessions.js';
+export { type SettingRecord, type SettingScope, Settings } from './settings.js';
 export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
@@ -42,9 +44,11 @@ import { Inbox } from './inbox.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { Processes } from './processes.js';
+import { Projects } from './projects.js';
 import { Runs } from './runs.js';
 import { Schedules } from './schedules.js';
 import { Sessions } from './sessions.js';
+import { Settings } from './settings.js';
 import { Users } from './users.js';
 import { Workers } from './workers.js';
 
@@ -55,7 +59,9 @@ export interface Repositories {
   readonly schedules: Schedules;
   readonly runs: Runs;
   readonly sessions: Sessions;
+  readonly settings: Settings;
   readonly processes: Processes;
+  readonly projects: Projects;
   readonly feed: Feed;
   readonly lanes: Lanes;
   readonly users: Users;
@@ -70,7 +76,9 @@ export function repositories(store: Store): Repositories {
     schedules: new Schedules(store),
     runs: new Runs(store),
     sessions: new Sessions(store),
+    settings: new Settings(store),
     processes: new Processes(store),
+    projects: new Projects(store),
     feed: new Feed(store),
     lanes: new Lanes(store),
     users: new Users(store),

@@ -102,6 +102,22 @@ export class Runs {
     }
   }
 
+  /** The run of one occurrence, if there is one (the unique key of decisions §4). */
+  async forOccurrence(
+    key: { tenant: string; project: string; name: string },
+    scheduledFor: number,
+  ): Promise<Run | undefined> {
+    const row = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .where('scheduled_for', '=', scheduledFor)
+      .executeTakeFirst();
+    return row === undefined ? undefined : toRun(row);
+  }
+
   /** The newest runs of one scheduler first, at most `limit`. */
   async listForScheduler(tenant: string, project: string, name: string, limit: number): Promise<Run[]> {
     const rows = await this.store.db

@@ -16,6 +16,8 @@ export interface ScheduleState extends SchedulerKey {
   readonly documentVersion: number;
   readonly nextRunAt: number | null;
   readonly lastScheduledAt: number | null;
+  /** What `nextRunAt` was computed from (trigger, zone, enabled); a refresh that leaves it alone keeps the state. */
+  readonly timing: string | null;
 }
 
 /** A run row as inserted by a claim. */
@@ -30,6 +32,7 @@ function toState(row: Selectable<ScheduleStateTable>): ScheduleState {
     documentVersion: Number(row.document_version),
     nextRunAt: row.next_run_at === null ? null : Number(row.next_run_at),
     lastScheduledAt: row.last_scheduled_at === null ? null : Number(row.last_scheduled_at),
+    timing: row.timing,
   };
 }
 
@@ -78,6 +81,7 @@ export class Schedules {
       next_run_at: state.nextRunAt,
       last_scheduled_at: state.lastScheduledAt,
       updated_at: now,
+      timing: state.timing,
     };
     await this.store.db
       .insertInto('schedule_state')
@@ -89,9 +93,25 @@ export class Schedules {
           next_run_at: values.next_run_at,
           last_scheduled_at: values.last_scheduled_at,
           updated_at: now,
+          timing: values.timing,
         }),
       )
       .execute();
+  }
+
+  /** Removes every state of a project (unloading it, spec §3); returns how many. */
+  async removeProject(tenant: string, project: string): Promise<number> {
+    const result = await this.store.db
+      .deleteFrom('schedule_state')
+      .where('tenant', '=', tenant)
+      .where('project', '=', project)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** The (tenant, project) pairs that have schedule state: the loaded projects. */
+  async loadedProjects(): Promise<{ tenant: string; project: string }[]> {
+    return this.store.db.selectFrom('schedule_state').select(['tenant', 'project']).distinct().execute();
   }
 
   async remove(key: SchedulerKey): Promise<void> {

@@ -20,6 +20,8 @@ export interface DocumentsTable {
   updated_at: number;
   /** The sweeper deletes the row after this instant (run logs, spec §9a TTL); null = keep. */
   expires_at: number | null;
+  /** For a document in `_vance/trash/`: the path it was trashed from (restore puts it back there). */
+  trashed_from: string | null;
 }
 
 /** Every replaced or deleted document body, kept (spec §9 "auto-archived by the Document Layer"). */
@@ -50,6 +52,8 @@ export interface ScheduleStateTable {
   /** The last occurrence claimed. */
   last_scheduled_at: number | null;
   updated_at: number;
+  /** What `next_run_at` was computed from (trigger, zone, enabled), so a refresh that changes nothing else keeps it. */
+  timing: string | null;
 }
 
 /** One row per claimed occurrence (decisions §4): unique on (tenant, project, name, scheduled_for). */
@@ -177,6 +181,38 @@ export interface WorkersTable {
   stopped_at: number | null;
 }
 
+/** Settings (decisions §2): `display.timezone`, `scheduler.log.retentionDays`, `feed.retentionDays`, `lifecycleType`. */
+export interface SettingsTable {
+  tenant: string;
+  /** `user`, `tenant` or `project`. */
+  scope: string;
+  /** The user or project the setting belongs to; '' for the tenant. */
+  subject: string;
+  key: string;
+  /** The value as text (numbers in decimal). */
+  value: string;
+  updated_at: number;
+}
+
+/** Projects an operator suspended (spec §3): a suspended project is not active, whatever it holds. */
+export interface ProjectsTable {
+  tenant: string;
+  project: string;
+  suspended: number;
+  updated_at: number;
+}
+
+/** The one-shot fired marker (spec §10a): written after a successful spawn, before the document goes to the trash. */
+export interface OneShotFiresTable {
+  tenant: string;
+  project: string;
+  name: string;
+  /** The consumed `at:` instant, UTC epoch ms. */
+  at: number;
+  correlation_id: string;
+  fired_at: number;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
@@ -188,4 +224,7 @@ export interface Database {
   users: UsersTable;
   workers: WorkersTable;
   inbox: InboxTable;
+  settings: SettingsTable;
+  projects: ProjectsTable;
+  oneshot_fires: OneShotFiresTable;
 }

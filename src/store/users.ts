@@ -24,6 +24,17 @@ export class Users {
       : { tenant: row.tenant, name: row.name, displayTimezone: row.display_timezone };
   }
 
+  /** The users of a tenant, sorted by name. */
+  async list(tenant: string): Promise<User[]> {
+    const rows = await this.store.db
+      .selectFrom('users')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .orderBy('name')
+      .execute();
+    return rows.map((row) => ({ tenant: row.tenant, name: row.name, displayTimezone: row.display_timezone }));
+  }
+
   /** Adds the user unless it exists; returns it. */
   async ensure(
     tenant: string,

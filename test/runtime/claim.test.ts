@@ -44,7 +44,7 @@ describe.each(DIALECTS)('claiming an occurrence on %s (decisions §4)', (dialect
     const due = Date.parse('2026-06-01T08:00:00Z');
     const schedules = t.rt.repos.schedules;
     await schedules.upsert(
-      { ...key, source: 'project', documentVersion: 1, nextRunAt: due, lastScheduledAt: null },
+      { ...key, source: 'project', documentVersion: 1, nextRunAt: due, lastScheduledAt: null, timing: null },
       due,
     );
     const swap = { expectedNextRunAt: due, expectedLastScheduledAt: null, nextRunAt: due + 10_000, now: due };
@@ -70,6 +70,7 @@ describe.each(DIALECTS)('claiming an occurrence on %s (decisions §4)', (dialect
       documentVersion: 1,
       nextRunAt: due,
       lastScheduledAt: null,
+      timing: null,
     };
     await schedules.upsert(state, due);
     const swap = { expectedNextRunAt: due, expectedLastScheduledAt: null, nextRunAt: due + 10_000, now: due };
@@ -88,7 +89,7 @@ describe.each(DIALECTS)('claiming an occurrence on %s (decisions §4)', (dialect
     const due = Date.parse('2026-06-01T08:00:00Z');
     const schedules = t.rt.repos.schedules;
     await schedules.upsert(
-      { ...key, source: 'project', documentVersion: 1, nextRunAt: due, lastScheduledAt: null },
+      { ...key, source: 'project', documentVersion: 1, nextRunAt: due, lastScheduledAt: null, timing: null },
       due,
     );
     const fresh = {

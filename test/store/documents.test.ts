@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UrsaError } from '../../src/errors/index.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -50,6 +51,72 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect(await docs.get(key)).toBeUndefined();
     expect((await docs.get({ ...key, path: trashPath as string }))?.body).toBe('body');
     expect(await docs.trash(key, 6)).toBeUndefined();
+  });
+
+  it('restores a trashed scheduler to the path it was trashed from (decisions §2)', async () => {
+    const docs = t.rt.repos.documents;
+    await docs.put(key, 'cron: x', 'alice', 1);
+    await docs.put(key, 'cron: y', 'bob', 2);
+    const trashPath = (await docs.trash(key, 5)) as string;
+    expect(await docs.restore({ ...key, path: trashPath }, 9)).toBe(key.path);
+    expect(await docs.get(key)).toMatchObject({
+      path: key.path,
+      body: 'cron: y',
+      version: 2,
+      createdBy: 'alice',
+      updatedAt: 9,
+    });
+    expect(await docs.get({ ...key, path: trashPath })).toBeUndefined();
+    const row = await t.store.db
+      .selectFrom('documents')
+      .select(['path', 'trashed_from'])
+      .where('path', '=', key.path)
+      .executeTakeFirst();
+    expect(row).toEqual({ path: key.path, trashed_from: null });
+    // Trashed and restored again: each trash remembers where it came from.
+    const again = (await docs.trash(key, 10)) as string;
+    expect(await docs.restore({ ...key, path: again }, 11)).toBe(key.path);
+  });
+
+  it('refuses to restore over a live document (CONFLICT) and what is not in the trash (NOT_FOUND)', async () => {
+    const docs = t.rt.repos.documents;
+    await docs.put(key, 'old', 'u', 1);
+    const trashPath = (await docs.trash(key, 2)) as string;
+    await docs.put(key, 'new', 'u', 3);
+    const conflict = docs.restore({ ...key, path: trashPath }, 4);
+    await expect(conflict).rejects.toThrow(UrsaError);
+    await expect(docs.restore({ ...key, path: trashPath }, 4)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      field: 'path',
+      message: `path: cannot restore ${JSON.stringify(trashPath)}: a live document already holds "_vance/scheduler/a.yaml" in acme/ops`,
+    });
+    expect((await docs.get(key))?.body).toBe('new');
+    expect((await docs.get({ ...key, path: trashPath }))?.body).toBe('old');
+
+    for (const path of ['_vance/trash/nothing_a.yaml', key.path]) {
+      await expect(docs.restore({ ...key, path }, 5)).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        field: 'path',
+        message: `path: ${JSON.stringify(path)} is not a trashed document of acme/ops`,
+      });
+    }
+    // The trashed document is in (acme, ops) only.
+    await expect(docs.restore({ ...key, project: 'other', path: trashPath }, 5)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+
+  it('sweeps expired documents in bounded batches; without a limit, all of them', async () => {
+    const docs = t.rt.repos.documents;
+    for (let i = 0; i < 5; i++) await docs.put({ ...key, path: `old/${i}.md` }, 'x', 'u', 1, 1_000 + i);
+    await docs.put({ ...key, path: 'new.md' }, 'x', 'u', 1, 10_000);
+    expect(await docs.sweepExpired(5_000, 2)).toBe(2);
+    expect(await docs.sweepExpired(5_000, 2)).toBe(2);
+    expect(await docs.sweepExpired(5_000, 2)).toBe(1);
+    expect(await docs.sweepExpired(5_000, 2)).toBe(0);
+    expect((await docs.list('acme', 'ops', '')).map((d) => d.path)).toEqual(['new.md']);
+    await expect(docs.sweepExpired(5_000, 0)).rejects.toMatchObject({ code: 'ARGUMENT_INVALID' });
+    expect(await docs.sweepExpired(20_000)).toBe(1);
   });
 
   it('sweeps documents whose expiresAt has passed, and only those', async () => {

@@ -3,6 +3,7 @@ import type { StoreDialect } from '../open.js';
 import * as initial from './0001-initial.js';
 import * as workers from './0002-workers.js';
 import * as runSemantics from './0003-run-semantics.js';
+import * as lifecycle from './0004-lifecycle.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -13,6 +14,7 @@ const ALL: Record<string, DialectMigration> = {
   '0001-initial': initial,
   '0002-workers': workers,
   '0003-run-semantics': runSemantics,
+  '0004-lifecycle': lifecycle,
 };
 
 /**

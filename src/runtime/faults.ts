@@ -1,0 +1,15 @@
+import type { Run } from '../store/runs.js';
+
+/**
+ * Fault points for tests: code run at a precise step of a run, e.g. to crash a worker there
+ * (issue #4: between claim and spawn; issue #6: after a one-shot's spawn and after its marker).
+ * A fault that throws ends the step there, as a crash would.
+ */
+export interface RunFaults {
+  /** Right after a claim committed, before the run is dispatched. */
+  readonly afterClaim?: (run: Run) => void | Promise<void>;
+  /** A one-shot: right after its process was created and its START line written, before its fired marker. */
+  readonly afterSpawn?: (run: Run) => void | Promise<void>;
+  /** A one-shot: right after its fired marker, before its document goes to the trash. */
+  readonly afterMarker?: (run: Run) => void | Promise<void>;
+}

@@ -1,0 +1,158 @@
+import { isMap, isScalar, type Pair, parseDocument, Scalar } from 'yaml';
+import { UrsaError } from '../errors/index.js';
+import { checkScheduler } from '../runtime/catalog.js';
+import type { Runtime } from '../runtime/context.js';
+import { refreshProject, refreshTenant } from '../runtime/registrar.js';
+import { parseSchedulerDocument } from '../scheduler/document.js';
+import { validateName } from '../scheduler/name.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import type { Caller } from './caller.js';
+import { displayTimezone } from './settings.js';
+
+/** What a scheduler write did. */
+export interface SetResult {
+  /** The document path, `_vance/scheduler/<name>.yaml`. */
+  readonly path: string;
+  readonly created: boolean;
+  readonly version: number;
+  /** E.g. that a `_tenant` scheduler fires only in active projects (spec §3). */
+  readonly warnings: readonly string[];
+  /** The zone written into the document because it had none (spec §10c), if any. */
+  readonly filledTimezone: string | undefined;
+}
+
+export const TENANT_WRITE_WARNING =
+  'a scheduler in _tenant fires only in active projects (those with scheduler documents of their own or pinned with lifecycleType PERMANENT), never in sleeping ones (spec §3)';
+
+function timezoneIsMissing(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/**
+ * Writes `timezone: <zone>` into a scheduler document that has none (spec §10c), through the
+ * `yaml` Document API — never a string edit — so the author's comments, key order and
+ * formatting stay: the key goes right after `cron`/`at` (or replaces an empty `timezone:`).
+ * Returns the text unchanged when the document names a zone.
+ */
+export function fillTimezone(text: string, zone: string): string {
+  const doc = parseDocument(text);
+  const map = doc.contents;
+  if (!isMap(map)) return text;
+  const items = map.items as Pair[];
+  const keyIs = (pair: Pair, name: string) => (isScalar(pair.key) ? pair.key.value : pair.key) === name;
+  const existing = items.find((pair) => keyIs(pair, 'timezone'));
+  if (existing !== undefined) {
+    const value = isScalar(existing.value) ? existing.value.value : existing.value;
+    if (!timezoneIsMissing(value)) return text;
+    existing.value = new Scalar(zone);
+  } else {
+    const after = items.findIndex((pair) => keyIs(pair, 'cron') || keyIs(pair, 'at'));
+    const pair = doc.createPair('timezone', zone) as Pair;
+    items.splice(after === -1 ? items.length : after + 1, 0, pair);
+  }
+  return doc.toString({ lineWidth: 0 });
+}
+
+/**
+ * Creates or replaces the scheduler `name` of the caller's project (spec §9 `scheduler_set`,
+ * issue #6): validates the document (decisions §6 limits, spec §2 schema, recipe and `runAs`
+ * exist), fills a missing `timezone` with the caller's display zone (spec §10c), writes it (the
+ * replaced body goes to the archive) and refreshes that scheduler. Nothing is written when any
+ * check fails.
+ *
+ * @throws UrsaError `NAME_INVALID`, `DOCUMENT_INVALID`, `SCHEDULER_INVALID`, `RECIPE_NOT_FOUND`,
+ *   `USER_NOT_FOUND`, or `FORBIDDEN` when a non-admin names another user as `runAs` (decisions §6).
+ */
+export async function setScheduler(
+  rt: Runtime,
+  caller: Caller,
+  name: string,
+  yaml: string,
+): Promise<SetResult> {
+  const { repos, clock } = rt;
+  validateName(name, 'scheduler name');
+  const path = schedulerPath(name);
+  const source = `${caller.project}/${path}`;
+  // The document as written must be valid before anything is added to it.
+  const written = parseSchedulerDocument(yaml, { name, path: source });
+  let body = yaml;
+  let filledTimezone: string | undefined;
+  if (written.timezone === undefined) {
+    filledTimezone = await displayTimezone(repos, caller.tenant, caller.user);
+    body = fillTimezone(yaml, filledTimezone);
+  }
+  if (written.runAs !== undefined && written.runAs !== caller.user && caller.role !== 'admin') {
+    throw new UrsaError(
+      'FORBIDDEN',
+      `${source}: runAs: only an admin may name another user than the caller (${caller.user})`,
+      {
+        field: 'runAs',
+        value: written.runAs,
+        issues: [
+          { path: 'runAs', message: `only an admin may name another user than the caller (${caller.user})` },
+        ],
+      },
+    );
+  }
+  const now = clock.now();
+  const key = { tenant: caller.tenant, project: caller.project, path };
+  const existing = await repos.documents.get(key);
+  const candidate: StoredDocument = {
+    ...key,
+    body,
+    createdBy: existing?.createdBy ?? caller.user,
+    version: (existing?.version ?? 0) + 1,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+    expiresAt: null,
+  };
+  // A tenant scheduler is checked as it would run: its recipe must resolve from _tenant or built in.
+  await checkScheduler(repos, caller.project, candidate, caller.user);
+  await repos.users.ensure(caller.tenant, caller.user, now);
+  const { created, version } = await repos.documents.put(key, body, caller.user, now);
+  const warnings: string[] = [];
+  if (caller.project === TENANT_PROJECT) {
+    warnings.push(TENANT_WRITE_WARNING);
+    rt.log.warn({ tenant: caller.tenant, scheduler: name }, TENANT_WRITE_WARNING);
+    await refreshTenant(rt, caller.tenant);
+  } else {
+    await refreshProject(rt, caller.tenant, caller.project, name);
+  }
+  return { path, created, version, warnings, filledTimezone };
+}
+
+/**
+ * Deletes the scheduler `name` of the caller's project (spec §9 `scheduler_delete`): its
+ * document goes to the trash (restorable), its schedule is cancelled by a refresh, and its
+ * system sessions are archived (spec §6).
+ *
+ * @throws UrsaError `NOT_FOUND` when the project has no such scheduler document.
+ */
+export async function deleteScheduler(
+  rt: Runtime,
+  caller: Caller,
+  name: string,
+): Promise<{ trashPath: string }> {
+  const { repos, clock } = rt;
+  validateName(name, 'scheduler name');
+  const key = { tenant: caller.tenant, project: caller.project, path: schedulerPath(name) };
+  const trashPath = await repos.documents.trash(key, clock.now());
+  if (trashPath === undefined) {
+    throw new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${caller.tenant}/${caller.project}`,
+      {
+        field: 'name',
+        value: name,
+      },
+    );
+  }
+  if (caller.project === TENANT_PROJECT) {
+    await refreshTenant(rt, caller.tenant);
+  } else {
+    await refreshProject(rt, caller.tenant, caller.project);
+    await repos.sessions.archiveSchedulerSessions(caller.tenant, caller.project, name);
+  }
+  return { trashPath };
+}
