@@ -80,6 +80,18 @@ export const errorCatalogue = {
     status: 403,
     doc: 'The caller may not do this: e.g. name another user than itself as `runAs` without the admin role (decisions §6).',
   },
+  UNAUTHENTICATED: {
+    status: 401,
+    doc: 'The request has no bearer token, or one that is unknown or revoked (decisions §6).',
+  },
+  VALIDATION_FAILED: {
+    status: 400,
+    doc: "The request does not match the endpoint's schema; `errors` lists every field path and reason.",
+  },
+  INTERNAL: {
+    status: 500,
+    doc: 'Something failed inside Ursa; the response says no more, the server log has the details.',
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
+import type { Metrics } from './metrics.js';
 
 /** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */
 export interface RuntimeSettings {
@@ -20,4 +21,6 @@ export interface Runtime {
   readonly settings: RuntimeSettings;
   readonly engines: EngineRegistry;
   readonly log: Logger;
+  /** Prometheus metrics (issue #7); absent where nothing scrapes them (CLI commands, tests). */
+  readonly metrics?: Metrics;
 }

@@ -211,6 +211,10 @@ export class Executor {
       initialMessage: definition.initialMessage ?? null,
       createdAt: startedAt,
     });
+    this.rt.metrics?.lateness.observe(
+      { trigger: started.trigger },
+      (startedAt - started.scheduledFor) / 1000,
+    );
     const absorbed = absorbedBy(started, scheduler);
     await this.recorder.appendLine(started, 'START', startedAt, 'pending', {
       processId,
@@ -295,6 +299,7 @@ export class Executor {
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
     if (!ended) return;
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt };
+    this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
     await this.recorder.appendLine(run, 'END', endedAt, outcome, {
       processId,
       durationMs: endedAt - startedAt,
@@ -348,6 +353,7 @@ export class Executor {
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     const controller = new AbortController();
     this.#running.set(run.correlationId, { controller, processId });
+    this.rt.metrics?.processes.set(this.#running.size);
     try {
       await repos.processes.transition(processId, ['ready'], { status: 'running', started_at: clock.now() });
       // A stop requested before the process was registered here (cancelPrevious from another worker).
@@ -373,6 +379,7 @@ export class Executor {
       });
     } finally {
       this.#running.delete(run.correlationId);
+      this.rt.metrics?.processes.set(this.#running.size);
     }
   }
 }

@@ -99,6 +99,7 @@ export class RunRecorder {
 
   /** Records a run that is not started (misfire, catch-up window, overlap): one feed line and its log. */
   async recordSkipped(run: Run, scheduler?: EffectiveScheduler): Promise<void> {
+    this.rt.metrics?.runs.inc({ outcome: run.outcome, trigger: run.trigger });
     await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, { reason: run.reason });
     await this.writeRunLog(run, undefined, scheduler);
     this.rt.log.info(

@@ -49,6 +49,7 @@ export function renderRunLog(run: Run, process: ProcessRecord | undefined, absor
     firedAt: formatInstant(run.startedAt ?? run.claimedAt),
     completedAt: run.endedAt === null ? null : formatInstant(run.endedAt),
     durationMs,
+    latenessMs: run.startedAt === null ? null : run.startedAt - run.scheduledFor,
     outcome: run.outcome,
   };
   if (run.coalesced) {

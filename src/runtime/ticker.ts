@@ -131,6 +131,7 @@ export class Ticker {
       }
     }
     const result = { due: due.length, claimed, coalesced, fired, skipped };
+    this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
     return result;
   }

@@ -211,6 +211,7 @@ export class Worker {
         const max = this.#options.maxSleepMs;
         await this.#sleep(earliest === null ? max : Math.min(Math.max(earliest - clock.now(), 0), max));
       } catch (error) {
+        this.rt.metrics?.storeErrors.inc();
         log.error({ err: error }, 'scheduler loop error; retrying');
         await this.#sleep(this.#options.maxSleepMs);
       }

@@ -35,6 +35,7 @@ export { type Run, Runs, runRow } from './runs.js';
 export { type ClaimSwap, type SchedulerKey, type ScheduleState, Schedules } from './schedules.js';
 export { type Session, Sessions } from './sessions.js';
 export { type SettingRecord, type SettingScope, Settings } from './settings.js';
+export { hashToken, ROLES, type Role, type TokenRecord, Tokens } from './tokens.js';
 export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
@@ -49,6 +50,7 @@ import { Runs } from './runs.js';
 import { Schedules } from './schedules.js';
 import { Sessions } from './sessions.js';
 import { Settings } from './settings.js';
+import { Tokens } from './tokens.js';
 import { Users } from './users.js';
 import { Workers } from './workers.js';
 
@@ -60,6 +62,7 @@ export interface Repositories {
   readonly runs: Runs;
   readonly sessions: Sessions;
   readonly settings: Settings;
+  readonly tokens: Tokens;
   readonly processes: Processes;
   readonly projects: Projects;
   readonly feed: Feed;
@@ -77,6 +80,7 @@ export function repositories(store: Store): Repositories {
     runs: new Runs(store),
     sessions: new Sessions(store),
     settings: new Settings(store),
+    tokens: new Tokens(store),
     processes: new Processes(store),
     projects: new Projects(store),
     feed: new Feed(store),

@@ -213,6 +213,18 @@ export interface OneShotFiresTable {
   fired_at: number;
 }
 
+/** API tokens (decisions §6): bound to a tenant or to all, with a role; only the hash is stored. */
+export interface TokensTable {
+  id: string;
+  tenant: string | null;
+  role: string;
+  user_name: string;
+  label: string | null;
+  hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
@@ -227,4 +239,5 @@ export interface Database {
   settings: SettingsTable;
   projects: ProjectsTable;
   oneshot_fires: OneShotFiresTable;
+  tokens: TokensTable;
 }

@@ -4,6 +4,7 @@ import * as initial from './0001-initial.js';
 import * as workers from './0002-workers.js';
 import * as runSemantics from './0003-run-semantics.js';
 import * as lifecycle from './0004-lifecycle.js';
+import * as tokens from './0005-tokens.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -15,6 +16,7 @@ const ALL: Record<string, DialectMigration> = {
   '0002-workers': workers,
   '0003-run-semantics': runSemantics,
   '0004-lifecycle': lifecycle,
+  '0005-tokens': tokens,
 };
 
 /**

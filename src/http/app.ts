@@ -1,0 +1,72 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Runtime } from '../runtime/context.js';
+import { bearer } from './auth.js';
+import { sendProblem } from './problem.js';
+import { healthRoutes } from './routes/health.js';
+import { resourceRoutes } from './routes/resources.js';
+import { schedulerRoutes } from './routes/schedulers.js';
+
+/** What the HTTP app needs besides the runtime. */
+export interface AppOptions {
+  readonly rt: Runtime;
+  /** Whether the scheduling loop runs (for `/readyz`); absent: the API serves without a loop. */
+  readonly loopRunning?: () => boolean;
+  /** Largest request body, bytes (decisions §6: scheduler documents are at most 64 KiB). */
+  readonly bodyLimit?: number;
+}
+
+/**
+ * Builds the REST API (issue #7) without listening, so tests drive it with `inject()`: spec §10
+ * paths under `/brain/{tenant}/project/{project}/…`, bearer tokens (decisions §6), errors as
+ * `application/problem+json`, the OpenAPI document at `/openapi.json` and its reference at `/docs`.
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? 256 * 1024,
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(sendProblem);
+  app.setNotFoundHandler((request, reply) => sendProblem({ statusCode: 404 }, request, reply));
+  // Scheduler documents may arrive as YAML text as well as JSON.
+  app.addContentTypeParser(
+    ['application/yaml', 'text/yaml', 'application/x-yaml', 'text/plain'],
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      done(null, body);
+    },
+  );
+  app.addHook('onRequest', async (request) => {
+    const secret = bearer(request);
+    if (secret === undefined) return;
+    const token = await options.rt.repos.tokens.verify(secret);
+    if (token !== undefined) request.token = token;
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Ursa',
+        version: '0.1.0',
+        description:
+          'A durable scheduler for agent runs. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  await healthRoutes(app, options);
+  await schedulerRoutes(app, options);
+  await resourceRoutes(app, options);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

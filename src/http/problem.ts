@@ -1,0 +1,84 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { type ErrorCode, errorCatalogue, UrsaError, type ValidationIssue } from '../errors/index.js';
+
+/** An RFC 9457 problem document, with Ursa's stable `code` and, for validation, every field path. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly errors?: readonly ValidationIssue[];
+}
+
+/** `about:blank`-style type URIs that point at the documented code (docs/errors.md). */
+function typeOf(code: ErrorCode): string {
+  return `https://ursa.dev/errors#${code.toLowerCase()}`;
+}
+
+/** The problem document of an error; nothing of a driver's text or a stack ever goes in. */
+export function problemOf(error: unknown): Problem {
+  if (error instanceof UrsaError) {
+    return {
+      type: typeOf(error.code),
+      title: error.code,
+      status: error.status,
+      code: error.code,
+      detail: error.message,
+      ...(error.issues === undefined
+        ? error.field === undefined
+          ? {}
+          : { errors: [{ path: error.field, message: error.message }] }
+        : { errors: error.issues }),
+    };
+  }
+  const fastifyError = error as FastifyError & { validation?: unknown };
+  if (hasZodFastifySchemaValidationErrors(fastifyError)) {
+    const where = fastifyError.validationContext ?? 'body';
+    const errors = fastifyError.validation.map((issue) => ({
+      path: [where, ...issue.instancePath.split('/').filter((part) => part !== '')].join('.'),
+      message: issue.message ?? 'is invalid',
+    }));
+    return problem(
+      'VALIDATION_FAILED',
+      `the ${where} does not match the schema: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      errors,
+    );
+  }
+  const status = fastifyError.statusCode;
+  if (status === 413)
+    return problem('VALIDATION_FAILED', 'the request body is too large', [
+      { path: 'body', message: 'too large' },
+    ]);
+  if (status === 415)
+    return problem(
+      'VALIDATION_FAILED',
+      'the content type is not supported: send application/json or application/yaml',
+      [{ path: 'content-type', message: 'not supported' }],
+    );
+  if (status === 400)
+    return problem('VALIDATION_FAILED', 'the request is malformed (e.g. the JSON does not parse)', [
+      { path: 'body', message: 'malformed' },
+    ]);
+  if (status === 404) return problem('NOT_FOUND', 'no such resource');
+  return problem('INTERNAL', 'an internal error occurred; the server log has the details');
+}
+
+function problem(code: ErrorCode, detail: string, errors?: readonly ValidationIssue[]): Problem {
+  return {
+    type: typeOf(code),
+    title: code,
+    status: errorCatalogue[code].status,
+    code,
+    detail,
+    ...(errors === undefined ? {} : { errors }),
+  };
+}
+
+/** Fastify error handler: every error leaves as `application/problem+json` (RFC 9457). */
+export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const body = problemOf(error);
+  if (body.status >= 500) request.log.error({ err: error }, 'request failed');
+  void reply.status(body.status).type('application/problem+json').send(body);
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { UrsaError } from '../../errors/index.js';
+import type { AppOptions } from '../app.js';
+
+/** `/healthz` (process up), `/readyz` (store reachable, loop running) and `/metrics` (Prometheus). */
+export async function healthRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  typed.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'The process is up',
+        security: [],
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  typed.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'The store answers and the scheduling loop runs',
+        security: [],
+        response: { 200: z.object({ status: z.literal('ready'), store: z.string(), loop: z.boolean() }) },
+      },
+    },
+    async () => {
+      try {
+        await options.rt.repos.store.db.selectFrom('schedule_state').select('name').limit(1).execute();
+      } catch {
+        throw new UrsaError('STORE_UNAVAILABLE', 'the store does not answer');
+      }
+      const loop = options.loopRunning?.() ?? false;
+      if (options.loopRunning !== undefined && !loop)
+        throw new UrsaError('STORE_UNAVAILABLE', 'the scheduling loop is not running');
+      return { status: 'ready' as const, store: options.rt.repos.store.dialect, loop };
+    },
+  );
+  typed.get(
+    '/metrics',
+    { schema: { tags: ['health'], summary: 'Prometheus metrics', security: [], hide: true } },
+    async (_request, reply) => {
+      const registry = options.rt.metrics?.registry;
+      if (registry === undefined) return reply.type('text/plain').send('');
+      return reply.type(registry.contentType).send(await registry.metrics());
+    },
+  );
+}

@@ -1,0 +1,301 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { UrsaError } from '../../errors/index.js';
+import { loadProjectSchedulers } from '../../runtime/catalog.js';
+import { refreshProject } from '../../runtime/registrar.js';
+import { schedulerPath } from '../../scheduler/paths.js';
+import { fireScheduler } from '../../service/runs.js';
+import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
+import { formatInstant } from '../../time/instant.js';
+import type { AppOptions } from '../app.js';
+import { callerFor } from '../auth.js';
+import {
+  feedLineSchema,
+  lineView,
+  problemSchema,
+  projectParams,
+  runSchema,
+  runView,
+  schedulerParams,
+} from './schemas.js';
+
+const BASE = '/brain/:tenant/project/:project/scheduler';
+
+const summary = z.object({
+  name: z.string(),
+  description: z.string(),
+  cron: z.string().nullable(),
+  at: z.string().nullable(),
+  timezone: z.string(),
+  enabled: z.boolean(),
+  overlap: z.string(),
+  lockMode: z.string(),
+  tags: z.array(z.string()),
+  source: z.enum(['project', 'tenant']),
+  nextRunAt: z.string().nullable(),
+  lastRun: z.object({ at: z.string(), outcome: z.string(), correlationId: z.string() }).nullable(),
+});
+
+const pageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(1000).default(20),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+/** Scheduler endpoints of spec §10 (list, detail, PUT, DELETE, refresh, fire, events) and a scheduler's runs. */
+export async function schedulerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { rt } = options;
+  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+
+  r.get(
+    BASE,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'List the schedulers of a project (after the cascade)',
+        params: projectParams,
+        response: {
+          200: z.object({
+            schedulers: z.array(summary),
+            invalid: z.array(z.object({ path: z.string(), message: z.string() })),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const { schedulers, failures } = await loadProjectSchedulers(rt.repos, tenant, project);
+      const states = new Map((await rt.repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+      const list = [];
+      for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const d = s.definition;
+        const last = await rt.repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
+        const next = states.get(name)?.nextRunAt ?? null;
+        list.push({
+          name,
+          description: d.description,
+          cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
+          at: d.trigger.kind === 'at' ? d.trigger.at : null,
+          timezone: d.zone.id,
+          enabled: d.enabled,
+          overlap: d.overlap,
+          lockMode: d.lockMode,
+          tags: [...d.tags],
+          source: s.source,
+          nextRunAt: next === null ? null : formatInstant(next),
+          lastRun:
+            last === undefined
+              ? null
+              : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
+        });
+      }
+      return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+    },
+  );
+
+  r.get(
+    `${BASE}/:name`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'One scheduler: its YAML document and where it comes from',
+        params: schedulerParams,
+        response: {
+          200: z.object({
+            name: z.string(),
+            path: z.string(),
+            source: z.enum(['project', 'tenant']),
+            version: z.number(),
+            yaml: z.string(),
+            createdBy: z.string(),
+            updatedAt: z.string(),
+            nextRunAt: z.string().nullable(),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const own = await rt.repos.documents.get({ tenant, project, path: schedulerPath(name) });
+      const doc =
+        own ?? (await rt.repos.documents.get({ tenant, project: '_tenant', path: schedulerPath(name) }));
+      if (doc === undefined)
+        throw new UrsaError(
+          'NOT_FOUND',
+          `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+        );
+      const state = await rt.repos.schedules.get({ tenant, project, name });
+      return {
+        name,
+        path: doc.path,
+        source: own === undefined ? ('tenant' as const) : ('project' as const),
+        version: doc.version,
+        yaml: doc.body,
+        createdBy: doc.createdBy,
+        updatedAt: formatInstant(doc.updatedAt),
+        nextRunAt: state?.nextRunAt === null || state === undefined ? null : formatInstant(state.nextRunAt),
+      };
+    },
+  );
+
+  r.put(
+    `${BASE}/:name`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          'Create or replace a scheduler (idempotent): YAML text (application/yaml) or {"yaml": "..."}',
+        params: schedulerParams,
+        body: z.union([z.string().max(65_536), z.strictObject({ yaml: z.string() })]),
+        response: {
+          200: z.object({
+            path: z.string(),
+            created: z.boolean(),
+            version: z.number(),
+            warnings: z.array(z.string()),
+            filledTimezone: z.string().nullable(),
+          }),
+          201: z.object({
+            path: z.string(),
+            created: z.boolean(),
+            version: z.number(),
+            warnings: z.array(z.string()),
+            filledTimezone: z.string().nullable(),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, project, name } = request.params;
+      const caller = callerFor(request, tenant, project, 'write');
+      const yaml = typeof request.body === 'string' ? request.body : request.body.yaml;
+      const result = await setScheduler(rt, caller, name, yaml);
+      return reply
+        .status(result.created ? 201 : 200)
+        .send({ ...result, warnings: [...result.warnings], filledTimezone: result.filledTimezone ?? null });
+    },
+  );
+
+  r.delete(
+    `${BASE}/:name`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'Delete a scheduler (its document goes to the trash)',
+        params: schedulerParams,
+        response: { 200: z.object({ trashPath: z.string() }), ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      return deleteScheduler(rt, callerFor(request, tenant, project, 'write'), name);
+    },
+  );
+
+  r.post(
+    `${BASE}/refresh`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'Re-read every scheduler document of the project (spec §8)',
+        params: projectParams,
+        response: {
+          200: z.object({
+            active: z.boolean(),
+            registered: z.array(z.string()),
+            invalid: z.array(z.object({ path: z.string(), message: z.string() })),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project } = request.params;
+      callerFor(request, tenant, project, 'admin');
+      const result = await refreshProject(rt, tenant, project);
+      return {
+        active: result.active,
+        registered: [...result.registered],
+        invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
+      };
+    },
+  );
+
+  r.post(
+    `${BASE}/:name/fire`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'Fire now, through the overlap policy (spec §9 scheduler_fire)',
+        params: schedulerParams,
+        response: { 202: z.object({ correlationId: z.string(), logPath: z.string() }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'write');
+      return reply.status(202).send(await fireScheduler(rt, tenant, project, name));
+    },
+  );
+
+  r.get(
+    `${BASE}/:name/events`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'Feed lines of a scheduler, newest first (spec §7); page with ?before=<nextCursor>',
+        params: schedulerParams,
+        querystring: pageQuery,
+        response: {
+          200: z.object({ events: z.array(feedLineSchema), nextCursor: z.number().nullable() }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const { limit, before } = request.query;
+      const lines = await rt.repos.feed.listForRef(tenant, project, 'SCHEDULER', name, limit + 1, before);
+      const page = lines.slice(0, limit);
+      return {
+        events: page.map(lineView),
+        nextCursor: lines.length > limit ? (page[page.length - 1]?.id ?? null) : null,
+      };
+    },
+  );
+
+  r.get(
+    `${BASE}/:name/runs`,
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'Runs of a scheduler from the feed, newest first',
+        params: schedulerParams,
+        querystring: pageQuery,
+        response: {
+          200: z.object({ runs: z.array(runSchema), nextCursor: z.number().nullable() }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const { limit, before } = request.query;
+      const page = await rt.repos.feed.listRuns(
+        tenant,
+        project,
+        name,
+        before === undefined ? { limit } : { limit, before },
+      );
+      return { runs: page.runs.map(runView), nextCursor: page.nextCursor };
+    },
+  );
+}
