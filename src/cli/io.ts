@@ -1,3 +1,4 @@
+import type { Fetch } from '../client/http.js';
 import type { Clock } from '../time/clock.js';
 
 /**
@@ -14,6 +15,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Working directory (where `ursa.yaml` is looked for, and relative paths start). */
   readonly cwd: string;
+  /** How `--url` mode sends requests; the global `fetch` when absent. */
+  readonly fetch?: Fetch;
 }
 
 /** Thrown by a command to end with an exit code after it has printed what it had to say. */

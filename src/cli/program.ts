@@ -4,10 +4,12 @@ import { UrsaError } from '../errors/index.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerConfig } from './commands/config.js';
 import { registerHistoryCommands } from './commands/history.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerNext } from './commands/next.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
+import { registerTokenCommands } from './commands/token.js';
 import { type CliIo, ExitCode } from './io.js';
 
 /** Exit codes: 0 success, 1 unexpected failure, 2 invalid input or usage. */
@@ -21,11 +23,13 @@ function buildProgram(io: CliIo): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerNext(program, io);
+  registerMcp(program, io);
   registerStoreCommands(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);
   registerAdminCommands(program, io);
+  registerTokenCommands(program, io);
   registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }

@@ -92,6 +92,10 @@ export const errorCatalogue = {
     status: 500,
     doc: 'Something failed inside Ursa; the response says no more, the server log has the details.',
   },
+  LOCKED: {
+    status: 423,
+    doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden (spec §10b); only people (REST, CLI, web) can change it.',
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

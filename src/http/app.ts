@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime/context.js';
 import { bearer } from './auth.js';
 import { sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { resourceRoutes } from './routes/resources.js';
 import { schedulerRoutes } from './routes/schedulers.js';
 
@@ -67,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await healthRoutes(app, options);
   await schedulerRoutes(app, options);
   await resourceRoutes(app, options);
+  await mcpRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

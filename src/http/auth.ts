@@ -21,8 +21,14 @@ declare module 'fastify' {
  */
 export function callerFor(request: FastifyRequest, tenant: string, project: string, role: Role): Caller {
   const token = request.token;
-  if (token === undefined)
-    throw new UrsaError('UNAUTHENTICATED', 'a bearer token is required: Authorization: Bearer <token>');
+  if (token === undefined) {
+    throw new UrsaError(
+      'UNAUTHENTICATED',
+      bearer(request) === undefined
+        ? 'a bearer token is required: Authorization: Bearer <token>'
+        : 'the bearer token is unknown or revoked',
+    );
+  }
   if (token.tenant !== null && token.tenant !== tenant) {
     throw new UrsaError('NOT_FOUND', 'no such resource');
   }

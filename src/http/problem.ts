@@ -36,10 +36,9 @@ export function problemOf(error: unknown): Problem {
   const fastifyError = error as FastifyError & { validation?: unknown };
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const where = fastifyError.validationContext ?? 'body';
-    const errors = fastifyError.validation.map((issue) => ({
-      path: [where, ...issue.instancePath.split('/').filter((part) => part !== '')].join('.'),
-      message: issue.message ?? 'is invalid',
-    }));
+    const errors = fastifyError.validation.flatMap((issue) =>
+      fieldIssues(where, issue.instancePath, issue.keyword, issue.message, issue.params),
+    );
     return problem(
       'VALIDATION_FAILED',
       `the ${where} does not match the schema: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
@@ -63,6 +62,42 @@ export function problemOf(error: unknown): Problem {
     ]);
   if (status === 404) return problem('NOT_FOUND', 'no such resource');
   return problem('INTERNAL', 'an internal error occurred; the server log has the details');
+}
+
+interface ZodIssueLike {
+  readonly code?: string;
+  readonly path?: readonly PropertyKey[];
+  readonly message?: string;
+  readonly keys?: readonly string[];
+  readonly errors?: readonly (readonly ZodIssueLike[])[];
+}
+
+/**
+ * Field paths of one schema issue: an unknown key is named in the path (`body.extra`), and a
+ * union (YAML text or `{yaml}`) reports the issues of its closest branch rather than the union.
+ */
+function fieldIssues(
+  where: string,
+  instancePath: string,
+  code: string | undefined,
+  message: string | undefined,
+  params: unknown,
+): ValidationIssue[] {
+  const at = [where, ...instancePath.split('/').filter((part) => part !== '')];
+  const details = (params ?? {}) as ZodIssueLike;
+  if (code === 'unrecognized_keys' && Array.isArray(details.keys)) {
+    return details.keys.map((key) => ({ path: [...at, key].join('.'), message: 'unknown field' }));
+  }
+  if (code === 'invalid_union' && Array.isArray(details.errors) && details.errors.length > 0) {
+    // The branch that got deepest into the value is the one the caller most likely meant.
+    const depth = (issues: readonly ZodIssueLike[]) => Math.max(0, ...issues.map((i) => i.path?.length ?? 0));
+    const branch = [...details.errors].sort((a, b) => depth(b) - depth(a))[0] ?? [];
+    const nested = branch.flatMap((i: ZodIssueLike) =>
+      fieldIssues(where, `${instancePath}/${(i.path ?? []).map(String).join('/')}`, i.code, i.message, i),
+    );
+    if (nested.length > 0) return nested;
+  }
+  return [{ path: at.join('.'), message: message ?? 'is invalid' }];
 }
 
 function problem(code: ErrorCode, detail: string, errors?: readonly ValidationIssue[]): Problem {

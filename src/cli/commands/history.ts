@@ -1,18 +1,15 @@
 import type { Command } from 'commander';
+import type { EventView, InboxItemView, RunView } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
-import type { FeedRun } from '../../store/feed.js';
-import type { InboxItem } from '../../store/inbox.js';
-import { formatInstant } from '../../time/instant.js';
-import { openContext, withStoreOptions } from '../context.js';
+import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
-import { scope } from './store-commands.js';
 
 /** The most `-n` may ask for. */
 const MAX_COUNT = 1000;
-/** Whose inbox `ursa inbox` shows without `--user`. */
+/** Whose inbox `ursa inbox` shows without `--user` (on a server: the token's user). */
 const DEFAULT_USER = 'admin';
 
-function parseCount(value: string, field: string): number {
+export function parseCount(value: string, field: string): number {
   const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
     throw new UrsaError(
@@ -29,7 +26,7 @@ function parseCount(value: string, field: string): number {
 }
 
 /** A feed-line or inbox-item id: a whole number ≥ 1. */
-function parseId(value: string, field: string): number {
+export function parseId(value: string, field: string): number {
   const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < 1) {
     throw new UrsaError('ARGUMENT_INVALID', `${field}: ${JSON.stringify(value)} is not an id`, {
@@ -41,29 +38,27 @@ function parseId(value: string, field: string): number {
   return n;
 }
 
-const iso = (epochMs: number | null) => (epochMs === null ? null : formatInstant(epochMs));
-
 /** `ursa runs --json`: the fields and order of the runs-table output it replaces (scripts read it). */
-function runJson(run: FeedRun) {
+function runJson(run: RunView) {
   return {
     correlationId: run.correlationId,
     scheduler: run.scheduler,
     trigger: run.trigger,
-    scheduledFor: formatInstant(run.scheduledFor),
-    startedAt: iso(run.startedAt),
-    endedAt: iso(run.endedAt),
+    scheduledFor: run.scheduledFor,
+    startedAt: run.startedAt,
+    endedAt: run.endedAt,
     durationMs: run.durationMs,
     outcome: run.outcome,
     reason: run.reason,
     coalesced: run.coalesced,
-    coalescedUntil: iso(run.coalescedUntil),
+    coalescedUntil: run.coalescedUntil,
     processId: run.processId,
     sessionId: run.sessionId,
     logPath: run.logPath,
   };
 }
 
-function inboxJson(item: InboxItem) {
+function inboxJson(item: InboxItemView) {
   return {
     id: item.id,
     user: item.user,
@@ -74,8 +69,8 @@ function inboxJson(item: InboxItem) {
     scheduler: item.scheduler,
     correlationId: item.correlationId,
     logPath: item.logPath,
-    createdAt: formatInstant(item.createdAt),
-    readAt: iso(item.readAt),
+    createdAt: item.createdAt,
+    readAt: item.readAt,
   };
 }
 
@@ -83,7 +78,10 @@ function inboxJson(item: InboxItem) {
  * Rows of cells as lines with aligned columns, two spaces apart; `right` columns are right-aligned.
  * The last column is not padded (no trailing blanks).
  */
-function table(rows: readonly (readonly string[])[], right: ReadonlySet<number> = new Set()): string[] {
+export function table(
+  rows: readonly (readonly string[])[],
+  right: ReadonlySet<number> = new Set(),
+): string[] {
   const widths: number[] = [];
   for (const row of rows) {
     for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
@@ -102,11 +100,11 @@ function table(rows: readonly (readonly string[])[], right: ReadonlySet<number> 
 }
 
 /** One line per run: scheduledFor, outcome, duration, trigger, the coalesced marker (when any run has it), logPath. */
-function runLines(runs: readonly FeedRun[]): string[] {
+function runLines(runs: readonly RunView[]): string[] {
   const marked = runs.some((r) => r.coalesced);
   return table(
     runs.map((r) => [
-      formatInstant(r.scheduledFor),
+      r.scheduledFor,
       r.outcome,
       r.durationMs === null ? '' : `${r.durationMs} ms`,
       r.trigger,
@@ -119,7 +117,7 @@ function runLines(runs: readonly FeedRun[]): string[] {
 
 /** `ursa runs <name>`: a scheduler's run history from the activity feed (spec §7), newest first. */
 function registerRuns(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('runs'))
+  withClientOptions(program.command('runs'))
     .description('list the runs of a scheduler from the activity feed, newest first')
     .argument('<name>', 'scheduler name')
     .option('-n <count>', 'how many runs (1-1000)', '20')
@@ -129,13 +127,10 @@ function registerRuns(program: Command, io: CliIo): void {
       async (name: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
         const limit = parseCount(options.n, 'n');
         const before = options.before === undefined ? undefined : parseId(options.before, 'before');
-        const { config, rt, close } = await openContext(command, io);
+        const client = await openClient(command, io);
         try {
-          const { tenant, project } = scope(command, config);
-          const page = await rt.repos.feed.listRuns(tenant, project, name, {
-            limit,
-            ...(before === undefined ? {} : { before }),
-          });
+          const { tenant, project } = client.scope;
+          const page = await client.runs(name, { limit, before });
           const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
           if (options.json) {
             io.stdout.write(`${JSON.stringify(page.runs.map(runJson), null, 2)}\n`);
@@ -150,22 +145,57 @@ function registerRuns(program: Command, io: CliIo): void {
           for (const line of runLines(page.runs)) io.stdout.write(`${line}\n`);
           io.stdout.write(next);
         } finally {
-          await close();
+          await client.close();
+        }
+      },
+    );
+}
+
+/** One line per feed line: at, kind, outcome, correlationId (traceId), logPath. */
+function eventLines(events: readonly EventView[]): string[] {
+  return table(events.map((e) => [e.at, e.kind, e.outcome, e.traceId, e.logPath ?? '-']));
+}
+
+/** `ursa events <name>`: a scheduler's feed lines (spec §7), newest first. */
+function registerEvents(program: Command, io: CliIo): void {
+  withClientOptions(program.command('events'))
+    .description('list the activity-feed lines (START, END, SKIPPED) of a scheduler, newest first')
+    .argument('<name>', 'scheduler name')
+    .option('-n <count>', 'how many lines (1-1000)', '20')
+    .option('--before <cursor>', 'the page below this line id (printed as "next page: --before N")')
+    .option('--json', 'print a JSON array of feed lines (the cursor of the next page goes to stderr)')
+    .action(
+      async (name: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
+        const limit = parseCount(options.n, 'n');
+        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
+        const client = await openClient(command, io);
+        try {
+          const { tenant, project } = client.scope;
+          const page = await client.events(name, { limit, before });
+          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
+          if (options.json) {
+            io.stdout.write(`${JSON.stringify(page.events, null, 2)}\n`);
+            io.stderr.write(next);
+            return;
+          }
+          if (page.events.length === 0) {
+            io.stdout.write(
+              `no ${before === undefined ? '' : 'older '}events of ${JSON.stringify(name)} in ${tenant}/${project}\n`,
+            );
+          }
+          for (const line of eventLines(page.events)) io.stdout.write(`${line}\n`);
+          io.stdout.write(next);
+        } finally {
+          await client.close();
         }
       },
     );
 }
 
 /** One summary line per item (id, created, kind, read state, title), then its body and log indented. */
-function inboxLines(items: readonly InboxItem[]): string[] {
+function inboxLines(items: readonly InboxItemView[]): string[] {
   const summaries = table(
-    items.map((i) => [
-      String(i.id),
-      formatInstant(i.createdAt),
-      i.kind,
-      i.readAt === null ? 'unread' : 'read',
-      i.title,
-    ]),
+    items.map((i) => [String(i.id), i.createdAt, i.kind, i.readAt === null ? 'unread' : 'read', i.title]),
     new Set([0]),
   );
   return items.flatMap((item, n) => [
@@ -180,9 +210,9 @@ function inboxLines(items: readonly InboxItem[]): string[] {
 
 /** `ursa inbox` and `ursa inbox read`: a user's inbox items (decisions §2). */
 function registerInbox(program: Command, io: CliIo): void {
-  const inbox = withStoreOptions(program.command('inbox'))
+  const inbox = withClientOptions(program.command('inbox'))
     .description("list a user's inbox items, newest first (unread ones unless --all)")
-    .option('--user <user>', `whose inbox (default ${DEFAULT_USER})`)
+    .option('--user <user>', `whose inbox (default ${DEFAULT_USER}; with --url, the token's user)`)
     .option('--all', 'include items already read')
     .option('-n <count>', 'how many items (1-1000)', '20')
     .option('--before <id>', 'the page below this item id (printed as "next page: --before N")')
@@ -194,62 +224,56 @@ function registerInbox(program: Command, io: CliIo): void {
       ) => {
         const limit = parseCount(options.n, 'n');
         const before = options.before === undefined ? undefined : parseId(options.before, 'before');
-        const user = options.user ?? DEFAULT_USER;
-        const { config, rt, close } = await openContext(command, io);
+        const client = await openClient(command, io);
         try {
-          const { tenant } = scope(command, config);
-          const found = await rt.repos.inbox.list(tenant, user, {
-            unreadOnly: options.all !== true,
-            limit: limit + 1,
-            ...(before === undefined ? {} : { beforeId: before }),
-          });
-          const items = found.slice(0, limit);
-          const last = items[items.length - 1];
-          const next = found.length > limit && last !== undefined ? `next page: --before ${last.id}\n` : '';
+          const { tenant } = client.scope;
+          const page = await client.inbox({ user: options.user, all: options.all === true, limit, before });
+          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
           if (options.json) {
-            io.stdout.write(`${JSON.stringify(items.map(inboxJson), null, 2)}\n`);
+            io.stdout.write(`${JSON.stringify(page.items.map(inboxJson), null, 2)}\n`);
             io.stderr.write(next);
             return;
           }
-          if (items.length === 0) {
+          if (page.items.length === 0) {
             io.stdout.write(
-              `no ${before === undefined ? '' : 'older '}${options.all ? '' : 'unread '}items for ${user} in ${tenant}\n`,
+              `no ${before === undefined ? '' : 'older '}${options.all ? '' : 'unread '}items for ${page.user ?? "the token's user"} in ${tenant}\n`,
             );
           }
-          for (const line of inboxLines(items)) io.stdout.write(`${line}\n`);
+          for (const line of inboxLines(page.items)) io.stdout.write(`${line}\n`);
           io.stdout.write(next);
         } finally {
-          await close();
+          await client.close();
         }
       },
     );
 
-  withStoreOptions(inbox.command('read'))
+  withClientOptions(inbox.command('read'))
     .description("mark a user's inbox items read")
     .argument('<id...>', 'item ids (as `ursa inbox` prints them)')
-    .option('--user <user>', `whose items (default ${DEFAULT_USER})`)
+    .option('--user <user>', `whose items (default ${DEFAULT_USER}; with --url, the token's user)`)
     .action(async (ids: string[], _options: unknown, command: Command) => {
       const parsed = ids.map((id) => parseId(id, 'id'));
       // `--user` after `read` may land on either command; the parent's value wins, as for --db.
-      const user = command.optsWithGlobals<{ user?: string }>().user ?? DEFAULT_USER;
-      const { config, rt, close } = await openContext(command, io);
+      const user = command.optsWithGlobals<{ user?: string }>().user;
+      const client = await openClient(command, io);
       try {
-        const { tenant } = scope(command, config);
+        const { tenant } = client.scope;
         const wanted = new Set(parsed).size;
-        const count = await rt.repos.inbox.markRead(tenant, user, parsed, io.clock.now());
+        const { user: whose, count } = await client.inboxRead(user, parsed);
         io.stdout.write(
           count === wanted
             ? `marked read: ${count}\n`
-            : `marked read: ${count} of ${wanted} (the others are read already or not items of ${user} in ${tenant})\n`,
+            : `marked read: ${count} of ${wanted} (the others are read already or not items of ${whose ?? "the token's user"} in ${tenant})\n`,
         );
       } finally {
-        await close();
+        await client.close();
       }
     });
 }
 
-/** The history commands (issue #5): `runs` from the activity feed, and the inbox. */
+/** The history commands (issue #5): `runs` and `events` from the activity feed, and the inbox. */
 export function registerHistoryCommands(program: Command, io: CliIo): void {
   registerRuns(program, io);
+  registerEvents(program, io);
   registerInbox(program, io);
 }

@@ -1,31 +1,87 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { SchedulerSummary } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
-import { refreshProject, refreshTenant } from '../../runtime/registrar.js';
-import type { Caller } from '../../service/caller.js';
-import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
+import { refreshProject } from '../../runtime/registrar.js';
 import { setSetting, unsetSetting } from '../../service/settings.js';
-import { openContext, withStoreOptions } from '../context.js';
+import { openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { table } from './history.js';
 import { scope } from './store-commands.js';
 
-/** The CLI acts as an operator: `--as <user>` (default `admin`) with the admin role (decisions §6). */
-function callerOf(command: Command, fallback: { tenant: string; project: string }): Caller {
-  const { tenant, project } = scope(command, fallback);
-  const as = command.optsWithGlobals<{ as?: string }>().as ?? 'admin';
-  return { tenant, project, user: as, role: 'admin' };
+/** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
+function listLines(schedulers: readonly SchedulerSummary[]): string[] {
+  return table([
+    ['NAME', 'SCHEDULE', 'TIMEZONE', 'ENABLED', 'NEXT RUN', 'LAST RUN'],
+    ...schedulers.map((s) => [
+      s.name,
+      s.cron !== null ? `cron ${s.cron}` : `at ${s.at ?? ''}`,
+      s.timezone,
+      s.enabled ? 'yes' : 'no',
+      s.nextRunAt ?? '-',
+      s.lastRun === null ? '-' : `${s.lastRun.outcome} (${s.lastRun.at})`,
+    ]),
+  ]);
+}
+
+function registerList(program: Command, io: CliIo): void {
+  withClientOptions(program.command('list'))
+    .description(
+      "list the project's schedulers (its own and _tenant's): schedule, time zone, enabled, next run, last run",
+    )
+    .option('--json', 'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const client = await openClient(command, io);
+      try {
+        const { tenant, project } = client.scope;
+        const list = await client.listSchedulers();
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          return;
+        }
+        if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
+        else for (const line of listLines(list.schedulers)) io.stdout.write(`${line}\n`);
+        for (const invalid of list.invalid)
+          io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+}
+
+function registerGet(program: Command, io: CliIo): void {
+  withClientOptions(program.command('get'))
+    .description("print a scheduler's YAML document (the project's, else _tenant's)")
+    .argument('<name>', 'scheduler name')
+    .option('--json', 'print JSON {name, path, source, version, yaml, createdBy, updatedAt, nextRunAt}')
+    .action(async (name: string, options: { json?: boolean }, command: Command) => {
+      const client = await openClient(command, io);
+      try {
+        const detail = await client.getScheduler(name);
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
+          return;
+        }
+        io.stdout.write(detail.yaml.endsWith('\n') ? detail.yaml : `${detail.yaml}\n`);
+      } finally {
+        await client.close();
+      }
+    });
 }
 
 function registerSet(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('set'))
+  withClientOptions(program.command('set'))
     .description(
       'create or replace a scheduler from a YAML file (fills a missing timezone with your display zone)',
     )
     .argument('<name>', 'scheduler name')
     .requiredOption('-f, --file <file>', 'the scheduler YAML')
-    .option('--as <user>', 'the user writing it (its creator, the default runAs)', 'admin')
-    .action(async (name: string, options: { file: string }, command: Command) => {
+    .option(
+      '--as <user>',
+      'the user writing it (its creator, the default runAs); default admin; not with --url',
+    )
+    .action(async (name: string, options: { file: string; as?: string }, command: Command) => {
       let yaml: string;
       try {
         yaml = readFileSync(resolve(io.cwd, options.file), 'utf8');
@@ -35,61 +91,62 @@ function registerSet(program: Command, io: CliIo): void {
           value: options.file,
         });
       }
-      const { config, rt, close } = await openContext(command, io);
+      const client = await openClient(command, io, { as: options.as });
       try {
-        const result = await setScheduler(rt, callerOf(command, config), name, yaml);
+        const result = await client.setScheduler(name, yaml);
         io.stdout.write(
           `${result.created ? 'created' : 'updated'} ${result.path} (version ${result.version})\n`,
         );
-        if (result.filledTimezone !== undefined)
+        if (result.filledTimezone !== null)
           io.stdout.write(`timezone: ${result.filledTimezone} (your display zone, spec §10c)\n`);
         for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       } finally {
-        await close();
+        await client.close();
       }
     });
 }
 
 function registerDelete(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('delete'))
+  withClientOptions(program.command('delete'))
     .description(
       'delete a scheduler: its document goes to the trash, its schedule stops, its sessions are archived',
     )
     .argument('<name>', 'scheduler name')
-    .action(async (name: string, _options: unknown, command: Command) => {
-      const { config, rt, close } = await openContext(command, io);
+    .option('--as <user>', 'the user deleting it; default admin; not with --url')
+    .action(async (name: string, options: { as?: string }, command: Command) => {
+      const client = await openClient(command, io, { as: options.as });
       try {
-        const { trashPath } = await deleteScheduler(rt, callerOf(command, config), name);
+        const { trashPath } = await client.deleteScheduler(name);
         io.stdout.write(`deleted ${name}; restore with: ursa doc restore ${trashPath}\n`);
       } finally {
-        await close();
+        await client.close();
       }
     });
 }
 
 function registerRefresh(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('refresh'))
+  withClientOptions(program.command('refresh'))
     .description(
       're-read scheduler documents (spec §8): one scheduler, the project, or every project of the tenant',
     )
-    .option('--name <name>', 'only this scheduler (delta refresh)')
+    .option('--name <name>', 'only this scheduler (delta refresh; with --url the whole project)')
     .option('--all-projects', 'every project of the tenant (tenant-wide refresh)')
     .action(async (options: { name?: string; allProjects?: boolean }, command: Command) => {
-      const { config, rt, close } = await openContext(command, io);
+      const client = await openClient(command, io);
       try {
-        const { tenant, project } = scope(command, config);
-        const results = options.allProjects
-          ? await refreshTenant(rt, tenant)
-          : [await refreshProject(rt, tenant, project, options.name)];
+        const results = await client.refresh({
+          name: options.name,
+          allProjects: options.allProjects === true,
+        });
         for (const r of results) {
           const what = r.active ? `${r.registered.length} scheduler(s)` : 'not active: unloaded';
           io.stdout.write(
-            `${r.tenant}/${r.project}: ${what}${r.failures.length > 0 ? `, ${r.failures.length} invalid` : ''}\n`,
+            `${r.tenant}/${r.project}: ${what}${r.invalid.length > 0 ? `, ${r.invalid.length} invalid` : ''}\n`,
           );
-          for (const f of r.failures) io.stdout.write(`  ${f.message.split('\n').join('\n  ')}\n`);
+          for (const f of r.invalid) io.stdout.write(`  ${f.message.split('\n').join('\n  ')}\n`);
         }
       } finally {
-        await close();
+        await client.close();
       }
     });
 }
@@ -150,8 +207,13 @@ function registerProject(program: Command, io: CliIo): void {
   }
 }
 
-/** Scheduler writes and project lifecycle: set, delete, refresh, project pin|unpin|activate|suspend (issue #6). */
+/**
+ * Schedulers and project lifecycle: list, get, set, delete, refresh (on a store or a server), project
+ * pin|unpin|activate|suspend (on a store).
+ */
 export function registerSchedulerCommands(program: Command, io: CliIo): void {
+  registerList(program, io);
+  registerGet(program, io);
   registerSet(program, io);
   registerDelete(program, io);
   registerRefresh(program, io);

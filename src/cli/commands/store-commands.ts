@@ -2,16 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { FastifyInstance } from 'fastify';
 import { UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import { parseRecipeDocument } from '../../recipes/parse.js';
 import { findRecipe } from '../../runtime/catalog.js';
+import type { Runtime } from '../../runtime/context.js';
 import { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
 import { lockSqliteFile, type ProcessLock } from '../../store/process-lock.js';
 import { formatInstant } from '../../time/instant.js';
-import { commandConfig, openContext, withStoreOptions } from '../context.js';
+import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
 
 /** The demo project `ursa serve --demo` applies: `examples/demo/` of this package. */
@@ -42,15 +44,71 @@ export function scope(
 }
 
 /**
- * Runs a worker until SIGINT or SIGTERM, then stops it gracefully (decisions §5). On SQLite the
- * process first locks the file: a second worker on it is refused.
+ * On a store without a live token (the first start), creates an admin token for every tenant and
+ * prints its secret once on standard error (decisions §6): the way in to a fresh server.
  */
-async function runWorker(command: Command, io: CliIo, options: { demo?: boolean }): Promise<void> {
+export async function ensureAdminToken(rt: Runtime, io: CliIo): Promise<void> {
+  if ((await rt.repos.tokens.liveCount()) > 0) return;
+  const { token, secret } = await rt.repos.tokens.create(
+    { tenant: null, role: 'admin', user: 'admin', label: 'created on first start' },
+    rt.clock.now(),
+  );
+  io.stderr.write(
+    `ursa: created an admin token for all tenants (shown once, keep it; ursa token create makes more): ${secret}\n`,
+  );
+  rt.log.warn({ token: token.id }, 'no token existed: created an admin token for all tenants');
+}
+
+/** Listens on `host:port`; returns the URL. A port in use or not allowed is a configuration error. */
+async function listen(app: FastifyInstance, host: string, port: number): Promise<string> {
+  try {
+    return await app.listen({ host, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const reason =
+      code === 'EADDRINUSE'
+        ? `${where} is already in use`
+        : code === 'EACCES'
+          ? `${where} may not be listened on by this user`
+          : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+            ? `${host} is not an address of this machine`
+            : `cannot listen on ${where} (${code ?? (error instanceof Error ? error.message : String(error))})`;
+    throw new UrsaError('CONFIG_INVALID', `port: ${reason}`, {
+      field: 'port',
+      value: port,
+      allowed: 'a free port (--port, URSA_PORT or port: in ursa.yaml) on an address of this machine (--host)',
+    });
+  }
+}
+
+/**
+ * Runs a worker until SIGINT or SIGTERM, then stops it gracefully (decisions §5). On SQLite the
+ * process first locks the file: a second worker on it is refused. With `http` (`ursa serve`,
+ * decisions §7) it also serves the REST API on `host:port`, with metrics, and on a store without
+ * tokens creates the first admin token; the API closes first when the process stops.
+ */
+async function runWorker(
+  command: Command,
+  io: CliIo,
+  options: { demo?: boolean; http?: boolean },
+): Promise<void> {
   const probe = commandConfig(command, io);
   const log = createLogger(probe.logLevel);
-  const { config, rt, close } = await openContext(command, io, log);
+  // Loaded here, not at the top: every other command starts faster without Fastify and prom-client.
+  const http = options.http
+    ? { ...(await import('../../http/app.js')), ...(await import('../../runtime/metrics.js')) }
+    : undefined;
+  const { config, rt, close } = await openContext(
+    command,
+    io,
+    log,
+    http === undefined ? {} : { metrics: new http.Metrics() },
+  );
   const store = rt.repos.store;
   let lock: ProcessLock | undefined;
+  let app: FastifyInstance | undefined;
+  let loopRunning = false;
   try {
     if (store.dialect === 'sqlite') lock = lockSqliteFile(store.location);
     const { tenant, project } = scope(command, config);
@@ -67,28 +125,47 @@ async function runWorker(command: Command, io: CliIo, options: { demo?: boolean 
         );
       }
     }
+    if (http !== undefined) {
+      app = await http.buildApp({ rt, loopRunning: () => loopRunning });
+      const url = await listen(app, config.host, config.port);
+      log.info({ url, docs: `${url}/docs` }, 'ursa http api listening');
+      // After listening: a start that fails (a port in use) leaves no token behind.
+      await ensureAdminToken(rt, io);
+    }
     const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
     await worker.start();
+    loopRunning = true;
     log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
     await new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
     });
     log.info('stopping: no new claims; finishing running processes');
+    loopRunning = false;
+    if (app !== undefined) {
+      const closing = app;
+      app = undefined;
+      await closing.close();
+    }
     await worker.stop();
     log.info('stopped');
   } finally {
+    await app?.close();
     lock?.release();
     await close();
   }
 }
 
-/** `ursa serve`: the long-running scheduler (issue #3); `--demo` applies `examples/` to an empty store. */
+/** `ursa serve`: the scheduler with the REST API (decisions §7); `--demo` applies `examples/` to an empty store. */
 function registerServe(program: Command, io: CliIo): void {
   withStoreOptions(program.command('serve'))
-    .description('run the scheduler until SIGINT or SIGTERM')
+    .description('run the scheduler and the REST API (default 127.0.0.1:8080) until SIGINT or SIGTERM')
+    .option('--host <host>', 'address the REST API listens on (default 127.0.0.1, or URSA_HOST)')
+    .option('--port <port>', 'port the REST API listens on (default 8080, or URSA_PORT)')
     .option('--demo', 'on an empty store, apply examples/ first so runs appear at once')
-    .action((options: { demo?: boolean }, command: Command) => runWorker(command, io, options));
+    .action((options: { demo?: boolean }, command: Command) =>
+      runWorker(command, io, { demo: options.demo === true, http: true }),
+    );
 }
 
 /** `ursa worker`: a worker without HTTP; any number share a PostgreSQL store (decisions §5). */
@@ -119,49 +196,40 @@ function registerApply(program: Command, io: CliIo): void {
 
 function registerDoc(program: Command, io: CliIo): void {
   const doc = program.command('doc').description('read documents of a project');
-  withStoreOptions(doc.command('cat'))
+  withClientOptions(doc.command('cat'))
     .description('print a document')
     .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml')
     .action(async (path: string, _options: unknown, command: Command) => {
-      const { config, rt, close } = await openContext(command, io);
+      const client = await openClient(command, io);
       try {
-        const { tenant, project } = scope(command, config);
-        const found = await rt.repos.documents.get({ tenant, project, path });
-        if (found === undefined) {
-          throw new UrsaError(
-            'NOT_FOUND',
-            `document ${JSON.stringify(path)} does not exist in ${tenant}/${project}`,
-            { field: 'path', value: path },
-          );
-        }
+        const found = await client.docCat(path);
         io.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
       } finally {
-        await close();
+        await client.close();
       }
     });
-  withStoreOptions(doc.command('ls'))
+  withClientOptions(doc.command('ls'))
     .description('list documents whose path starts with a prefix')
     .argument('[prefix]', 'path prefix, e.g. _vance/logs/scheduler/heartbeat/', '')
     .option('--json', 'print JSON')
     .action(async (prefix: string, options: { json?: boolean }, command: Command) => {
-      const { config, rt, close } = await openContext(command, io);
+      const client = await openClient(command, io);
       try {
-        const { tenant, project } = scope(command, config);
-        const docs = await rt.repos.documents.list(tenant, project, prefix);
+        const docs = await client.docLs(prefix);
         if (options.json) {
           const rows = docs.map((d) => ({
             path: d.path,
             version: d.version,
             createdBy: d.createdBy,
-            updatedAt: formatInstant(d.updatedAt),
-            expiresAt: d.expiresAt === null ? null : formatInstant(d.expiresAt),
+            updatedAt: d.updatedAt,
+            expiresAt: d.expiresAt,
           }));
           io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
         }
         for (const d of docs) io.stdout.write(`${d.path}\n`);
       } finally {
-        await close();
+        await client.close();
       }
     });
 }
@@ -217,8 +285,8 @@ function registerValidate(program: Command, io: CliIo): void {
 }
 
 /**
- * The commands that work on a store: serve, worker, apply, doc cat/ls, validate (issue #3); `runs`
- * and `inbox` are in `history.ts`.
+ * The commands that work on a store: serve, worker, apply, validate (issue #3); doc cat/ls also
+ * against a server (`--url`); `runs` and `inbox` are in `history.ts`.
  */
 export function registerStoreCommands(program: Command, io: CliIo): void {
   registerServe(program, io);

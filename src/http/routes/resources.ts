@@ -1,8 +1,289 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { UrsaError } from '../../errors/index.js';
+import { refreshTenant } from '../../runtime/registrar.js';
+import { stopProcess } from '../../service/runs.js';
+import { TENANT_PROJECT } from '../../store/documents.js';
 import type { AppOptions } from '../app.js';
+import { callerFor } from '../auth.js';
+import {
+  documentParams,
+  documentSchema,
+  documentSummarySchema,
+  documentSummaryView,
+  documentView,
+  hidingNotFound,
+  inboxItemSchema,
+  inboxItemView,
+  notFound,
+  problemSchema,
+  processParams,
+  processSchema,
+  processView,
+  projectParams,
+  refreshSchema,
+  runDetailSchema,
+  runDetailView,
+  runParams,
+  tenantParams,
+  userName,
+} from './schemas.js';
+
+const PROJECT = '/brain/:tenant/project/:project';
+
+const limit = (fallback: number) => z.coerce.number().int().min(1).max(1000).default(fallback);
+
+const documentsQuery = z.strictObject({
+  prefix: z.string().max(1024).default('').describe('Only documents whose path starts with this'),
+  limit: limit(100),
+  after: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe('The nextCursor of the previous page: only paths after this one'),
+});
+
+const inboxQuery = z.strictObject({
+  user: userName.optional().describe("Whose inbox; default the token's user (another user needs admin)"),
+  all: z.enum(['true', 'false']).default('false').describe('true: read items too; default unread only'),
+  limit: limit(20),
+  before: z.coerce.number().int().min(1).optional().describe('The nextCursor of the previous page'),
+});
+
+// Optional: a POST without a body reaches the handler as null (or undefined).
+const stopBody = z
+  .strictObject({ reason: z.string().min(1).max(200).describe('Why; the run log and END line say it') })
+  .nullish();
+
+const markReadBody = z.strictObject({
+  ids: z.array(z.number().int().min(1)).min(1).max(1000),
+  user: userName.optional().describe("Whose items; default the token's user (another user needs admin)"),
+});
 
 /**
- * Runs by correlationId, documents, processes, the inbox and tenant refresh (issue #7).
- * Filled in by the resource routes; kept apart from the scheduler endpoints of spec §10.
+ * Runs by correlationId, documents, processes, the inbox and tenant refresh (issue #7; decisions
+ * §7), beside the scheduler endpoints of spec §10. Every route checks its token with `callerFor`
+ * first, and answers a resource of another project or tenant exactly like a missing one.
  */
-export async function resourceRoutes(_app: FastifyInstance, _options: AppOptions): Promise<void> {}
+export async function resourceRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const { rt } = options;
+  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+
+  r.get(
+    `${PROJECT}/runs/:correlationId`,
+    {
+      schema: {
+        tags: ['runs'],
+        summary: 'One run by correlationId, with its run log (spec §9a)',
+        params: runParams,
+        response: { 200: runDetailSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project, correlationId } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const run = await rt.repos.runs.get(correlationId);
+      if (run === undefined || run.tenant !== tenant || run.project !== project) throw notFound();
+      const log = await rt.repos.documents.get({ tenant, project, path: run.logPath });
+      return runDetailView(run, log?.body ?? null);
+    },
+  );
+
+  r.get(
+    `${PROJECT}/documents`,
+    {
+      schema: {
+        tags: ['documents'],
+        summary: 'Documents of a project whose path starts with a prefix, by path (without bodies)',
+        params: projectParams,
+        querystring: documentsQuery,
+        response: {
+          200: z.object({ documents: z.array(documentSummarySchema), nextCursor: z.string().nullable() }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const { prefix, limit, after } = request.query;
+      const all = await rt.repos.documents.list(tenant, project, prefix);
+      const rest = after === undefined ? all : all.filter((d) => d.path > after);
+      const page = rest.slice(0, limit);
+      return {
+        documents: page.map(documentSummaryView),
+        nextCursor: rest.length > limit ? (page[page.length - 1]?.path ?? null) : null,
+      };
+    },
+  );
+
+  r.get(
+    `${PROJECT}/documents/*`,
+    {
+      schema: {
+        tags: ['documents'],
+        summary: 'One document by path, e.g. a run log _vance/logs/scheduler/<name>/….md',
+        params: documentParams,
+        response: { 200: documentSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project, '*': path } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const doc = await rt.repos.documents.get({ tenant, project, path });
+      if (doc === undefined) throw notFound();
+      return documentView(doc);
+    },
+  );
+
+  r.get(
+    `${PROJECT}/processes/:id`,
+    {
+      schema: {
+        tags: ['processes'],
+        summary: 'One process: status, trigger origin, exit code and output tails',
+        params: processParams,
+        response: { 200: processSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project, id } = request.params;
+      callerFor(request, tenant, project, 'read');
+      const found = await rt.repos.processes.get(id);
+      if (found === undefined || found.tenant !== tenant || found.project !== project) throw notFound();
+      return processView(found);
+    },
+  );
+
+  r.post(
+    `${PROJECT}/processes/:id/stop`,
+    {
+      schema: {
+        tags: ['processes'],
+        summary: 'Stop a process on whichever worker runs it (its run ends cancelled)',
+        params: processParams,
+        body: stopBody,
+        response: {
+          200: z.object({
+            stopping: z.boolean().describe('false when the process had already ended or was being stopped'),
+          }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, id } = request.params;
+      callerFor(request, tenant, project, 'write');
+      const found = await rt.repos.processes.get(id);
+      if (found === undefined || found.tenant !== tenant || found.project !== project) throw notFound();
+      const reason = request.body?.reason;
+      return hidingNotFound(() =>
+        reason === undefined ? stopProcess(rt, tenant, id) : stopProcess(rt, tenant, id, reason),
+      );
+    },
+  );
+
+  r.get(
+    '/brain/:tenant/inbox',
+    {
+      schema: {
+        tags: ['inbox'],
+        summary: "A user's inbox items, newest first (unread ones unless all=true)",
+        params: tenantParams,
+        querystring: inboxQuery,
+        response: {
+          200: z.object({ items: z.array(inboxItemSchema), nextCursor: z.number().nullable() }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant } = request.params;
+      const caller = callerFor(request, tenant, TENANT_PROJECT, 'read');
+      const { limit, before, all } = request.query;
+      const user = whose(caller, request.query.user);
+      const found = await rt.repos.inbox.list(tenant, user, {
+        unreadOnly: all !== 'true',
+        limit: limit + 1,
+        ...(before === undefined ? {} : { beforeId: before }),
+      });
+      const items = found.slice(0, limit);
+      return {
+        items: items.map(inboxItemView),
+        nextCursor: found.length > limit ? (items[items.length - 1]?.id ?? null) : null,
+      };
+    },
+  );
+
+  r.post(
+    '/brain/:tenant/inbox/read',
+    {
+      schema: {
+        tags: ['inbox'],
+        summary: 'Mark inbox items read; ids of other users or already read are left alone',
+        params: tenantParams,
+        body: markReadBody,
+        response: { 200: z.object({ marked: z.number() }), ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant } = request.params;
+      const caller = callerFor(request, tenant, TENANT_PROJECT, 'write');
+      const user = whose(caller, request.body.user);
+      return { marked: await rt.repos.inbox.markRead(tenant, user, request.body.ids, rt.clock.now()) };
+    },
+  );
+
+  // Not under /brain/:tenant/project/…: the third segment is the static `scheduler`, which the
+  // router tells apart from `project`; there is no project named in a tenant-wide refresh.
+  r.post(
+    '/brain/:tenant/scheduler/refresh',
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary: 'Re-read the scheduler documents of every project of the tenant (spec §8)',
+        params: tenantParams,
+        response: {
+          200: z.object({ projects: z.array(refreshSchema.extend({ project: z.string() })) }),
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant } = request.params;
+      callerFor(request, tenant, TENANT_PROJECT, 'admin');
+      const results = await refreshTenant(rt, tenant);
+      return {
+        projects: results
+          .map((result) => ({
+            project: result.project,
+            active: result.active,
+            registered: [...result.registered].sort(),
+            invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
+          }))
+          .sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0)),
+      };
+    },
+  );
+}
+
+/**
+ * The user whose inbox a request is about: the token's user by default; another one only with the
+ * admin role (decisions §6).
+ *
+ * @throws UrsaError `FORBIDDEN` for another user without admin.
+ */
+function whose(caller: { user: string; role: string }, user: string | undefined): string {
+  if (user === undefined || user === caller.user) return caller.user;
+  if (caller.role !== 'admin') {
+    throw new UrsaError(
+      'FORBIDDEN',
+      `user: reading or marking the inbox of another user (${user}) needs the admin role; this token has ${caller.role}`,
+      { field: 'user', value: user },
+    );
+  }
+  return user;
+}

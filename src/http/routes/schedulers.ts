@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { UrsaError } from '../../errors/index.js';
 import { loadProjectSchedulers } from '../../runtime/catalog.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { schedulerPath } from '../../scheduler/paths.js';
@@ -12,7 +11,9 @@ import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import {
   feedLineSchema,
+  hidingNotFound,
   lineView,
+  notFound,
   problemSchema,
   projectParams,
   runSchema,
@@ -124,11 +125,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       const own = await rt.repos.documents.get({ tenant, project, path: schedulerPath(name) });
       const doc =
         own ?? (await rt.repos.documents.get({ tenant, project: '_tenant', path: schedulerPath(name) }));
-      if (doc === undefined)
-        throw new UrsaError(
-          'NOT_FOUND',
-          `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-        );
+      // The same body as another tenant's scheduler (decisions §6): no name, no tenant.
+      if (doc === undefined) throw notFound();
       const state = await rt.repos.schedules.get({ tenant, project, name });
       return {
         name,
@@ -194,7 +192,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     },
     async (request) => {
       const { tenant, project, name } = request.params;
-      return deleteScheduler(rt, callerFor(request, tenant, project, 'write'), name);
+      const caller = callerFor(request, tenant, project, 'write');
+      return hidingNotFound(() => deleteScheduler(rt, caller, name));
     },
   );
 
@@ -240,7 +239,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request, reply) => {
       const { tenant, project, name } = request.params;
       callerFor(request, tenant, project, 'write');
-      return reply.status(202).send(await fireScheduler(rt, tenant, project, name));
+      return reply.status(202).send(await hidingNotFound(() => fireScheduler(rt, tenant, project, name)));
     },
   );
 

@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { isUrsaError, UrsaError } from '../../errors/index.js';
+import type { StoredDocument } from '../../store/documents.js';
 import type { FeedLine, FeedRun } from '../../store/feed.js';
+import type { InboxItem } from '../../store/inbox.js';
+import type { ProcessRecord } from '../../store/processes.js';
+import type { Run } from '../../store/runs.js';
 import { formatInstant } from '../../time/instant.js';
 
 /** Path segments: tenant and project names (decisions §6 name rule, `_tenant` allowed). */
@@ -35,9 +40,27 @@ export const feedLineSchema = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 
-/** A feed line as the API shows it (instants as ISO-8601). */
+/** Payload fields of feed lines that hold instants as epoch ms (`RunRecorder.appendLine`, the executor). */
+const PAYLOAD_INSTANTS = ['scheduledFor', 'coalescedUntil', 'absorbedFirst', 'absorbedLast'];
+
+/** A feed line as the API shows it: every instant as ISO-8601 UTC, the payload's too. */
 export function lineView(line: FeedLine): z.infer<typeof feedLineSchema> {
-  return { ...line, at: formatInstant(line.at), payload: { ...line.payload } };
+  const payload: Record<string, unknown> = { ...line.payload };
+  for (const key of PAYLOAD_INSTANTS) {
+    const value = payload[key];
+    if (typeof value === 'number' && Number.isFinite(value)) payload[key] = formatInstant(value);
+  }
+  return {
+    id: line.id,
+    at: formatInstant(line.at),
+    kind: line.kind,
+    refType: line.refType,
+    refId: line.refId,
+    traceId: line.traceId,
+    outcome: line.outcome,
+    logPath: line.logPath,
+    payload,
+  };
 }
 
 export const runSchema = z.object({
@@ -78,3 +101,213 @@ export function runView(run: FeedRun): z.infer<typeof runSchema> {
     logPath: run.logPath,
   };
 }
+
+/**
+ * The one answer for a resource the caller cannot see (decisions §6): a missing resource and one of
+ * another tenant get the same problem body, word for word — the detail of `callerFor`'s
+ * cross-tenant refusal and of the app's not-found handler.
+ */
+export const NO_SUCH_RESOURCE = 'no such resource';
+
+/** `NOT_FOUND` with the uniform detail {@link NO_SUCH_RESOURCE} (no field, no name). */
+export function notFound(): UrsaError {
+  return new UrsaError('NOT_FOUND', NO_SUCH_RESOURCE);
+}
+
+/**
+ * Runs `work` (a service call) and replaces any `NOT_FOUND` it throws by {@link notFound}, so a
+ * service's detailed message ("scheduler x does not exist in acme/ops") never makes a missing
+ * resource distinguishable from another tenant's.
+ */
+export async function hidingNotFound<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUrsaError(error, 'NOT_FOUND')) throw notFound();
+    throw error;
+  }
+}
+
+/** User names (decisions §6 name rule). */
+export const userName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'a user name: letters, digits, ".", "_", "-", at most 128');
+
+/** An opaque id of a run or process (`run_<uuid>`, `proc_<uuid>`). */
+const id = z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'an id: letters, digits, ".", "_", "-"');
+
+export const runParams = z.strictObject({ tenant: segment, project: segment, correlationId: id });
+export const processParams = z.strictObject({ tenant: segment, project: segment, id });
+export const documentParams = z.strictObject({
+  tenant: segment,
+  project: segment,
+  '*': z.string().min(1, 'a document path is required').max(1024),
+});
+
+/** A run from the runs table (decisions §4) with its run-log document (spec §9a). */
+export const runDetailSchema = z.object({
+  correlationId: z.string(),
+  tenant: z.string(),
+  project: z.string(),
+  scheduler: z.string(),
+  trigger: z.enum(['cron', 'at', 'manual']),
+  scheduledFor: instant,
+  coalesced: z.boolean(),
+  coalescedUntil: instant.nullable(),
+  claimedAt: instant,
+  state: z.enum(['claimed', 'queued', 'started', 'ended', 'skipped']),
+  outcome: z.string(),
+  reason: z.string().nullable(),
+  runAs: z.string(),
+  sessionId: z.string().nullable(),
+  processId: z.string().nullable(),
+  startedAt: instant.nullable(),
+  endedAt: instant.nullable(),
+  workerId: z.string().nullable(),
+  logPath: z.string(),
+  log: z.string().nullable().describe('The run-log document (front matter and timeline); null once expired'),
+});
+
+/** A run (from the runs table) and its log as the API shows them. */
+export function runDetailView(run: Run, log: string | null): z.infer<typeof runDetailSchema> {
+  return {
+    correlationId: run.correlationId,
+    tenant: run.tenant,
+    project: run.project,
+    scheduler: run.name,
+    trigger: run.trigger,
+    scheduledFor: formatInstant(run.scheduledFor),
+    coalesced: run.coalesced,
+    coalescedUntil: iso(run.coalescedUntil),
+    claimedAt: formatInstant(run.claimedAt),
+    state: run.state,
+    outcome: run.outcome,
+    reason: run.reason,
+    runAs: run.runAs,
+    sessionId: run.sessionId,
+    processId: run.processId,
+    startedAt: iso(run.startedAt),
+    endedAt: iso(run.endedAt),
+    workerId: run.workerId,
+    logPath: run.logPath,
+    log,
+  };
+}
+
+export const documentSummarySchema = z.object({
+  path: z.string(),
+  version: z.number(),
+  createdBy: z.string(),
+  updatedAt: instant,
+  expiresAt: instant.nullable(),
+});
+export const documentSchema = documentSummarySchema.extend({ body: z.string() });
+
+/** A document without its body (listing). */
+export function documentSummaryView(doc: StoredDocument): z.infer<typeof documentSummarySchema> {
+  return {
+    path: doc.path,
+    version: doc.version,
+    createdBy: doc.createdBy,
+    updatedAt: formatInstant(doc.updatedAt),
+    expiresAt: iso(doc.expiresAt),
+  };
+}
+
+/** A document with its body. */
+export function documentView(doc: StoredDocument): z.infer<typeof documentSchema> {
+  return { ...documentSummaryView(doc), body: doc.body };
+}
+
+export const processSchema = z.object({
+  id: z.string(),
+  tenant: z.string(),
+  project: z.string(),
+  sessionId: z.string(),
+  recipe: z.string(),
+  engine: z.string(),
+  status: z.enum(['ready', 'running', 'paused', 'blocked', 'suspended', 'done', 'stopped', 'failed']),
+  ownerUser: z.string(),
+  triggerOrigin: z.object({
+    source: z.string(),
+    scheduledFor: instant,
+    correlationId: z.string(),
+    trigger: z.enum(['cron', 'at', 'manual']),
+  }),
+  params: z.record(z.string(), z.unknown()),
+  initialMessage: z.string().nullable(),
+  createdAt: instant,
+  startedAt: instant.nullable(),
+  endedAt: instant.nullable(),
+  exitCode: z.number().nullable(),
+  reason: z.string().nullable(),
+  outputTail: z.string().nullable(),
+  errorTail: z.string().nullable(),
+});
+
+/** A process as the API shows it (instants as ISO-8601). */
+export function processView(p: ProcessRecord): z.infer<typeof processSchema> {
+  return {
+    id: p.id,
+    tenant: p.tenant,
+    project: p.project,
+    sessionId: p.sessionId,
+    recipe: p.recipe,
+    engine: p.engine,
+    status: p.status,
+    ownerUser: p.ownerUser,
+    triggerOrigin: {
+      source: p.triggerOrigin.source,
+      scheduledFor: formatInstant(p.triggerOrigin.scheduledFor),
+      correlationId: p.triggerOrigin.correlationId,
+      trigger: p.triggerOrigin.trigger,
+    },
+    params: { ...p.params },
+    initialMessage: p.initialMessage,
+    createdAt: formatInstant(p.createdAt),
+    startedAt: iso(p.startedAt),
+    endedAt: iso(p.endedAt),
+    exitCode: p.exitCode,
+    reason: p.reason,
+    outputTail: p.outputTail,
+    errorTail: p.errorTail,
+  };
+}
+
+export const inboxItemSchema = z.object({
+  id: z.number(),
+  user: z.string(),
+  kind: z.enum(['run-failed', 'one-shot-late', 'document-invalid']),
+  title: z.string(),
+  body: z.string(),
+  project: z.string().nullable(),
+  scheduler: z.string().nullable(),
+  correlationId: z.string().nullable(),
+  logPath: z.string().nullable(),
+  createdAt: instant,
+  readAt: instant.nullable(),
+});
+
+/** An inbox item as the API shows it. */
+export function inboxItemView(item: InboxItem): z.infer<typeof inboxItemSchema> {
+  return {
+    id: item.id,
+    user: item.user,
+    kind: item.kind,
+    title: item.title,
+    body: item.body,
+    project: item.project,
+    scheduler: item.scheduler,
+    correlationId: item.correlationId,
+    logPath: item.logPath,
+    createdAt: formatInstant(item.createdAt),
+    readAt: iso(item.readAt),
+  };
+}
+
+/** What a refresh of one project did (spec §8). */
+export const refreshSchema = z.object({
+  active: z.boolean(),
+  registered: z.array(z.string()),
+  invalid: z.array(z.object({ path: z.string(), message: z.string() })),
+});

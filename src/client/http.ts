@@ -1,0 +1,380 @@
+import { type ErrorCode, errorCatalogue, UrsaError, type UrsaErrorDetails } from '../errors/index.js';
+import { validateName } from '../scheduler/name.js';
+import type {
+  ClientScope,
+  DocumentSummary,
+  DocumentView,
+  EventPage,
+  FireView,
+  InboxItemView,
+  InboxPage,
+  InboxRequest,
+  PageRequest,
+  RefreshView,
+  RunPage,
+  SchedulerDetail,
+  SchedulerList,
+  SetView,
+  UrsaClient,
+} from './types.js';
+
+/** The part of the global `fetch` the client uses (tests pass their own). */
+export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Documents per page of `GET …/documents` (the most the API gives). */
+const DOCUMENT_PAGE = 1000;
+
+/** How long one request may take before the client gives up, milliseconds. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** What {@link HttpClient} needs. */
+export interface HttpClientOptions {
+  /** The server's base URL, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  readonly baseUrl: string;
+  /** A bearer token (decisions §6). */
+  readonly token: string;
+  readonly scope: ClientScope;
+  /** Defaults to the global `fetch`. */
+  readonly fetch?: Fetch | undefined;
+  readonly timeoutMs?: number | undefined;
+}
+
+type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+interface Call {
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+}
+
+const isCode = (code: unknown): code is ErrorCode =>
+  typeof code === 'string' && Object.hasOwn(errorCatalogue, code);
+
+/** The code a status stands for when the answer is not one of Ursa's problem documents. */
+function codeOfStatus(status: number): ErrorCode {
+  switch (status) {
+    case 401:
+      return 'UNAUTHENTICATED';
+    case 403:
+      return 'FORBIDDEN';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 502:
+    case 503:
+    case 504:
+      return 'STORE_UNAVAILABLE';
+    default:
+      return status >= 400 && status < 500 ? 'ARGUMENT_INVALID' : 'INTERNAL';
+  }
+}
+
+/**
+ * The {@link UrsaError} an `application/problem+json` answer (RFC 9457, `src/http/problem.ts`)
+ * stands for: its `code` and `detail` become the code and message; a single `errors` entry that
+ * repeats the detail is the error's `field`, several are its `issues`; an `allowed` member, when
+ * the server sends one, is kept. So the CLI prints the line it prints for the same error raised
+ * locally. An answer that is not such a document becomes an error naming the server and status.
+ */
+export function problemToError(status: number, body: unknown, server: string): UrsaError {
+  const problem = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const { code, detail } = problem;
+  if (!isCode(code) || typeof detail !== 'string') {
+    return new UrsaError(codeOfStatus(status), `the server at ${server} answered HTTP ${status}`);
+  }
+  const errors = Array.isArray(problem.errors)
+    ? problem.errors.filter(
+        (e): e is { path: string; message: string } =>
+          typeof e === 'object' &&
+          e !== null &&
+          typeof (e as { path?: unknown }).path === 'string' &&
+          typeof (e as { message?: unknown }).message === 'string',
+      )
+    : [];
+  const [first] = errors;
+  const single = errors.length === 1 && first !== undefined && first.message === detail;
+  const details: UrsaErrorDetails = {
+    ...(single ? { field: first.path } : {}),
+    ...(!single && errors.length > 0
+      ? { issues: errors.map((e) => ({ path: e.path, message: e.message })) }
+      : {}),
+    ...(typeof problem.allowed === 'string' ? { allowed: problem.allowed } : {}),
+  };
+  return new UrsaError(code, detail, details);
+}
+
+/** Why a request did not get an answer, in words: `connection refused`, `timed out after 30 s`. */
+function reasonOf(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown }) : undefined;
+  if (typeof cause?.code === 'string') {
+    const known: Record<string, string> = {
+      ECONNREFUSED: 'connection refused',
+      ENOTFOUND: 'host not found',
+      ECONNRESET: 'connection reset',
+      ETIMEDOUT: 'connection timed out',
+      EHOSTUNREACH: 'host unreachable',
+    };
+    return known[cause.code] ?? cause.code;
+  }
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `/a b/` → `a%20b`: each segment encoded, slashes kept (document paths). */
+const segments = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+/**
+ * The client against an Ursa server (issue #7 item 7): the REST API of `src/http/` with a bearer
+ * token. Errors come back as the {@link UrsaError}s the server raised ({@link problemToError});
+ * a server that cannot be reached is `STORE_UNAVAILABLE`, naming the URL.
+ */
+export class HttpClient implements UrsaClient {
+  readonly kind = 'remote' as const;
+  readonly scope: ClientScope;
+  readonly #base: URL;
+  readonly #token: string;
+  readonly #fetch: Fetch;
+  readonly #timeoutMs: number;
+
+  constructor(options: HttpClientOptions) {
+    this.#base = HttpClient.parseUrl(options.baseUrl);
+    this.#token = options.token;
+    this.scope = options.scope;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  }
+
+  /**
+   * A server base URL as given to `--url`: `http://` or `https://`, no query or fragment.
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for anything else.
+   */
+  static parseUrl(text: string): URL {
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.search ||
+      url.hash
+    ) {
+      throw new UrsaError(
+        'ARGUMENT_INVALID',
+        `url: ${JSON.stringify(text)} is not the URL of an Ursa server`,
+        {
+          field: 'url',
+          value: text,
+          allowed: 'an http:// or https:// URL such as http://127.0.0.1:8080',
+        },
+      );
+    }
+    if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
+    return url;
+  }
+
+  /** The server as messages name it: the base URL without a trailing slash. */
+  get server(): string {
+    return this.#base.href.replace(/\/$/, '');
+  }
+
+  /** `brain/<tenant>/project/<project>/` + `rest`. */
+  #project(rest: string): string {
+    const { tenant, project } = this.scope;
+    return `brain/${encodeURIComponent(tenant)}/project/${encodeURIComponent(project)}/${rest}`;
+  }
+
+  #tenant(rest: string): string {
+    return `brain/${encodeURIComponent(this.scope.tenant)}/${rest}`;
+  }
+
+  /** Sends one request; returns the parsed JSON answer and its status. */
+  async #send(call: Call): Promise<{ status: number; body: unknown }> {
+    const url = new URL(call.path, this.#base);
+    for (const [key, value] of Object.entries(call.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      authorization: `Bearer ${this.#token}`,
+    };
+    const init: RequestInit = { method: call.method, headers, signal: AbortSignal.timeout(this.#timeoutMs) };
+    if (call.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(call.body);
+    }
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url.href, init);
+      text = await response.text();
+    } catch (error) {
+      throw new UrsaError(
+        'STORE_UNAVAILABLE',
+        `cannot reach the Ursa server at ${this.server}: ${reasonOf(error, this.#timeoutMs)}`,
+        { field: 'url', value: this.server },
+      );
+    }
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: response.status, body };
+  }
+
+  /** Sends one request and returns its JSON answer, or throws the error the server answered with. */
+  async #call<T>(call: Call): Promise<T> {
+    const { status, body } = await this.#send(call);
+    if (status < 200 || status > 299) throw problemToError(status, body, this.server);
+    if (body === undefined) {
+      throw new UrsaError(
+        'STORE_UNAVAILABLE',
+        `the server at ${this.server} did not answer ${call.method} /${call.path} with JSON: is it an Ursa server?`,
+      );
+    }
+    return body as T;
+  }
+
+  listSchedulers(): Promise<SchedulerList> {
+    return this.#call<SchedulerList>({ method: 'GET', path: this.#project('scheduler') });
+  }
+
+  getScheduler(name: string): Promise<SchedulerDetail> {
+    validateName(name, 'scheduler name');
+    return this.#call({ method: 'GET', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
+  }
+
+  setScheduler(name: string, yaml: string): Promise<SetView> {
+    // Checked here as the service checks it, so a bad name gets the error it gets locally.
+    validateName(name, 'scheduler name');
+    return this.#call({
+      method: 'PUT',
+      path: this.#project(`scheduler/${encodeURIComponent(name)}`),
+      body: { yaml },
+    });
+  }
+
+  deleteScheduler(name: string): Promise<{ trashPath: string }> {
+    validateName(name, 'scheduler name');
+    return this.#call({ method: 'DELETE', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
+  }
+
+  fire(name: string): Promise<FireView> {
+    return this.#call({ method: 'POST', path: this.#project(`scheduler/${encodeURIComponent(name)}/fire`) });
+  }
+
+  /** The server's own scheduling loop (`/readyz`): a server runs a worker beside its API. */
+  async workerRunning(): Promise<boolean | undefined> {
+    try {
+      const { status, body } = await this.#send({ method: 'GET', path: 'readyz' });
+      if (status === 200) return (body as { loop?: unknown } | undefined)?.loop === true;
+      return status === 503 ? false : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  runs(name: string, page: PageRequest): Promise<RunPage> {
+    return this.#call({
+      method: 'GET',
+      path: this.#project(`scheduler/${encodeURIComponent(name)}/runs`),
+      query: { limit: page.limit, before: page.before },
+    });
+  }
+
+  events(name: string, page: PageRequest): Promise<EventPage> {
+    return this.#call({
+      method: 'GET',
+      path: this.#project(`scheduler/${encodeURIComponent(name)}/events`),
+      query: { limit: page.limit, before: page.before },
+    });
+  }
+
+  /**
+   * The project (`POST …/scheduler/refresh`; a delta refresh of one `name` is a project refresh
+   * here, with the same result) or, with `allProjects`, the tenant (`POST /brain/:tenant/scheduler/refresh`).
+   */
+  async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
+    const { tenant, project } = this.scope;
+    if (options.allProjects) {
+      const body = await this.#call<{
+        projects: readonly (Omit<RefreshView, 'tenant'> & { project: string })[];
+      }>({ method: 'POST', path: this.#tenant('scheduler/refresh') });
+      return body.projects.map((p) => ({ ...p, tenant }));
+    }
+    const body = await this.#call<Omit<RefreshView, 'tenant' | 'project'>>({
+      method: 'POST',
+      path: this.#project('scheduler/refresh'),
+    });
+    return [{ tenant, project, active: body.active, registered: body.registered, invalid: body.invalid }];
+  }
+
+  docCat(path: string): Promise<DocumentView> {
+    return this.#call({ method: 'GET', path: this.#project(`documents/${segments(path)}`) });
+  }
+
+  /** Every page of `GET …/documents?prefix=` (the API pages by path). */
+  async docLs(prefix: string): Promise<DocumentSummary[]> {
+    const documents: DocumentSummary[] = [];
+    let after: string | undefined;
+    do {
+      const page = await this.#call<{ documents: DocumentSummary[]; nextCursor: string | null }>({
+        method: 'GET',
+        path: this.#project('documents'),
+        query: { prefix, limit: DOCUMENT_PAGE, after },
+      });
+      documents.push(...page.documents);
+      after = page.nextCursor ?? undefined;
+    } while (after !== undefined);
+    return documents;
+  }
+
+  /** `GET /brain/:tenant/inbox`: without `user`, the server shows the token's user's items. */
+  async inbox(request: InboxRequest): Promise<InboxPage> {
+    const page = await this.#call<{ items: InboxItemView[]; nextCursor: number | null }>({
+      method: 'GET',
+      path: this.#tenant('inbox'),
+      query: {
+        user: request.user,
+        all: request.all ? 'true' : undefined,
+        limit: request.limit,
+        before: request.before,
+      },
+    });
+    return {
+      user: request.user ?? page.items[0]?.user ?? null,
+      items: page.items,
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async inboxRead(
+    user: string | undefined,
+    ids: readonly number[],
+  ): Promise<{ user: string | null; count: number }> {
+    const body = await this.#call<{ marked: number }>({
+      method: 'POST',
+      path: this.#tenant('inbox/read'),
+      body: user === undefined ? { ids } : { ids, user },
+    });
+    return { user: user ?? null, count: body.marked };
+  }
+
+  processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
+    return this.#call({
+      method: 'POST',
+      path: this.#project(`processes/${encodeURIComponent(processId)}/stop`),
+      body: { reason },
+    });
+  }
+
+  async close(): Promise<void> {}
+}

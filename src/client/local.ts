@@ -1,0 +1,229 @@
+import { UrsaError } from '../errors/index.js';
+import {
+  documentSummaryView,
+  documentView,
+  inboxItemView,
+  lineView,
+  runView,
+} from '../http/routes/schemas.js';
+import { loadProjectSchedulers } from '../runtime/catalog.js';
+import type { Runtime } from '../runtime/context.js';
+import { type RefreshResult, refreshProject, refreshTenant } from '../runtime/registrar.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import type { Caller } from '../service/caller.js';
+import { fireScheduler, stopProcess } from '../service/runs.js';
+import { deleteScheduler, setScheduler } from '../service/schedulers.js';
+import { formatInstant } from '../time/instant.js';
+import type {
+  ClientScope,
+  DocumentSummary,
+  DocumentView,
+  EventPage,
+  FireView,
+  InboxPage,
+  InboxRequest,
+  PageRequest,
+  RefreshView,
+  RunPage,
+  SchedulerDetail,
+  SchedulerList,
+  SchedulerSummary,
+  SetView,
+  UrsaClient,
+} from './types.js';
+
+/** Whose inbox a local client shows when none is named (the CLI's operator user). */
+export const LOCAL_DEFAULT_USER = 'admin';
+
+/** How recent a worker's lease must be for it to count as running (its heartbeat is every second). */
+const LIVE_WORKER_MS = 5_000;
+
+const iso = (epochMs: number | null) => (epochMs === null ? null : formatInstant(epochMs));
+
+function refreshView(r: RefreshResult): RefreshView {
+  return {
+    tenant: r.tenant,
+    project: r.project,
+    active: r.active,
+    registered: [...r.registered],
+    invalid: r.failures.map((f) => ({ path: f.path, message: f.message })),
+  };
+}
+
+/**
+ * The client on an opened store: the services and repositories the REST routes call, with the
+ * CLI's operator as the caller (`user`, default `admin`, with the admin role: decisions §6).
+ */
+export class LocalClient implements UrsaClient {
+  readonly kind = 'local' as const;
+  readonly #caller: Caller;
+  readonly #close: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly rt: Runtime,
+    readonly scope: ClientScope,
+    options: { user?: string | undefined; close?: () => Promise<void> } = {},
+  ) {
+    this.#caller = { ...scope, user: options.user ?? LOCAL_DEFAULT_USER, role: 'admin' };
+    this.#close = options.close;
+  }
+
+  async listSchedulers(): Promise<SchedulerList> {
+    const { repos } = this.rt;
+    const { tenant, project } = this.scope;
+    const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
+    const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+    const list: SchedulerSummary[] = [];
+    for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const d = s.definition;
+      const last = await repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
+      list.push({
+        name,
+        description: d.description,
+        cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
+        at: d.trigger.kind === 'at' ? d.trigger.at : null,
+        timezone: d.zone.id,
+        enabled: d.enabled,
+        overlap: d.overlap,
+        lockMode: d.lockMode,
+        tags: [...d.tags],
+        source: s.source,
+        nextRunAt: iso(states.get(name)?.nextRunAt ?? null),
+        lastRun:
+          last === undefined
+            ? null
+            : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
+      });
+    }
+    return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+  }
+
+  async getScheduler(name: string): Promise<SchedulerDetail> {
+    const { repos } = this.rt;
+    const { tenant, project } = this.scope;
+    const path = schedulerPath(name);
+    const own = await repos.documents.get({ tenant, project, path });
+    const doc = own ?? (await repos.documents.get({ tenant, project: '_tenant', path }));
+    if (doc === undefined) {
+      throw new UrsaError(
+        'NOT_FOUND',
+        `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+      );
+    }
+    const state = await repos.schedules.get({ tenant, project, name });
+    return {
+      name,
+      path: doc.path,
+      source: own === undefined ? 'tenant' : 'project',
+      version: doc.version,
+      yaml: doc.body,
+      createdBy: doc.createdBy,
+      updatedAt: formatInstant(doc.updatedAt),
+      nextRunAt: iso(state?.nextRunAt ?? null),
+    };
+  }
+
+  async setScheduler(name: string, yaml: string): Promise<SetView> {
+    const result = await setScheduler(this.rt, this.#caller, name, yaml);
+    return { ...result, warnings: [...result.warnings], filledTimezone: result.filledTimezone ?? null };
+  }
+
+  deleteScheduler(name: string): Promise<{ trashPath: string }> {
+    return deleteScheduler(this.rt, this.#caller, name);
+  }
+
+  fire(name: string): Promise<FireView> {
+    return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name);
+  }
+
+  async workerRunning(): Promise<boolean> {
+    return (await this.rt.repos.workers.live(this.rt.clock.now(), LIVE_WORKER_MS)).length > 0;
+  }
+
+  async runs(name: string, page: PageRequest): Promise<RunPage> {
+    const { tenant, project } = this.scope;
+    const found = await this.rt.repos.feed.listRuns(tenant, project, name, {
+      limit: page.limit,
+      ...(page.before === undefined ? {} : { before: page.before }),
+    });
+    return { runs: found.runs.map(runView), nextCursor: found.nextCursor };
+  }
+
+  async events(name: string, page: PageRequest): Promise<EventPage> {
+    const { tenant, project } = this.scope;
+    const lines = await this.rt.repos.feed.listForRef(
+      tenant,
+      project,
+      'SCHEDULER',
+      name,
+      page.limit + 1,
+      page.before,
+    );
+    const shown = lines.slice(0, page.limit);
+    return {
+      events: shown.map(lineView),
+      nextCursor: lines.length > page.limit ? (shown[shown.length - 1]?.id ?? null) : null,
+    };
+  }
+
+  async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
+    const { tenant, project } = this.scope;
+    if (!options.allProjects)
+      return [refreshView(await refreshProject(this.rt, tenant, project, options.name))];
+    // By project name, as the REST API answers.
+    return (await refreshTenant(this.rt, tenant))
+      .map(refreshView)
+      .sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
+  }
+
+  async docCat(path: string): Promise<DocumentView> {
+    const { tenant, project } = this.scope;
+    const found = await this.rt.repos.documents.get({ tenant, project, path });
+    if (found === undefined) {
+      throw new UrsaError(
+        'NOT_FOUND',
+        `document ${JSON.stringify(path)} does not exist in ${tenant}/${project}`,
+        { field: 'path', value: path },
+      );
+    }
+    return documentView(found);
+  }
+
+  async docLs(prefix: string): Promise<DocumentSummary[]> {
+    const { tenant, project } = this.scope;
+    return (await this.rt.repos.documents.list(tenant, project, prefix)).map(documentSummaryView);
+  }
+
+  async inbox(request: InboxRequest): Promise<InboxPage> {
+    const user = request.user ?? LOCAL_DEFAULT_USER;
+    const found = await this.rt.repos.inbox.list(this.scope.tenant, user, {
+      unreadOnly: !request.all,
+      limit: request.limit + 1,
+      ...(request.before === undefined ? {} : { beforeId: request.before }),
+    });
+    const items = found.slice(0, request.limit);
+    const last = items[items.length - 1];
+    return {
+      user,
+      items: items.map(inboxItemView),
+      nextCursor: found.length > request.limit && last !== undefined ? last.id : null,
+    };
+  }
+
+  async inboxRead(
+    user: string | undefined,
+    ids: readonly number[],
+  ): Promise<{ user: string; count: number }> {
+    const whose = user ?? LOCAL_DEFAULT_USER;
+    const count = await this.rt.repos.inbox.markRead(this.scope.tenant, whose, ids, this.rt.clock.now());
+    return { user: whose, count };
+  }
+
+  processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
+    return stopProcess(this.rt, this.scope.tenant, processId, reason);
+  }
+
+  async close(): Promise<void> {
+    await this.#close?.();
+  }
+}

@@ -1,0 +1,120 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore, repositories } from '../../src/store/index.js';
+import { ursa } from '../support/cli.js';
+import { cronScheduler, projectFolder } from '../support/project.js';
+
+// decisions §7: `ursa list` and `ursa get` on a local store (test/cli/remote.test.ts: the same against a server).
+describe('ursa list and ursa get', () => {
+  it('lists the schedulers of a project with their schedule, zone, state, next and last run', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-list-'));
+    expect(await ursa(['list'], { cwd })).toEqual({
+      code: 0,
+      stdout: 'no schedulers in default/demo\n',
+      stderr: '',
+    });
+    const dir = projectFolder({
+      '_vance/scheduler/hb.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+      '_vance/scheduler/once.yaml':
+        'description: once\nat: "2026-04-01T09:00:00"\ntimezone: Europe/Berlin\nrecipe: noop\nenabled: false\n',
+    });
+    expect((await ursa(['apply', dir], { cwd })).code).toBe(0);
+    const shared = projectFolder({ '_vance/scheduler/shared.yaml': cronScheduler('0 0 6 * * *', 'noop') });
+    expect((await ursa(['apply', shared, '--project', '_tenant'], { cwd })).code).toBe(0);
+    expect((await ursa(['refresh'], { cwd })).stdout).toMatch(/^default\/demo: 3 scheduler\(s\)\n$/);
+    // A document written past validation (an older version of Ursa, say), and a finished run of hb.
+    const store = await openStore(join(cwd, 'data', 'ursa.db'));
+    try {
+      await repositories(store).documents.put(
+        { tenant: 'default', project: 'demo', path: '_vance/scheduler/broken.yaml' },
+        'description: d\ncron: "61 * * * * *"\nrecipe: noop\n',
+        'admin',
+        1,
+      );
+      await repositories(store).feed.append({
+        tenant: 'default',
+        project: 'demo',
+        at: Date.parse('2026-03-28T11:59:50.020Z'),
+        kind: 'END',
+        refType: 'SCHEDULER',
+        refId: 'hb',
+        traceId: 'run_1',
+        outcome: 'failed',
+        logPath: '_vance/logs/scheduler/hb/x.md',
+        payload: {},
+      });
+    } finally {
+      await store.close();
+    }
+
+    const list = await ursa(['list'], { cwd });
+    expect(list.code).toBe(0);
+    expect(list.stderr).toBe('');
+    expect(list.stdout).toBe(
+      [
+        'NAME    SCHEDULE                TIMEZONE       ENABLED  NEXT RUN              LAST RUN',
+        'hb      cron */10 * * * * *     UTC            yes      2026-03-28T12:00:10Z  failed (2026-03-28T11:59:50.020Z)',
+        'once    at 2026-04-01T09:00:00  Europe/Berlin  no       -                     -',
+        'shared  cron 0 0 6 * * *        UTC            yes      2026-03-29T06:00:00Z  -',
+        'invalid: demo/_vance/scheduler/broken.yaml: cron: second: "61": 61 is out of range',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse((await ursa(['list', '--json'], { cwd })).stdout);
+    expect(json.schedulers.map((s: { name: string }) => s.name)).toEqual(['hb', 'once', 'shared']);
+    expect(json.schedulers[0]).toEqual({
+      name: 'hb',
+      description: 'test scheduler',
+      cron: '*/10 * * * * *',
+      at: null,
+      timezone: 'UTC',
+      enabled: true,
+      overlap: 'skip',
+      lockMode: 'full',
+      tags: [],
+      source: 'project',
+      nextRunAt: '2026-03-28T12:00:10Z',
+      lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
+    });
+    expect(json.schedulers[2]).toMatchObject({ name: 'shared', source: 'tenant' });
+    expect(json.invalid).toEqual([
+      { path: '_vance/scheduler/broken.yaml', message: expect.stringContaining('61') },
+    ]);
+  });
+
+  it('prints a scheduler document as YAML, or its detail as JSON; a missing one is NOT_FOUND', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-get-'));
+    writeFileSync(
+      join(cwd, 'hb.yaml'),
+      '# every 10 s\ndescription: hb\ncron: "*/10 * * * * *"\nrecipe: noop',
+    );
+    expect(
+      (await ursa(['set', 'hb', '-f', 'hb.yaml', '--tenant', 'acme', '--project', 'ops'], { cwd })).code,
+    ).toBe(0);
+    const scope = ['--tenant', 'acme', '--project', 'ops'];
+    expect(await ursa(['get', 'hb', ...scope], { cwd })).toEqual({
+      code: 0,
+      stdout: '# every 10 s\ndescription: hb\ncron: "*/10 * * * * *"\ntimezone: UTC\nrecipe: noop\n',
+      stderr: '',
+    });
+    expect(JSON.parse((await ursa(['get', 'hb', '--json', ...scope], { cwd })).stdout)).toEqual({
+      name: 'hb',
+      path: '_vance/scheduler/hb.yaml',
+      source: 'project',
+      version: 1,
+      yaml: '# every 10 s\ndescription: hb\ncron: "*/10 * * * * *"\ntimezone: UTC\nrecipe: noop\n',
+      createdBy: 'admin',
+      updatedAt: '2026-03-28T12:00:00Z',
+      nextRunAt: '2026-03-28T12:00:10Z',
+    });
+    expect(await ursa(['get', 'hb'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'ursa: scheduler "hb" does not exist in default/demo [NOT_FOUND]\n',
+    });
+    const bad = await ursa(['get', '../x'], { cwd });
+    expect([bad.code, bad.stderr.includes('[NAME_INVALID]')]).toEqual([2, true]);
+  });
+});

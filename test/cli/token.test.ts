@@ -1,0 +1,129 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore, repositories, type TokenRecord } from '../../src/store/index.js';
+import { ursa } from '../support/cli.js';
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'ursa-token-'));
+
+/** What the store of `cwd` says about a secret. */
+async function verify(cwd: string, secret: string): Promise<TokenRecord | undefined> {
+  const store = await openStore(join(cwd, 'data', 'ursa.db'));
+  try {
+    return await repositories(store).tokens.verify(secret);
+  } finally {
+    await store.close();
+  }
+}
+
+// issue #7 item 4 / decisions §6: bearer tokens, stored hashed, created and revoked by the operator.
+describe('ursa token', () => {
+  it('creates tokens that verify, prints each secret once, lists them without secrets and revokes them', async () => {
+    const cwd = freshDir();
+    const created = await ursa(['token', 'create', '--tenant', 'acme', '--role', 'write', '--user', 'wes'], {
+      cwd,
+    });
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe('');
+    const [head, secretLine] = created.stdout.trimEnd().split('\n');
+    expect(head).toMatch(/^created tok_[0-9a-f]{12}: role write, tenant acme, user wes$/);
+    const secret = /^secret \(shown once; only its hash is stored\): (ursa_[A-Za-z0-9_-]{43})$/.exec(
+      secretLine ?? '',
+    )?.[1] as string;
+    expect(secret).toBeDefined();
+    const id = /tok_[0-9a-f]{12}/.exec(head ?? '')?.[0] as string;
+    expect(await verify(cwd, secret)).toMatchObject({
+      id,
+      tenant: 'acme',
+      role: 'write',
+      user: 'wes',
+      label: null,
+    });
+
+    const operator = await ursa(
+      ['token', 'create', '--all-tenants', '--role', 'admin', '--label', 'ops team', '--json'],
+      { cwd, now: '2026-03-28T13:00:00Z' },
+    );
+    const json = JSON.parse(operator.stdout);
+    expect(json).toEqual({
+      id: expect.stringMatching(/^tok_/),
+      tenant: null,
+      role: 'admin',
+      user: 'admin',
+      label: 'ops team',
+      createdAt: '2026-03-28T13:00:00Z',
+      revokedAt: null,
+      secret: expect.stringMatching(/^ursa_/),
+    });
+    expect(await verify(cwd, json.secret)).toMatchObject({ tenant: null, role: 'admin' });
+    // Without --tenant: the configured tenant (URSA_TENANT, else "default").
+    const configured = await ursa(['token', 'create', '--role', 'read', '--json'], {
+      cwd,
+      env: { URSA_TENANT: 'zoo' },
+      now: '2026-03-28T13:30:00Z',
+    });
+    expect(JSON.parse(configured.stdout)).toMatchObject({ tenant: 'zoo', role: 'read', user: 'admin' });
+
+    const list = await ursa(['token', 'list'], { cwd });
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toContain('ursa_');
+    const lines = list.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^ID +TENANT +ROLE +USER +CREATED +STATE +LABEL$/);
+    expect(lines[1]).toMatch(new RegExp(`^${id}  acme    write  wes    2026-03-28T12:00:00Z  live$`));
+    expect(lines[2]).toMatch(
+      /^tok_[0-9a-f]{12} {2}\* {7}admin {2}admin {2}2026-03-28T13:00:00Z {2}live {3}ops team$/,
+    );
+    expect(lines).toHaveLength(4);
+
+    expect(await ursa(['token', 'revoke', id], { cwd, now: '2026-03-28T14:00:00Z' })).toEqual({
+      code: 0,
+      stdout: `revoked ${id}\n`,
+      stderr: '',
+    });
+    expect(await verify(cwd, secret)).toBeUndefined();
+    const listed = JSON.parse((await ursa(['token', 'list', '--json'], { cwd })).stdout);
+    expect(listed[0]).toEqual({
+      id,
+      tenant: 'acme',
+      role: 'write',
+      user: 'wes',
+      label: null,
+      createdAt: '2026-03-28T12:00:00Z',
+      revokedAt: '2026-03-28T14:00:00Z',
+    });
+    expect(listed.every((t: Record<string, unknown>) => !('secret' in t))).toBe(true);
+    expect((await ursa(['token', 'list'], { cwd })).stdout).toContain('revoked 2026-03-28T14:00:00Z');
+
+    const again = await ursa(['token', 'revoke', id], { cwd });
+    expect(again).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `ursa: id: "${id}" is not a live token [NOT_FOUND]\n  allowed: the id of a live token (ursa token list)\n`,
+    });
+  });
+
+  it('refuses a bad role, both --tenant and --all-tenants, and a bad user name', async () => {
+    const cwd = freshDir();
+    expect(await ursa(['token', 'create', '--role', 'root'], { cwd })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'ursa: role: "root" is not a role [ARGUMENT_INVALID]\n' +
+        '  allowed: read, write, admin (read can GET, write also changes schedulers and fires, admin also refreshes and names another runAs)\n',
+    });
+    const both = await ursa(['token', 'create', '--role', 'read', '--tenant', 'a', '--all-tenants'], { cwd });
+    expect([both.code, both.stderr.split('\n')[0]]).toEqual([
+      2,
+      'ursa: tenant: --tenant and --all-tenants exclude each other [ARGUMENT_INVALID]',
+    ]);
+    const user = await ursa(['token', 'create', '--role', 'read', '--user', '../x'], { cwd });
+    expect([user.code, user.stderr.includes('[NAME_INVALID]')]).toEqual([2, true]);
+    const missing = await ursa(['token', 'create'], { cwd });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("required option '--role <role>' not specified");
+    expect((await ursa(['token', 'list'], { cwd })).stdout).toBe(
+      'no tokens (ursa serve creates an admin token on its first start)\n',
+    );
+  });
+});

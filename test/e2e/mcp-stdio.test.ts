@@ -1,0 +1,72 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+
+const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
+
+function structured(result: unknown): Record<string, unknown> {
+  const r = result as {
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+    content?: { text: string }[];
+  };
+  if (r.isError) throw new Error(`tool error: ${r.content?.[0]?.text}`);
+  return r.structuredContent as Record<string, unknown>;
+}
+
+// issue #8: an MCP client from the SDK against a real `ursa mcp` process over stdio.
+describe('ursa mcp over stdio', () => {
+  it('lists the tools, creates a scheduler, fires it and reads its run log', {
+    timeout: 30_000,
+  }, async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'ursa-mcp-')), 'ursa.db');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--db', db, '--tenant', 'acme', '--project', 'ops', '--user', 'mia', '--admin'],
+      env: { ...(process.env as Record<string, string>), URSA_LOG_LEVEL: 'warn' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'ursa-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'document_list',
+        'document_read',
+        'scheduler_delete',
+        'scheduler_fire',
+        'scheduler_get',
+        'scheduler_list',
+        'scheduler_refresh',
+        'scheduler_set',
+      ]);
+      const yaml =
+        'description: remind me\ncron: "0 0 9 * * MON-FRI"\ntimezone: Europe/Berlin\nrecipe: noop\n';
+      expect(
+        structured(await client.callTool({ name: 'scheduler_set', arguments: { name: 'remind', yaml } })),
+      ).toMatchObject({ created: true });
+      const listed = structured(await client.callTool({ name: 'scheduler_list', arguments: {} }));
+      expect((listed.schedulers as { name: string }[]).map((s) => s.name)).toEqual(['remind']);
+      const fired = structured(
+        await client.callTool({ name: 'scheduler_fire', arguments: { name: 'remind' } }),
+      );
+      expect(fired.logPath).toMatch(/^_vance\/logs\/scheduler\/remind\//);
+      const log = structured(
+        await client.callTool({ name: 'document_read', arguments: { path: fired.logPath } }),
+      );
+      expect(log.body).toContain('trigger: manual');
+      expect(log.body).toContain(`correlationId: ${fired.correlationId}`);
+      const refused = (await client.callTool({ name: 'scheduler_get', arguments: { name: 'nothing' } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/^NOT_FOUND: there is no scheduler "nothing"/);
+    } finally {
+      await client.close();
+    }
+  });
+});
