@@ -10,6 +10,8 @@ export interface Problem {
   readonly code: ErrorCode;
   readonly detail: string;
   readonly errors?: readonly ValidationIssue[];
+  /** What would have been accepted, when the error says (e.g. `1-5`). */
+  readonly allowed?: string;
 }
 
 /** `about:blank`-style type URIs that point at the documented code (docs/errors.md). */
@@ -26,6 +28,7 @@ export function problemOf(error: unknown): Problem {
       status: error.status,
       code: error.code,
       detail: error.message,
+      ...(error.allowed === undefined ? {} : { allowed: error.allowed }),
       ...(error.issues === undefined
         ? error.field === undefined
           ? {}

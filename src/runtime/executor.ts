@@ -72,6 +72,12 @@ export class Executor {
     return false;
   }
 
+  /** Whether this executor runs the process now. */
+  runsProcess(processId: string): boolean {
+    for (const running of this.#running.values()) if (running.processId === processId) return true;
+    return false;
+  }
+
   /** Stops the local processes for which a stop was requested on any worker (`processes.stop_requested_at`). */
   async applyStopRequests(): Promise<number> {
     if (this.#running.size === 0) return 0;

@@ -153,6 +153,15 @@ export class Worker {
       const run = await repos.runs.get(waiting.correlationId);
       if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
     }
+    // Processes whose run another worker already ended, or whose worker is gone.
+    for (const processId of await repos.processes.orphaned(live, 1000)) {
+      if (this.executor.runsProcess(processId)) continue;
+      await repos.processes.transition(processId, ACTIVE_STATUSES, {
+        status: 'failed',
+        ended_at: now,
+        reason: 'worker-lost',
+      });
+    }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
     if (lost + resumed + retired.length > 0)

@@ -159,6 +159,30 @@ export class Processes {
     return rows.map((r) => ({ id: r.id, stopReason: r.stop_reason }));
   }
 
+  /**
+   * Active processes that no live worker runs: their run is no longer `started` (another worker
+   * ended it when this one's lease lapsed), or its worker is not among `liveWorkers`. A worker
+   * killed between creating a process and ending it leaves such a row (decisions §5).
+   */
+  async orphaned(liveWorkers: readonly string[], limit: number): Promise<string[]> {
+    const rows = await this.store.db
+      .selectFrom('processes as p')
+      .leftJoin('runs as r', 'r.process_id', 'p.id')
+      .select('p.id')
+      .where('p.status', 'in', [...ACTIVE_STATUSES])
+      .where((eb) =>
+        eb.or([
+          eb('r.state', 'is', null),
+          eb('r.state', '!=', 'started'),
+          eb('r.worker_id', 'is', null),
+          ...(liveWorkers.length > 0 ? [eb('r.worker_id', 'not in', [...liveWorkers])] : []),
+        ]),
+      )
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /** Processes in one of the given statuses. */
   async withStatus(statuses: readonly ProcessStatus[]): Promise<ProcessRecord[]> {
     const rows = await this.store.db

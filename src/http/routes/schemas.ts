@@ -24,6 +24,7 @@ export const problemSchema = z.object({
   code: z.string(),
   detail: z.string(),
   errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  allowed: z.string().optional(),
 });
 
 const instant = z.string().describe('ISO-8601 UTC instant');
