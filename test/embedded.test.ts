@@ -44,8 +44,11 @@ describe('createUrsa (library API)', () => {
     expect(entries.map((e) => e.status)).toEqual(['created', 'created', 'created', 'created']);
     const fired = await ursa.fire('hello');
     await ursa.start();
+    // The END line and the final run log follow the run's end: wait for the log to say so.
+    const logOf = async (path: string) =>
+      (await ursa.repos.documents.get({ tenant: 'acme', project: 'app', path }))?.body ?? '';
     await until(
-      async () => (await ursa.repos.runs.get(fired.correlationId))?.state === 'ended',
+      async () => (await logOf(fired.logPath)).includes('outcome: completed'),
       'the fired run ends',
     );
     const run = await ursa.repos.runs.get(fired.correlationId);
@@ -62,7 +65,7 @@ describe('createUrsa (library API)', () => {
 
     const failed = await ursa.fire('oops');
     await until(
-      async () => (await ursa.repos.runs.get(failed.correlationId))?.state === 'ended',
+      async () => (await logOf(failed.logPath)).includes('outcome: failed'),
       'the failing run ends',
     );
     expect(await ursa.repos.runs.get(failed.correlationId)).toMatchObject({

@@ -9,6 +9,7 @@ import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { resourceRoutes } from './routes/resources.js';
 import { schedulerRoutes } from './routes/schedulers.js';
+import { webRoutes } from './routes/web.js';
 
 /** What the HTTP app needs besides the runtime. */
 export interface AppOptions {
@@ -69,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await schedulerRoutes(app, options);
   await resourceRoutes(app, options);
   await mcpRoutes(app, options);
+  await webRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

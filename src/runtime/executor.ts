@@ -7,7 +7,7 @@ import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import { type EffectiveScheduler, findRecipe, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
-import type { RunFaults } from './faults.js';
+import { type RunFaults, SimulatedCrash } from './faults.js';
 import { absorbedBy, RunRecorder } from './recorder.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -15,6 +15,19 @@ const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' }
 /** The first system session name of a scheduler (spec §6); later versions add `_v2`, `_v3`, … */
 export function systemSessionName(scheduler: string): string {
   return `_ursascheduler_${scheduler}`;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }
 
 interface Running {
@@ -31,6 +44,9 @@ interface Running {
 export class Executor {
   readonly #tasks = new Set<Promise<void>>();
   readonly #running = new Map<string, Running>();
+  readonly #inflight = new Set<string>();
+  // Aborted when a drain begins: no new starts, no promotions, and backoff sleeps end.
+  readonly #draining = new AbortController();
 
   readonly recorder: RunRecorder;
 
@@ -39,6 +55,12 @@ export class Executor {
     /** The worker this executor runs for: only runs it holds are moved (decisions §5). */
     readonly workerId: string,
     private readonly faults: RunFaults = {},
+    /** Backoff of a failing spawn: `attempts` retries, from `baseMs` doubling up to `maxMs`. */
+    private readonly retry: { attempts: number; baseMs: number; maxMs: number } = {
+      attempts: 5,
+      baseMs: 1000,
+      maxMs: 60_000,
+    },
   ) {
     this.recorder = new RunRecorder(rt);
   }
@@ -48,9 +70,74 @@ export class Executor {
     return this.#running.size;
   }
 
-  /** Dispatches a run this worker holds, in the background; returns at once. */
+  /** Dispatches a run this worker holds, in the background; returns at once. Nothing starts while draining. */
   start(run: Run, scheduler: EffectiveScheduler): void {
-    this.#track(this.#dispatch(run, scheduler));
+    if (this.#draining.signal.aborted) return;
+    this.#inflight.add(run.correlationId);
+    this.#track(
+      this.#dispatchWithRetry(run, scheduler).finally(() => this.#inflight.delete(run.correlationId)),
+    );
+  }
+
+  /** Whether a dispatch of the run is in progress here (so the worker does not recover it as stuck). */
+  dispatching(correlationId: string): boolean {
+    return this.#inflight.has(correlationId);
+  }
+
+  /**
+   * Dispatches a run; a spawn that fails (the store or the recipe lookup failing, say) is retried
+   * with exponential backoff while the run is still claimed by this worker (spec §10a: a failed
+   * spawn sets no marker and is retried). A run that took its lane and then failed is ended failed.
+   * A drain cuts the backoff short and leaves the run claimed for the next worker.
+   */
+  async #dispatchWithRetry(run: Run, scheduler: EffectiveScheduler): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.faults.beforeSpawn?.(run);
+        await this.#dispatch(run, scheduler);
+        return;
+      } catch (error) {
+        if (error instanceof SimulatedCrash) throw error;
+        this.rt.log.warn(
+          { err: error, correlationId: run.correlationId, attempt: attempt + 1 },
+          'spawn failed',
+        );
+        const current = await this.rt.repos.runs.get(run.correlationId);
+        if (current?.workerId !== this.workerId) return;
+        if (current.state === 'claimed' && attempt < this.retry.attempts) {
+          if (this.#draining.signal.aborted) return;
+          const delay = Math.min(this.retry.baseMs * 2 ** attempt, this.retry.maxMs);
+          await sleep(delay, this.#draining.signal);
+          if (this.#draining.signal.aborted) return;
+          continue;
+        }
+        if (current.state === 'claimed' || current.state === 'queued' || current.state === 'started') {
+          await this.#endUnspawned(current);
+        }
+        return;
+      }
+    }
+  }
+
+  // The run cannot be spawned (retries spent, or it failed half-way after taking the lane): end
+  // it visibly, so its lane is free and its user hears of it. The reason is fixed text: the
+  // underlying error (maybe a driver's) goes only to the server log.
+  async #endUnspawned(run: Run): Promise<void> {
+    const { repos, clock } = this.rt;
+    const now = clock.now();
+    const reason = 'spawn-failed';
+    const values = { state: 'ended', outcome: 'failed', reason, ended_at: now } as const;
+    if (!(await repos.runs.transition(run.correlationId, run.state, values, this.workerId))) return;
+    if (run.processId !== null) {
+      await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
+        status: 'failed',
+        ended_at: now,
+        reason,
+      });
+    }
+    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason, endedAt: now };
+    await this.recorder.recordFailed(ended, { processId: run.processId, reason });
+    await this.promoteWaiting(run);
   }
 
   /** Resolves when everything dispatched so far has been recorded (including waiting runs it started). */
@@ -72,6 +159,11 @@ export class Executor {
     return false;
   }
 
+  /** Stops every process this executor runs (its lease was lost). */
+  stopAll(reason: string): void {
+    for (const { controller } of this.#running.values()) controller.abort(reason);
+  }
+
   /** Whether this executor runs the process now. */
   runsProcess(processId: string): boolean {
     for (const running of this.#running.values()) if (running.processId === processId) return true;
@@ -89,6 +181,7 @@ export class Executor {
 
   /** Waits up to `graceMs` for running processes, then stops the rest (reason `shutdown`) and waits. */
   async drain(graceMs: number): Promise<void> {
+    this.#draining.abort();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
@@ -107,6 +200,7 @@ export class Executor {
     run: Pick<Run, 'tenant' | 'project' | 'name'>,
     scheduler?: EffectiveScheduler,
   ): Promise<boolean> {
+    if (this.#draining.signal.aborted) return false;
     const { repos } = this.rt;
     const waiting = await repos.lanes.waiting(run);
     if (waiting === undefined) return false;
@@ -217,6 +311,15 @@ export class Executor {
       initialMessage: definition.initialMessage ?? null,
       createdAt: startedAt,
     });
+    // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
+    // request found no row to mark, so look for the waiting run now.
+    if (
+      definition.overlap === 'cancelPrevious' &&
+      definition.trigger.kind === 'cron' &&
+      (await repos.lanes.waiting(started)) !== undefined
+    ) {
+      await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
+    }
     this.rt.metrics?.lateness.observe(
       { trigger: started.trigger },
       (startedAt - started.scheduledFor) / 1000,
@@ -324,20 +427,7 @@ export class Executor {
       },
       'run ended',
     );
-    if (outcome === 'failed') {
-      await repos.inbox.add({
-        tenant: run.tenant,
-        user: run.runAs,
-        kind: 'run-failed',
-        title: `${run.name} failed${reason ? `: ${reason}` : ''}`,
-        body: `The run of ${run.name} scheduled for ${formatInstant(run.scheduledFor)} ended failed. Its log: ${run.logPath}`,
-        project: run.project,
-        scheduler: run.name,
-        correlationId: run.correlationId,
-        logPath: run.logPath,
-        createdAt: endedAt,
-      });
-    }
+    if (outcome === 'failed') await this.recorder.notifyFailed(run, endedAt);
     await this.promoteWaiting(run, scheduler);
   }
 

@@ -6,6 +6,8 @@ import type { Run } from '../store/runs.js';
  * A fault that throws ends the step there, as a crash would.
  */
 export interface RunFaults {
+  /** At the start of every dispatch attempt of a run (a failing spawn is retried with backoff). */
+  readonly beforeSpawn?: (run: Run) => void | Promise<void>;
   /** Right after a claim committed, before the run is dispatched. */
   readonly afterClaim?: (run: Run) => void | Promise<void>;
   /** A one-shot: right after its process was created and its START line written, before its fired marker. */
@@ -13,3 +15,9 @@ export interface RunFaults {
   /** A one-shot: right after its fired marker, before its document goes to the trash. */
   readonly afterMarker?: (run: Run) => void | Promise<void>;
 }
+
+/**
+ * What a fault throws to stand for a crash: the work stops where it is, as if the process died
+ * (nothing retries or records it). Any other error is an ordinary failure.
+ */
+export class SimulatedCrash extends Error {}

@@ -4,6 +4,7 @@ import { runLogRetentionDays } from '../service/settings.js';
 import type { FeedLine } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Absorbed, renderRunLog } from './run-log.js';
@@ -105,6 +106,34 @@ export class RunRecorder {
     this.rt.log.info(
       { scheduler: run.name, correlationId: run.correlationId, outcome: run.outcome, reason: run.reason },
       'run skipped',
+    );
+  }
+
+  /** Puts a failed run in its `runAs` user's inbox (decisions §2), whichever path ended it. */
+  async notifyFailed(run: Run, at: number): Promise<void> {
+    await this.rt.repos.inbox.add({
+      tenant: run.tenant,
+      user: run.runAs,
+      kind: 'run-failed',
+      title: `${run.name} failed${run.reason ? `: ${run.reason}` : ''}`,
+      body: `The run of ${run.name} scheduled for ${formatInstant(run.scheduledFor)} ended failed. Its log: ${run.logPath}`,
+      project: run.project,
+      scheduler: run.name,
+      correlationId: run.correlationId,
+      logPath: run.logPath,
+      createdAt: at,
+    });
+  }
+
+  /** Records a run a recovery path ended failed (worker lost, spawn failed): END line, run log, inbox item. */
+  async recordFailed(run: Run, details: Record<string, unknown>): Promise<void> {
+    const at = run.endedAt ?? this.rt.clock.now();
+    await this.appendLine(run, 'END', at, 'failed', details);
+    await this.writeRunLog(run);
+    await this.notifyFailed(run, at);
+    this.rt.log.warn(
+      { scheduler: run.name, correlationId: run.correlationId, reason: run.reason },
+      'run ended failed',
     );
   }
 }

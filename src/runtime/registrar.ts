@@ -122,7 +122,16 @@ export async function refreshProject(
       state?.source === effective.source && state.documentVersion === effective.document.version;
     if (sameDocument && state?.timing === timing) continue;
     changed = true;
-    const keep = state?.timing === timing;
+    if (state !== undefined && state.timing === timing) {
+      await repos.schedules.touch(
+        { tenant, project, name },
+        effective.source,
+        effective.document.version,
+        timing,
+        now,
+      );
+      continue;
+    }
     await repos.schedules.upsert(
       {
         tenant,
@@ -130,11 +139,7 @@ export async function refreshProject(
         name,
         source: effective.source,
         documentVersion: effective.document.version,
-        nextRunAt: keep
-          ? (state?.nextRunAt ?? null)
-          : effective.definition.enabled
-            ? firstRunAt(effective.definition, now)
-            : null,
+        nextRunAt: effective.definition.enabled ? firstRunAt(effective.definition, now) : null,
         lastScheduledAt: state?.lastScheduledAt ?? null,
         timing,
       },

@@ -29,6 +29,8 @@ export interface WorkerOptions {
   readonly exclusive?: boolean;
   /** Fault points for tests. */
   readonly faults?: RunFaults;
+  /** First delay before retrying a failed spawn, milliseconds (doubling, 5 retries, at most a minute). */
+  readonly spawnRetryBaseMs?: number;
 }
 
 /** What a reap found and did. */
@@ -50,7 +52,7 @@ export class Worker {
   readonly id: string;
   readonly executor: Executor;
   readonly ticker: Ticker;
-  readonly #options: Required<Omit<WorkerOptions, 'faults'>>;
+  readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs'>>;
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -72,7 +74,11 @@ export class Worker {
       leaseTtlMs: options.leaseTtlMs ?? 5000,
       exclusive: options.exclusive ?? false,
     };
-    this.executor = new Executor(rt, this.id, options.faults);
+    this.executor = new Executor(rt, this.id, options.faults, {
+      attempts: 5,
+      baseMs: options.spawnRetryBaseMs ?? 1000,
+      maxMs: 60_000,
+    });
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 
@@ -97,8 +103,11 @@ export class Worker {
   }
 
   /** Renews this worker's lease at the clock's instant. */
-  heartbeat(): Promise<void> {
-    return this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now());
+  async heartbeat(): Promise<void> {
+    if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) return;
+    // This worker stalled past its lease and the others ended its runs: its processes are not its any more.
+    this.rt.log.error({ worker: this.id }, 'this worker was retired as lost; stopping what it was running');
+    this.executor.stopAll('worker-lost');
   }
 
   /**
@@ -140,8 +149,7 @@ export class Worker {
             reason: 'scheduler-gone',
             endedAt: now,
           };
-          await this.executor.recorder.appendLine(ended, 'END', now, 'failed', { reason: 'scheduler-gone' });
-          await this.executor.recorder.writeRunLog(ended);
+          await this.executor.recorder.recordFailed(ended, { reason: 'scheduler-gone' });
         }
         continue;
       }
@@ -152,6 +160,23 @@ export class Worker {
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
       if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
+    }
+    // This worker's own runs that no dispatch of its carries any more (a store error cut it short).
+    for (const run of await repos.runs.heldBy(this.id, ['claimed', 'started'], 100)) {
+      if (
+        this.executor.dispatching(run.correlationId) ||
+        (run.processId !== null && this.executor.runsProcess(run.processId))
+      )
+        continue;
+      if (run.state === 'claimed') {
+        const scheduler = await this.#effectiveFor(run);
+        if (scheduler !== undefined) {
+          this.executor.start(run, scheduler);
+          resumed++;
+        }
+      } else if (await this.#endLost(run, now)) {
+        lost++;
+      }
     }
     // Processes whose run another worker already ended, or whose worker is gone.
     for (const processId of await repos.processes.orphaned(live, 1000)) {
@@ -270,18 +295,13 @@ export class Worker {
       });
     }
     const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
-    await this.executor.recorder.appendLine(ended, 'END', now, 'failed', {
-      processId: run.processId,
-      reason: 'worker-lost',
-    });
-    await this.executor.recorder.writeRunLog(
-      ended,
-      run.processId === null ? undefined : await repos.processes.get(run.processId),
-    );
+    await this.executor.recorder.recordFailed(ended, { processId: run.processId, reason: 'worker-lost' });
     log.warn(
       { scheduler: run.name, correlationId: run.correlationId, worker: run.workerId },
-      'run ended: its worker was lost',
+      'its worker was lost',
     );
+    // Its lane is free now: a run waiting behind it gets its turn here.
+    await this.executor.promoteWaiting(run);
     return true;
   }
 }

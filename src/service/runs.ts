@@ -39,11 +39,15 @@ export async function fireScheduler(
       },
     );
   }
-  const now = rt.clock.now();
+  // Cron and at: fire times are whole seconds; a manual fire never is, so the two never share an
+  // occurrence key (decisions §4).
+  const clockNow = rt.clock.now();
+  const now = clockNow % 1000 === 0 ? clockNow + 1 : clockNow;
   // The occurrence key is unique (decisions §4); two fires in one millisecond take the next one.
   for (let offset = 0; offset < 10; offset++) {
     const correlationId = `run_${randomUUID()}`;
     const scheduledFor = now + offset;
+    if (scheduledFor % 1000 === 0) continue;
     const run: Run = {
       correlationId,
       tenant,

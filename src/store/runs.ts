@@ -159,6 +159,19 @@ export class Runs {
     return rows.map(toRun);
   }
 
+  /** Runs held by one worker in one of `states`, oldest first. */
+  async heldBy(workerId: string, states: readonly Run['state'][], limit: number): Promise<Run[]> {
+    const rows = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('worker_id', '=', workerId)
+      .where('state', 'in', [...states])
+      .orderBy('claimed_at')
+      .limit(limit)
+      .execute();
+    return rows.map(toRun);
+  }
+
   /**
    * Moves a run in `state` from worker `from` to worker `to`; false when it was no longer
    * `from`'s (another worker took it first), so an orphaned run is taken over once.

@@ -99,6 +99,27 @@ export class Schedules {
       .execute();
   }
 
+  /**
+   * Records that a scheduler's document changed without changing its timing: only the source,
+   * version and timing move; the instants stay as the claims left them (a refresh racing a
+   * claim must not put back an occurrence already claimed).
+   */
+  async touch(
+    key: SchedulerKey,
+    source: 'project' | 'tenant',
+    documentVersion: number,
+    timing: string,
+    now: number,
+  ): Promise<void> {
+    await this.store.db
+      .updateTable('schedule_state')
+      .set({ source, document_version: documentVersion, timing, updated_at: now })
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .execute();
+  }
+
   /** Removes every state of a project (unloading it, spec §3); returns how many. */
   async removeProject(tenant: string, project: string): Promise<number> {
     const result = await this.store.db
@@ -148,8 +169,8 @@ export class Schedules {
   /**
    * Claims one occurrence (decisions §4): in one transaction, a compare-and-swap of
    * (`nextRunAt`, `lastScheduledAt`) from what the claimer saw, and the insert of the run row
-   * (unique on the occurrence). Returns false when another claimer got there first; then
-   * nothing was written.
+   * (unique on the occurrence). Returns false when another claimer got there first (then
+   * nothing was written), or when the occurrence already had a run (then only the state moved on).
    */
   async claim(key: SchedulerKey, swap: ClaimSwap, run: NewRun): Promise<boolean> {
     try {
@@ -177,8 +198,14 @@ export class Schedules {
         )
         .executeTakeFirst();
       if (Number(updated.numUpdatedRows) !== 1) return false;
-      await trx.insertInto('runs').values(run).execute();
-      return true;
+      // If the occurrence already has a run, the state still moves past it: a schedule must
+      // never stay behind an occurrence it cannot claim (that would stop it for good).
+      const inserted = await trx
+        .insertInto('runs')
+        .values(run)
+        .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'scheduled_for']).doNothing())
+        .executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
     });
   }
 }

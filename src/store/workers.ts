@@ -28,9 +28,25 @@ export class Workers {
       .execute();
   }
 
-  /** Renews the lease of worker `id` at `now`. */
-  async heartbeat(id: string, now: number): Promise<void> {
-    await this.store.db.updateTable('workers').set({ heartbeat_at: now }).where('id', '=', id).execute();
+  /**
+   * Renews the lease of worker `id` at `now`. Returns false when the worker had been retired as
+   * lost meanwhile (it stalled longer than the lease): it is registered live again, and the
+   * caller must treat what it was running as ended by the others.
+   */
+  async heartbeat(id: string, now: number): Promise<boolean> {
+    const renewed = await this.store.db
+      .updateTable('workers')
+      .set({ heartbeat_at: now })
+      .where('id', '=', id)
+      .where('stopped_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(renewed.numUpdatedRows) === 1) return true;
+    await this.store.db
+      .updateTable('workers')
+      .set({ heartbeat_at: now, stopped_at: null })
+      .where('id', '=', id)
+      .execute();
+    return false;
   }
 
   /** Marks worker `id` stopped: its lease ends at once. */

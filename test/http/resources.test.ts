@@ -307,7 +307,7 @@ describe('processes', () => {
       ownerUser: 'wes',
       triggerOrigin: {
         source: 'ursascheduler:job',
-        scheduledFor: '2026-06-01T08:00:01Z',
+        scheduledFor: '2026-06-01T08:00:01.001Z',
         correlationId: fired.correlationId,
         trigger: 'manual',
       },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
+import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { refreshAll, refreshProject } from '../../src/runtime/registrar.js';
 import type { Caller } from '../../src/service/caller.js';
 import { deleteScheduler, setScheduler, TENANT_WRITE_WARNING } from '../../src/service/schedulers.js';
@@ -169,7 +170,7 @@ describe.each(DIALECTS)('scheduler lifecycle on %s', (dialect) => {
 
 // spec §10a one-shots, with fault points after the spawn and after the marker (issue #6).
 describe.each(DIALECTS)('one-shots on %s (spec §10a)', (dialect) => {
-  class Crash extends Error {}
+  class Crash extends SimulatedCrash {}
   const oneShot = 'description: once\nat: "2026-06-01T08:30:00Z"\nrecipe: ok\n';
 
   for (const point of ['afterSpawn', 'afterMarker'] as const) {

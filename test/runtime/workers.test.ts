@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
+import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -16,7 +17,7 @@ afterEach(async () => {
   t = undefined;
 });
 
-class Crash extends Error {}
+class Crash extends SimulatedCrash {}
 
 async function setup(dialect: (typeof DIALECTS)[number], script: string, cron = '*/10 * * * * *') {
   t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
@@ -88,7 +89,11 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     await a.heartbeat();
     expect(await a.tick()).toMatchObject({ claimed: 1, fired: 1 });
     // Wait (by polling the store, not a sleep) until A's process is running.
-    await until(async () => (await t.rt.repos.runs.listForScheduler(T, P, 'job', 1))[0]?.state === 'started');
+    await until(async () => {
+      const [started] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
+      const process = started?.processId ? await t.rt.repos.processes.get(started.processId) : undefined;
+      return process?.status === 'running';
+    });
 
     t.clock.advance(TTL + 1);
     expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
@@ -142,3 +147,41 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('condition never held');
 }
+
+// spec §10a, issue #6: a spawn that fails is retried with backoff, and gives up visibly.
+describe('a failing spawn (spec §10a)', () => {
+  it('is retried until it succeeds, and the run happens once', async () => {
+    const t = await setup('sqlite', 'echo ok');
+    let failures = 2;
+    const worker = t.worker({
+      spawnRetryBaseMs: 1,
+      faults: {
+        beforeSpawn: () => {
+          if (failures-- > 0) throw new Error('the store blinked');
+        },
+      },
+    });
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await worker.tick();
+    await worker.executor.settled();
+    const runs = await t.rt.repos.runs.listForScheduler(T, P, 'job', 5);
+    expect(runs.map((r) => r.outcome)).toEqual(['completed']);
+    expect(failures).toBe(-1);
+  });
+
+  it('ends the run failed with the reason when every retry failed, freeing its lane', async () => {
+    const t = await setup('sqlite', 'echo ok');
+    const worker = t.worker({
+      spawnRetryBaseMs: 1,
+      faults: { beforeSpawn: () => Promise.reject(new Error('no way')) },
+    });
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await worker.tick();
+    await worker.executor.settled();
+    const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 5);
+    expect(run).toMatchObject({ state: 'ended', outcome: 'failed', reason: 'spawn-failed' });
+    expect(await feedKinds(t.rt)).toEqual(['END failed']);
+  });
+});

@@ -5,6 +5,7 @@ import * as workers from './0002-workers.js';
 import * as runSemantics from './0003-run-semantics.js';
 import * as lifecycle from './0004-lifecycle.js';
 import * as tokens from './0005-tokens.js';
+import * as indexes from './0006-indexes.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -17,6 +18,7 @@ const ALL: Record<string, DialectMigration> = {
   '0003-run-semantics': runSemantics,
   '0004-lifecycle': lifecycle,
   '0005-tokens': tokens,
+  '0006-indexes': indexes,
 };
 
 /**

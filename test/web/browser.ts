@@ -1,0 +1,41 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Debian's Chromium; the tests never download a browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * A fresh Chromium profile (its own temporary user-data-dir) driven by playwright-core.
+ *
+ * @throws Error when /usr/bin/chromium is missing: the browser tests fail, they are not skipped.
+ */
+export async function launch(options: { timezoneId: string }): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get update && apt-get install -y chromium). ` +
+        'The web tests drive that browser and never download one; .ci/run installs it.',
+    );
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'ursa-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 900 },
+    timezoneId: options.timezoneId,
+    locale: 'en-GB',
+  });
+}

@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { BIN, ENV, eventually, freePort } from '../support/server.js';
+
+export { eventually };
+
+/**
+ * A real `ursa serve` for the browser tests (issue #9), started the way test/e2e/serve.test.ts
+ * starts one: the built bin, a temporary SQLite store, a free port, and the admin token that the
+ * first start prints on standard error.
+ */
+
+export const PAGE = resolve(import.meta.dirname, '../../dist/web/scheduler.html');
+
+export interface Served {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The admin token for all tenants from the first start's standard error. */
+  readonly token: string;
+  readonly dir: string;
+  output(): { stdout: string; stderr: string };
+  /** SIGTERM, then the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+export async function serve(): Promise<Served> {
+  if (!existsSync(BIN) || !existsSync(PAGE)) {
+    throw new Error(`the built package is missing (${BIN}, ${PAGE}): run npm run build first`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ursa-web-'));
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', '--db', join(dir, 'ursa.db'), '--port', String(port)],
+    {
+      cwd: dir,
+      env: { ...ENV, URSA_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<void>((done) => child.once('exit', () => done()));
+  const url = `http://127.0.0.1:${port}`;
+  await eventually(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`ursa serve exited ${child.exitCode}: ${stderr}`);
+      try {
+        return (await fetch(`${url}/healthz`)).ok ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    'GET /healthz',
+    15_000,
+  );
+  const line = /^ursa: created an admin token for all tenants .*: (ursa_[A-Za-z0-9_-]{43})$/m.exec(stderr);
+  if (line === null) throw new Error(`no admin token on the first start's standard error:\n${stderr}`);
+  return {
+    child,
+    url,
+    token: line[1] as string,
+    dir,
+    output: () => ({ stdout, stderr }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { Api, type ApiError, type Scope } from './api.js';
+import { EditorView } from './editor-view.js';
+import { InboxView } from './inbox-view.js';
+import { ListView } from './list-view.js';
+import { parseRoute, type Route, routeHash } from './route.js';
+import { ProcessView, RunView, SessionView } from './run-view.js';
+import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
+
+/** Goes to `route` (the hash changes, and the page follows it). */
+export function navigate(route: Route): void {
+  const hash = routeHash(route);
+  if (window.location.hash !== hash) window.location.hash = hash;
+}
+
+function useRoute(): Route {
+  const [hash, setHash] = useState(window.location.hash);
+  useEffect(() => {
+    const follow = () => setHash(window.location.hash);
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  return useMemo(() => parseRoute(hash, loadScope()), [hash]);
+}
+
+function Login({ onToken, notice }: { onToken: (token: string) => void; notice: string }) {
+  const [value, setValue] = useState('');
+  return (
+    <main id="main" class="login">
+      <h1>Ursa schedulers</h1>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (value.trim() !== '') onToken(value.trim());
+        }}
+      >
+        <p>
+          Enter an API token of this Ursa server (<code>ursa token create</code> makes one; the first start of{' '}
+          <code>ursa serve</code> prints an admin token). It is kept in this tab only, until the tab is
+          closed.
+        </p>
+        {notice !== '' && (
+          <p class="error" role="alert">
+            {notice}
+          </p>
+        )}
+        <label for="token">API token</label>
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          value={value}
+          onInput={(event) => setValue(event.currentTarget.value)}
+        />
+        <button type="submit">Sign in</button>
+      </form>
+    </main>
+  );
+}
+
+function ScopePicker({ scope, inbox }: { scope: Scope; inbox: boolean }) {
+  const [tenant, setTenant] = useState(scope.tenant);
+  const [project, setProject] = useState(scope.project);
+  useEffect(() => {
+    setTenant(scope.tenant);
+    setProject(scope.project);
+  }, [scope.tenant, scope.project]);
+  const recent = loadRecent();
+  return (
+    <form
+      class="scope"
+      aria-label="Tenant and project"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const next = { tenant: tenant.trim(), project: project.trim() };
+        if (next.tenant === '' || next.project === '') return;
+        saveScope(next);
+        navigate(inbox ? { view: 'inbox', ...next } : { view: 'list', ...next });
+      }}
+    >
+      <label>
+        Tenant
+        <input
+          name="tenant"
+          list="recent-tenants"
+          value={tenant}
+          required
+          spellcheck={false}
+          onInput={(event) => setTenant(event.currentTarget.value)}
+        />
+      </label>
+      <datalist id="recent-tenants">
+        {recent.tenants.map((t) => (
+          <option key={t} value={t} />
+        ))}
+      </datalist>
+      <label>
+        Project
+        <input
+          name="project"
+          list="recent-projects"
+          value={project}
+          required
+          spellcheck={false}
+          onInput={(event) => setProject(event.currentTarget.value)}
+        />
+      </label>
+      <datalist id="recent-projects">
+        {recent.projects.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
+      <button type="submit">Open</button>
+    </form>
+  );
+}
+
+/** The scheduler editor of spec §10: token, tenant and project, then the views of the route. */
+export function App() {
+  const [token, setToken] = useState(loadToken());
+  const [notice, setNotice] = useState('');
+  const route = useRoute();
+  const signOut = useCallback((error?: ApiError) => {
+    saveToken('');
+    setToken('');
+    setNotice(error === undefined ? '' : `The server did not accept the token: ${error.message}`);
+  }, []);
+  const api = useMemo(() => new Api(token, (error) => signOut(error)), [token, signOut]);
+  const scope: Scope = { tenant: route.tenant, project: route.project };
+
+  useEffect(() => {
+    if (token !== '' && route.view !== 'inbox') saveScope(scope);
+  }, [token, scope.tenant, scope.project, route.view]);
+
+  if (token === '') {
+    return (
+      <Login
+        notice={notice}
+        onToken={(value) => {
+          saveToken(value);
+          setNotice('');
+          setToken(value);
+        }}
+      />
+    );
+  }
+
+  let view: preact.JSX.Element;
+  switch (route.view) {
+    case 'list':
+      view = <ListView api={api} scope={scope} />;
+      break;
+    case 'new':
+      view = <EditorView key="new" api={api} scope={scope} name={undefined} />;
+      break;
+    case 'edit':
+      view = <EditorView key={`edit:${route.name}`} api={api} scope={scope} name={route.name} />;
+      break;
+    case 'run':
+      view = (
+        <RunView key={route.id} api={api} scope={scope} scheduler={route.name} correlationId={route.id} />
+      );
+      break;
+    case 'process':
+      view = <ProcessView key={route.id} api={api} scope={scope} scheduler={route.name} id={route.id} />;
+      break;
+    case 'session':
+      view = <SessionView key={route.id} api={api} scope={scope} scheduler={route.name} id={route.id} />;
+      break;
+    case 'inbox':
+      view = <InboxView api={api} tenant={route.tenant} />;
+      break;
+  }
+
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <p class="brand">
+          <a href={routeHash({ view: 'list', ...scope })}>Ursa</a>
+        </p>
+        <ScopePicker scope={scope} inbox={route.view === 'inbox'} />
+        <nav aria-label="Views">
+          <a
+            href={routeHash({ view: 'list', ...scope })}
+            aria-current={route.view === 'inbox' ? undefined : 'page'}
+          >
+            Schedulers
+          </a>
+          <a
+            href={routeHash({ view: 'inbox', ...scope })}
+            aria-current={route.view === 'inbox' ? 'page' : undefined}
+          >
+            Inbox
+          </a>
+          <button type="button" class="link" onClick={() => signOut()}>
+            Sign out
+          </button>
+        </nav>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {view}
+      </main>
+    </>
+  );
+}

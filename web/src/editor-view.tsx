@@ -1,0 +1,443 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Api, RunSummary, Scope } from './api.js';
+import { navigate } from './app.js';
+import { RunChart } from './charts.js';
+import { type Preview, previewOf, viewerZone } from './cron-preview.js';
+import { durationText, outcomeClass, shortInstant } from './format.js';
+import { asApiError, useLoad } from './hooks.js';
+import { routeHash } from './route.js';
+import { setFlash, takeFlash } from './store.js';
+import { nameProblem, type Placed, place, validateText } from './validate.js';
+import { YamlEditor } from './yaml-editor.js';
+
+const EXAMPLE = (zone: string) =>
+  `description: What this scheduler is for.\ncron: "0 0 8 * * MON-FRI"\ntimezone: ${zone}\nrecipe: noop\n`;
+
+function CronHelper({ preview }: { preview: Preview | undefined }) {
+  return (
+    <section class="cron-helper" aria-labelledby="cron-title">
+      <h2 id="cron-title">Next fire times</h2>
+      {preview === undefined ? (
+        <p class="muted">Fix the problems above to see when this scheduler fires.</p>
+      ) : (
+        <>
+          <p class="describe">
+            <strong>{preview.description}</strong> — read in <code>{preview.zone}</code>
+          </p>
+          <div class="table-wrap">
+            <table class="next-runs">
+              <caption class="sr-only">The next fire times, in the scheduler's zone and in yours</caption>
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">In {preview.zone}</th>
+                  <th scope="col">In your zone ({preview.viewerZone})</th>
+                  <th scope="col">DST</th>
+                </tr>
+              </thead>
+              <tbody>
+                {preview.times.map((t, i) => (
+                  <tr key={t.instant}>
+                    <td>{i + 1}</td>
+                    <td>
+                      <time dateTime={new Date(t.instant).toISOString()}>{t.inZone}</time>
+                    </td>
+                    <td>{t.inViewer}</td>
+                    <td>{t.dst === undefined ? '' : <span class="dst-badge">◆ {t.dst}</span>}</td>
+                  </tr>
+                ))}
+                {preview.times.length === 0 && (
+                  <tr>
+                    <td colSpan={4}>It does not fire again.</td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          {preview.kind === 'cron' && (
+            <section class="dst-notes" aria-labelledby="dst-title">
+              <h3 id="dst-title">Daylight saving in the next 12 months</h3>
+              {preview.notes.length === 0 ? (
+                <p class="muted">No fire time of the next 12 months falls in a DST gap or overlap.</p>
+              ) : (
+                <ul>
+                  {preview.notes.map((n) => (
+                    <li key={n}>{n}</li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function RunHistory({
+  runs,
+  scope,
+  name,
+  onRefresh,
+  error,
+}: {
+  runs: readonly RunSummary[] | undefined;
+  scope: Scope;
+  name: string;
+  onRefresh: () => void;
+  error: string | undefined;
+}) {
+  return (
+    <section class="history" aria-labelledby="history-title">
+      <div class="title-row">
+        <h2 id="history-title">Run history</h2>
+        <button type="button" onClick={onRefresh}>
+          Refresh
+        </button>
+      </div>
+      {error !== undefined && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {runs !== undefined && runs.length === 0 && <p class="muted">No runs yet.</p>}
+      {runs !== undefined && runs.length > 0 && (
+        <>
+          <RunChart runs={runs} />
+          <div class="table-wrap">
+            <table class="runs">
+              <caption class="sr-only">The last {runs.length} runs, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Trigger</th>
+                  <th scope="col">Scheduled for</th>
+                  <th scope="col">Started late by</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Coalesced</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <tr key={r.correlationId} data-run={r.correlationId}>
+                    <td>
+                      <a
+                        href={routeHash({ view: 'run', ...scope, name, id: r.correlationId })}
+                        aria-label={`Run ${r.correlationId}: ${r.outcome}`}
+                      >
+                        <span class={`badge ${outcomeClass(r.outcome)}`}>{r.outcome}</span>
+                      </a>
+                    </td>
+                    <td>{r.trigger}</td>
+                    <td>{shortInstant(r.scheduledFor)}</td>
+                    <td>
+                      {r.startedAt === null ? (
+                        'not started'
+                      ) : (
+                        <time dateTime={r.startedAt} title={`started ${shortInstant(r.startedAt)}`}>
+                          {durationText(Date.parse(r.startedAt) - Date.parse(r.scheduledFor))}
+                        </time>
+                      )}
+                    </td>
+                    <td>{durationText(r.durationMs)}</td>
+                    <td>{r.coalesced ? `yes, until ${shortInstant(r.coalescedUntil)}` : 'no'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * One scheduler (or a new one): its YAML in CodeMirror, validated as it is typed with the server's
+ * own validator, the cron helper, save / delete / reload / fire, and its run history.
+ */
+export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name: string | undefined }) {
+  const isNew = name === undefined;
+  const key = `${scope.tenant}/${scope.project}/${name ?? ''}`;
+  const detail = useLoad(
+    () => (name === undefined ? Promise.resolve(undefined) : api.getScheduler(scope, name)),
+    key,
+  );
+  const runs = useLoad(
+    () => (name === undefined ? Promise.resolve(undefined) : api.runs(scope, name, 20)),
+    key,
+  );
+  const recipes = useLoad(() => api.documents(scope, '_vance/recipes/'), `${scope.tenant}/${scope.project}`);
+  const recipeNames = useRef<readonly string[]>(['noop']);
+  recipeNames.current = [
+    'noop',
+    ...(recipes.data?.documents ?? [])
+      .map((d) => /^_vance\/recipes\/([^/]+)\.yaml$/.exec(d.path)?.[1])
+      .filter((n): n is string => n !== undefined && n !== 'noop'),
+  ];
+
+  const [text, setText] = useState('');
+  const [docKey, setDocKey] = useState(isNew ? 'new' : '');
+  const [initial, setInitial] = useState('');
+  const [newName, setNewName] = useState('');
+  const [serverProblems, setServerProblems] = useState<readonly Placed[]>([]);
+  const [status, setStatus] = useState<{ text: string; error: boolean }>(() => ({
+    text: takeFlash(),
+    error: false,
+  }));
+  const [busy, setBusy] = useState(false);
+  const dialog = useRef<HTMLDialogElement>(null);
+
+  // A loaded document starts the editor (again) with its text.
+  useEffect(() => {
+    if (detail.data === undefined) return;
+    setInitial(detail.data.yaml);
+    setText(detail.data.yaml);
+    setDocKey(`${detail.data.name}@${detail.data.version}`);
+  }, [detail.data]);
+
+  const effectiveName = name ?? newName;
+  const validation = useMemo(() => validateText(text, effectiveName), [text, effectiveName]);
+  const problems = useMemo(() => [...validation.problems, ...serverProblems], [validation, serverProblems]);
+  const viewer = useMemo(() => viewerZone(), []);
+  const preview = useMemo(
+    () =>
+      validation.definition === undefined ? undefined : previewOf(validation.definition, Date.now(), viewer),
+    [validation.definition, viewer],
+  );
+  const nameError = isNew ? nameProblem(newName) : undefined;
+  const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
+  const ready = isNew || detail.data !== undefined;
+
+  const run = async (what: string, work: () => Promise<void>) => {
+    setBusy(true);
+    try {
+      await work();
+    } catch (error) {
+      const failure = asApiError(error);
+      setStatus({ text: `${what} failed: ${failure.message} [${failure.code}]`, error: true });
+      if (failure.issues.length > 0) setServerProblems(place(text, failure.issues, 'server'));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const save = () =>
+    run('Saving', async () => {
+      setServerProblems([]);
+      const target = name ?? newName;
+      const result = await api.putScheduler(scope, target, text);
+      const extra = [
+        result.filledTimezone === null ? '' : ` The time zone ${result.filledTimezone} was filled in.`,
+        ...result.warnings.map((w) => ` ${w}`),
+      ].join('');
+      const said = `${result.created ? 'Created' : 'Saved'} ${result.path} (version ${result.version}).${extra}`;
+      setStatus({ text: said, error: false });
+      if (isNew) {
+        setFlash(said);
+        navigate({ view: 'edit', ...scope, name: target });
+      } else {
+        detail.reload();
+        runs.reload();
+      }
+    });
+
+  const remove = () =>
+    run('Deleting', async () => {
+      if (name === undefined) return;
+      const result = await api.deleteScheduler(scope, name);
+      dialog.current?.close();
+      setFlash(`Deleted ${name}: its document went to ${result.trashPath}.`);
+      navigate({ view: 'list', ...scope });
+    });
+
+  const refresh = () =>
+    run('Reloading', async () => {
+      const result = await api.refresh(scope);
+      const invalid = result.invalid.find((i) => name !== undefined && i.path.endsWith(`/${name}.yaml`));
+      setStatus({
+        text: `Reloaded the project's scheduler documents: ${result.registered.length} registered${invalid === undefined ? '' : `; this one does not load: ${invalid.message}`}.`,
+        error: invalid !== undefined,
+      });
+      detail.reload();
+      runs.reload();
+    });
+
+  const fire = () =>
+    run('Firing', async () => {
+      if (name === undefined) return;
+      const fired = await api.fire(scope, name);
+      setStatus({ text: `Fired: ${fired.correlationId}. Opening the run…`, error: false });
+      setFlash(`Fired ${name}: correlationId ${fired.correlationId}.`);
+      navigate({ view: 'run', ...scope, name, id: fired.correlationId });
+    });
+
+  return (
+    <section class="editor-view" aria-labelledby="editor-title">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href={routeHash({ view: 'list', ...scope })}>
+          {scope.tenant}/{scope.project}
+        </a>{' '}
+        / <span aria-current="page">{name ?? 'new scheduler'}</span>
+      </nav>
+      <div class={isNew ? 'columns single' : 'columns'}>
+        <div class="main-col">
+          <h1 id="editor-title">{isNew ? 'New scheduler' : name}</h1>
+          {detail.error !== undefined && (
+            <p class="error" role="alert">
+              {detail.error.message} [{detail.error.code}]
+            </p>
+          )}
+          {detail.data !== undefined && (
+            <p class="meta muted">
+              <code>{detail.data.path}</code> · {detail.data.source} · version {detail.data.version} · by{' '}
+              {detail.data.createdBy} · updated {shortInstant(detail.data.updatedAt)}
+              {detail.data.nextRunAt !== null && <> · next run {shortInstant(detail.data.nextRunAt)}</>}
+            </p>
+          )}
+          {isNew && (
+            <div class="field">
+              <label for="scheduler-name">Name</label>
+              <input
+                id="scheduler-name"
+                name="name"
+                spellcheck={false}
+                autocomplete="off"
+                value={newName}
+                aria-invalid={newName !== '' && nameError !== undefined}
+                aria-describedby="name-hint"
+                onInput={(event) => setNewName(event.currentTarget.value)}
+              />
+              <span id="name-hint" class={newName !== '' && nameError !== undefined ? 'error' : 'muted'}>
+                {newName !== '' && nameError !== undefined
+                  ? nameError
+                  : 'The document is saved as _vance/scheduler/<name>.yaml.'}
+              </span>
+            </div>
+          )}
+          {ready && (
+            <>
+              <div class="title-row">
+                <h2 id="yaml-label">Document (YAML)</h2>
+                {isNew && text.trim() === '' && (
+                  <button
+                    type="button"
+                    onClick={() => {
+                      const example = EXAMPLE(viewer.id);
+                      setInitial(example);
+                      setText(example);
+                      setDocKey(`new-${Date.now()}`);
+                    }}
+                  >
+                    Insert example
+                  </button>
+                )}
+              </div>
+              <p id="yaml-hint" class="muted">
+                Checked as you type against the server's schema. Ctrl-Space completes field names and values;
+                Tab leaves the editor.
+              </p>
+              {docKey !== '' && (
+                <YamlEditor
+                  docKey={docKey}
+                  initial={initial}
+                  problems={problems}
+                  recipes={() => recipeNames.current}
+                  onChange={(value) => {
+                    setText(value);
+                    setServerProblems([]);
+                  }}
+                  labelledBy="yaml-label"
+                  describedBy="yaml-hint problems"
+                />
+              )}
+              <section id="problems" class="problems" aria-live="polite" aria-label="Problems">
+                {problems.length === 0 ? (
+                  <p class="ok-text">No problems: the document is valid.</p>
+                ) : (
+                  <ul>
+                    {problems.map((p, i) => (
+                      <li key={`${i}:${p.path}:${p.message}`} class="problem">
+                        <span class="where">
+                          line {p.line}
+                          {p.path === '' ? '' : ` · ${p.path}`}
+                        </span>
+                        : <span class="message">{p.message}</span>
+                        {p.source === 'server' && <span class="badge neutral"> server</span>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </section>
+              <fieldset class="actions">
+                <legend class="sr-only">Scheduler actions</legend>
+                <button
+                  type="button"
+                  class="primary"
+                  onClick={save}
+                  disabled={busy || validation.problems.length > 0 || nameError !== undefined}
+                >
+                  {isNew ? 'Create' : 'Save'}
+                </button>
+                {!isNew && (
+                  <>
+                    <button type="button" onClick={fire} disabled={busy}>
+                      Fire now
+                    </button>
+                    <button type="button" onClick={refresh} disabled={busy}>
+                      Reload
+                    </button>
+                    <button
+                      type="button"
+                      class="danger"
+                      onClick={() => dialog.current?.showModal()}
+                      disabled={busy}
+                    >
+                      Delete…
+                    </button>
+                  </>
+                )}
+                {dirty && <span class="muted">Unsaved changes (Fire runs the saved version).</span>}
+              </fieldset>
+              <p role="status" class={status.error ? 'status error' : 'status'}>
+                {status.text}
+              </p>
+              <CronHelper preview={preview} />
+            </>
+          )}
+        </div>
+        {!isNew && name !== undefined && (
+          <aside class="side-col">
+            <RunHistory
+              runs={runs.data?.runs}
+              scope={scope}
+              name={name}
+              onRefresh={runs.reload}
+              error={runs.error?.message}
+            />
+          </aside>
+        )}
+      </div>
+      <dialog ref={dialog} aria-labelledby="delete-title">
+        <form
+          method="dialog"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void remove();
+          }}
+        >
+          <h2 id="delete-title">Delete {name}?</h2>
+          <p>Ursa stops it and moves its document to the project's trash.</p>
+          <div class="actions">
+            <button type="button" onClick={() => dialog.current?.close()}>
+              Cancel
+            </button>
+            <button type="submit" class="danger">
+              Delete
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </section>
+  );
+}

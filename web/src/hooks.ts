@@ -1,0 +1,66 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+
+export interface Loaded<T> {
+  readonly data: T | undefined;
+  readonly error: ApiError | undefined;
+  readonly loading: boolean;
+  readonly reload: () => void;
+}
+
+function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError
+    ? error
+    : new ApiError(0, 'CLIENT', error instanceof Error ? error.message : String(error));
+}
+
+/** Loads with `load` whenever `key` changes (and on `reload`); answers of outdated loads are dropped. */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<ApiError | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  const loader = useRef(load);
+  loader.current = load;
+
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    loader.current().then(
+      (value) => {
+        if (!live) return;
+        setData(value);
+        setError(undefined);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (!live) return;
+        setError(asApiError(failure));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, tick]);
+
+  useEffect(() => {
+    setData(undefined);
+  }, [key]);
+
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data, error, loading, reload };
+}
+
+/** Calls `tick` every `ms` while `active`. */
+export function useInterval(tick: () => void, ms: number, active: boolean): void {
+  const latest = useRef(tick);
+  latest.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const id = window.setInterval(() => latest.current(), ms);
+    return () => window.clearInterval(id);
+  }, [ms, active]);
+}
+
+export { asApiError };

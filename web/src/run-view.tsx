@@ -1,0 +1,282 @@
+import { useState } from 'preact/hooks';
+import { type Api, ApiError, type RunDetail, type Scope } from './api.js';
+import { durationText, outcomeClass, shortInstant } from './format.js';
+import { useInterval, useLoad } from './hooks.js';
+import { RunLog } from './markdown.js';
+import { routeHash } from './route.js';
+import { takeFlash } from './store.js';
+
+function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; here: string }) {
+  return (
+    <nav class="crumbs" aria-label="Breadcrumb">
+      <a href={routeHash({ view: 'list', ...scope })}>
+        {scope.tenant}/{scope.project}
+      </a>{' '}
+      / <a href={routeHash({ view: 'edit', ...scope, name: scheduler })}>{scheduler}</a> /{' '}
+      <span aria-current="page">{here}</span>
+    </nav>
+  );
+}
+
+function finished(run: RunDetail | undefined): boolean {
+  return run !== undefined && (run.state === 'ended' || run.state === 'skipped') && run.outcome !== 'pending';
+}
+
+/** One run (spec §9a): its fields, links to its process and session, and its run log rendered. */
+export function RunView({
+  api,
+  scope,
+  scheduler,
+  correlationId,
+}: {
+  api: Api;
+  scope: Scope;
+  scheduler: string;
+  correlationId: string;
+}) {
+  const [flash] = useState(() => takeFlash());
+  const run = useLoad(
+    () => api.run(scope, correlationId),
+    `${scope.tenant}/${scope.project}/${correlationId}`,
+  );
+  // A fired run is claimed at once but runs on the worker: follow it until it ends (a missing
+  // run right after a fire is retried too).
+  const waiting = !finished(run.data) && (run.error === undefined || run.error.status === 404);
+  const [polls, setPolls] = useState(0);
+  useInterval(
+    () => {
+      setPolls((n) => n + 1);
+      run.reload();
+    },
+    1000,
+    waiting && polls < 120,
+  );
+  const r = run.data;
+  return (
+    <section class="run-view" aria-labelledby="run-title">
+      <Crumbs scope={scope} scheduler={scheduler} here={correlationId} />
+      <h1 id="run-title">
+        Run <code>{correlationId}</code>
+      </h1>
+      {flash !== '' && (
+        <p role="status" class="status">
+          {flash}
+        </p>
+      )}
+      {run.error !== undefined && !(run.error instanceof ApiError && run.error.status === 404 && waiting) && (
+        <p class="error" role="alert">
+          {run.error.message} [{run.error.code}]
+        </p>
+      )}
+      {r === undefined && <p>Loading…</p>}
+      {r !== undefined && (
+        <>
+          <dl class="facts">
+            <dt>Outcome</dt>
+            <dd>
+              <span class={`badge ${outcomeClass(r.outcome)}`} data-outcome={r.outcome}>
+                {r.outcome}
+              </span>{' '}
+              <span class="muted">({r.state})</span>
+              {r.reason !== null && <> — {r.reason}</>}
+            </dd>
+            <dt>Trigger</dt>
+            <dd>{r.trigger}</dd>
+            <dt>Scheduled for</dt>
+            <dd>{shortInstant(r.scheduledFor)}</dd>
+            <dt>Started</dt>
+            <dd>
+              {shortInstant(r.startedAt)}
+              {r.startedAt !== null && (
+                <span class="muted">
+                  {' '}
+                  ({durationText(Date.parse(r.startedAt) - Date.parse(r.scheduledFor))} late)
+                </span>
+              )}
+            </dd>
+            <dt>Duration</dt>
+            <dd>
+              {r.startedAt !== null && r.endedAt !== null
+                ? durationText(Date.parse(r.endedAt) - Date.parse(r.startedAt))
+                : '—'}
+            </dd>
+            <dt>Coalesced</dt>
+            <dd>{r.coalesced ? `yes, until ${shortInstant(r.coalescedUntil)}` : 'no'}</dd>
+            <dt>Runs as</dt>
+            <dd>{r.runAs}</dd>
+            <dt>Process</dt>
+            <dd>
+              {r.processId === null ? (
+                '—'
+              ) : (
+                <a href={routeHash({ view: 'process', ...scope, name: scheduler, id: r.processId })}>
+                  {r.processId}
+                </a>
+              )}
+            </dd>
+            <dt>Session</dt>
+            <dd>
+              {r.sessionId === null ? (
+                '—'
+              ) : (
+                <a href={routeHash({ view: 'session', ...scope, name: scheduler, id: r.sessionId })}>
+                  {r.sessionId}
+                </a>
+              )}
+            </dd>
+            <dt>Run log</dt>
+            <dd>
+              <code>{r.logPath}</code>
+            </dd>
+          </dl>
+          <section class="log" aria-labelledby="log-title">
+            <h2 id="log-title">Run log</h2>
+            {r.log === null ? <p class="muted">The run log has expired.</p> : <RunLog text={r.log} />}
+          </section>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A process a run started: status, exit code, output tails. */
+export function ProcessView({
+  api,
+  scope,
+  scheduler,
+  id,
+}: {
+  api: Api;
+  scope: Scope;
+  scheduler: string;
+  id: string;
+}) {
+  const process = useLoad(() => api.process(scope, id), `${scope.tenant}/${scope.project}/${id}`);
+  const p = process.data;
+  return (
+    <section aria-labelledby="process-title">
+      <Crumbs scope={scope} scheduler={scheduler} here={id} />
+      <h1 id="process-title">
+        Process <code>{id}</code>
+      </h1>
+      {process.error !== undefined && (
+        <p class="error" role="alert">
+          {process.error.message} [{process.error.code}]
+        </p>
+      )}
+      {p !== undefined && (
+        <>
+          <dl class="facts">
+            <dt>Status</dt>
+            <dd>
+              {p.status}
+              {p.exitCode !== null && <> (exit code {p.exitCode})</>}
+              {p.reason !== null && <> — {p.reason}</>}
+            </dd>
+            <dt>Recipe / engine</dt>
+            <dd>
+              {p.recipe} / {p.engine}
+            </dd>
+            <dt>Owner</dt>
+            <dd>{p.ownerUser}</dd>
+            <dt>Session</dt>
+            <dd>
+              <a href={routeHash({ view: 'session', ...scope, name: scheduler, id: p.sessionId })}>
+                {p.sessionId}
+              </a>
+            </dd>
+            <dt>Run</dt>
+            <dd>
+              <a
+                href={routeHash({
+                  view: 'run',
+                  ...scope,
+                  name: scheduler,
+                  id: p.triggerOrigin.correlationId,
+                })}
+              >
+                {p.triggerOrigin.correlationId}
+              </a>{' '}
+              ({p.triggerOrigin.trigger}, scheduled for {shortInstant(p.triggerOrigin.scheduledFor)})
+            </dd>
+            <dt>Created / started / ended</dt>
+            <dd>
+              {shortInstant(p.createdAt)} / {shortInstant(p.startedAt)} / {shortInstant(p.endedAt)}
+            </dd>
+            <dt>Params</dt>
+            <dd>
+              <code>{JSON.stringify(p.params)}</code>
+            </dd>
+          </dl>
+          {p.initialMessage !== null && (
+            <>
+              <h2>Initial message</h2>
+              <pre class="code">{p.initialMessage}</pre>
+            </>
+          )}
+          {p.outputTail !== null && (
+            <>
+              <h2>Output (tail)</h2>
+              <pre class="code">{p.outputTail}</pre>
+            </>
+          )}
+          {p.errorTail !== null && (
+            <>
+              <h2>Error output (tail)</h2>
+              <pre class="code">{p.errorTail}</pre>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** A scheduler's system session (`_ursascheduler_<name>`): the runs and processes it holds. */
+export function SessionView({
+  api,
+  scope,
+  scheduler,
+  id,
+}: {
+  api: Api;
+  scope: Scope;
+  scheduler: string;
+  id: string;
+}) {
+  const runs = useLoad(
+    () => api.runs(scope, scheduler, 100),
+    `${scope.tenant}/${scope.project}/${scheduler}/100`,
+  );
+  const inSession = (runs.data?.runs ?? []).filter((r) => r.sessionId === id);
+  return (
+    <section aria-labelledby="session-title">
+      <Crumbs scope={scope} scheduler={scheduler} here={id} />
+      <h1 id="session-title">
+        Session <code>{id}</code>
+      </h1>
+      <p class="muted">The processes {scheduler} started in this session, from its last 100 runs.</p>
+      {runs.error !== undefined && (
+        <p class="error" role="alert">
+          {runs.error.message}
+        </p>
+      )}
+      <ul>
+        {inSession.map((r) => (
+          <li key={r.correlationId}>
+            {r.processId === null ? (
+              'no process'
+            ) : (
+              <a href={routeHash({ view: 'process', ...scope, name: scheduler, id: r.processId })}>
+                {r.processId}
+              </a>
+            )}{' '}
+            — <span class={`badge ${outcomeClass(r.outcome)}`}>{r.outcome}</span>, scheduled for{' '}
+            {shortInstant(r.scheduledFor)} (
+            <a href={routeHash({ view: 'run', ...scope, name: scheduler, id: r.correlationId })}>run</a>)
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
