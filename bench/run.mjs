@@ -20,9 +20,19 @@ const SCENARIOS = {
     module: './workers.mjs',
     description:
       'claims per second and fire lateness of ursa worker processes with 10,000 schedulers (PostgreSQL 1/2/4, SQLite 1)',
-    // --seconds=N window (30), --warmup=N (5), --rounds=N capacity rounds (3), --schedulers=N (10000),
-    // --workers=1,2,4 (PostgreSQL), --stores=postgresql,sqlite, --trace (workers log at info; CAS counts)
-    flags: ['--seconds', '--warmup', '--rounds', '--schedulers', '--workers', '--stores', '--trace'],
+    // --seconds=N window (30), --warmup=N (5), --rounds=N capacity rounds (3), --capacity-seconds=N
+    // (5), --schedulers=N (10000), --workers=1,2,4 (PostgreSQL), --stores=postgresql,sqlite,
+    // --trace (workers log at info: claims attempted vs won)
+    flags: [
+      '--seconds',
+      '--warmup',
+      '--rounds',
+      '--capacity-seconds',
+      '--schedulers',
+      '--workers',
+      '--stores',
+      '--trace',
+    ],
   },
 };
 

@@ -92,14 +92,18 @@ export class Worker {
    * left (all others, when `exclusive`), then refresh every active project (spec §8 bootstrap).
    */
   async bootstrap(): Promise<void> {
+    await this.#register();
+    await this.reap(this.#options.exclusive);
+    await refreshAll(this.rt);
+  }
+
+  async #register(): Promise<void> {
     await this.rt.repos.workers.register({
       id: this.id,
       host: hostname(),
       pid: process.pid,
       startedAt: this.rt.clock.now(),
     });
-    await this.reap(this.#options.exclusive);
-    await refreshAll(this.rt);
   }
 
   /** Renews this worker's lease at the clock's instant. */
@@ -196,17 +200,20 @@ export class Worker {
 
   /** Bootstraps and runs the loop until {@link stop}. */
   async start(): Promise<void> {
-    await this.bootstrap();
+    await this.#register();
+    // The lease is renewed on its own timer from the start: a bootstrap that validates thousands of
+    // documents, or a long tick, must not let it lapse.
+    this.#heartbeat = setInterval(() => {
+      this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
+    }, this.#options.heartbeatMs);
+    await this.reap(this.#options.exclusive);
+    await refreshAll(this.rt);
     this.#unsubscribe = await this.rt.repos.store.onChange(() => {
       // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
       // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).
       this.#changed = true;
       this.#wake?.();
     });
-    // The lease is renewed on its own timer, so a long tick cannot let it lapse.
-    this.#heartbeat = setInterval(() => {
-      this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
-    }, this.#options.heartbeatMs);
     this.#loop = this.#run();
   }
 

@@ -76,10 +76,26 @@ export class Documents {
     expiresAt: number | null = null,
     options: { readonly archive?: boolean } = {},
   ): Promise<{ created: boolean; version: number }> {
+    for (;;) {
+      const result = await this.#put(key, body, by, now, expiresAt, options);
+      if (!('retry' in result)) return result;
+    }
+  }
+
+  #put(
+    key: DocumentKey,
+    body: string,
+    by: string,
+    now: number,
+    expiresAt: number | null,
+    options: { readonly archive?: boolean },
+  ): Promise<{ created: boolean; version: number } | { created: false; version: number; retry: true }> {
     return this.store.db.transaction().execute(async (trx) => {
       const existing = await selectDocument(trx, key);
       if (existing === undefined) {
-        await trx
+        // Two writers may create the same document at once (two workers and one run log, say):
+        // the one that loses the insert retries as an update.
+        const inserted = await trx
           .insertInto('documents')
           .values({
             ...key,
@@ -91,8 +107,10 @@ export class Documents {
             expires_at: expiresAt,
             trashed_from: null,
           })
-          .execute();
-        return { created: true, version: 1 };
+          .onConflict((oc) => oc.columns(['tenant', 'project', 'path']).doNothing())
+          .executeTakeFirst();
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { created: true, version: 1 };
+        return { created: false, version: 0, retry: true as const };
       }
       if (existing.body === body && existing.expires_at === expiresAt) {
         return { created: false, version: Number(existing.version) };
