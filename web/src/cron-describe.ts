@@ -1,3 +1,5 @@
+import { DAY_OF_WEEK, MONTH } from '../../src/cron/fields.js';
+
 /**
  * A short description in words of a Spring six-field cron expression that already parsed
  * (`parseCron` decides validity; this only reads): "at 08:00, Monday to Friday",
@@ -17,15 +19,6 @@ const MACROS: Readonly<Record<string, string>> = {
 
 // Spring: 0 and 7 are Sunday, MON=1 … SUN=7.
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-const DAY_NAMES: Readonly<Record<string, number>> = {
-  MON: 1,
-  TUE: 2,
-  WED: 3,
-  THU: 4,
-  FRI: 5,
-  SAT: 6,
-  SUN: 7,
-};
 const MONTHS = [
   '',
   'January',
@@ -41,20 +34,6 @@ const MONTHS = [
   'November',
   'December',
 ];
-const MONTH_NAMES: Readonly<Record<string, number>> = {
-  JAN: 1,
-  FEB: 2,
-  MAR: 3,
-  APR: 4,
-  MAY: 5,
-  JUN: 6,
-  JUL: 7,
-  AUG: 8,
-  SEP: 9,
-  OCT: 10,
-  NOV: 11,
-  DEC: 12,
-};
 const NTH = ['', 'first', 'second', 'third', 'fourth', 'fifth'];
 
 const NUM = /^\d+$/;
@@ -162,13 +141,13 @@ function describeTime(second: string, minute: string, hour: string): { text: str
 
 function weekdayName(token: string): string {
   const upper = token.toUpperCase();
-  const n = NUM.test(upper) ? Number(upper) : DAY_NAMES[upper];
+  const n = NUM.test(upper) ? Number(upper) : DAY_OF_WEEK.names?.[upper];
   return n === undefined ? token : (WEEKDAYS[n] ?? token);
 }
 
 function monthName(token: string): string {
   const upper = token.toUpperCase();
-  const n = NUM.test(upper) ? Number(upper) : MONTH_NAMES[upper];
+  const n = NUM.test(upper) ? Number(upper) : MONTH.names?.[upper];
   return n === undefined ? token : (MONTHS[n] ?? token);
 }
 
