@@ -6,11 +6,11 @@ import {
   lineView,
   runView,
 } from '../http/routes/schemas.js';
-import { loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { type RefreshResult, refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import type { Caller } from '../service/caller.js';
+import { listSchedulers } from '../service/listing.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import { formatInstant } from '../time/instant.js';
@@ -27,7 +27,6 @@ import type {
   RunPage,
   SchedulerDetail,
   SchedulerList,
-  SchedulerSummary,
   SetView,
   UrsaClient,
 } from './types.js';
@@ -68,34 +67,8 @@ export class LocalClient implements UrsaClient {
     this.#close = options.close;
   }
 
-  async listSchedulers(): Promise<SchedulerList> {
-    const { repos } = this.rt;
-    const { tenant, project } = this.scope;
-    const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
-    const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
-    const list: SchedulerSummary[] = [];
-    for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const d = s.definition;
-      const last = await repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
-      list.push({
-        name,
-        description: d.description,
-        cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
-        at: d.trigger.kind === 'at' ? d.trigger.at : null,
-        timezone: d.zone.id,
-        enabled: d.enabled,
-        overlap: d.overlap,
-        lockMode: d.lockMode,
-        tags: [...d.tags],
-        source: s.source,
-        nextRunAt: iso(states.get(name)?.nextRunAt ?? null),
-        lastRun:
-          last === undefined
-            ? null
-            : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
-      });
-    }
-    return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+  listSchedulers(): Promise<SchedulerList> {
+    return listSchedulers(this.rt, this.scope.tenant, this.scope.project);
   }
 
   async getScheduler(name: string): Promise<SchedulerDetail> {

@@ -4,17 +4,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { structured } from '../support/mcp.js';
 import { eventually, serve } from '../support/server.js';
-
-function structured(result: unknown): Record<string, unknown> {
-  const r = result as {
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-    content?: { text: string }[];
-  };
-  if (r.isError) throw new Error(`tool error: ${r.content?.[0]?.text}`);
-  return r.structuredContent as Record<string, unknown>;
-}
 
 // issue #8: an MCP client from the SDK over Streamable HTTP against a real `ursa serve`.
 describe('MCP over HTTP at /mcp of ursa serve', () => {

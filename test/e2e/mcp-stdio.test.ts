@@ -4,18 +4,9 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { structured } from '../support/mcp.js';
 
 const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
-
-function structured(result: unknown): Record<string, unknown> {
-  const r = result as {
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-    content?: { text: string }[];
-  };
-  if (r.isError) throw new Error(`tool error: ${r.content?.[0]?.text}`);
-  return r.structuredContent as Record<string, unknown>;
-}
 
 // issue #8: an MCP client from the SDK against a real `ursa mcp` process over stdio.
 describe('ursa mcp over stdio', () => {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loadProjectSchedulers } from '../../runtime/catalog.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { schedulerPath } from '../../scheduler/paths.js';
+import { listSchedulers } from '../../service/listing.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
 import { formatInstant } from '../../time/instant.js';
@@ -68,32 +68,11 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request) => {
       const { tenant, project } = request.params;
       callerFor(request, tenant, project, 'read');
-      const { schedulers, failures } = await loadProjectSchedulers(rt.repos, tenant, project);
-      const states = new Map((await rt.repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
-      const list = [];
-      for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        const d = s.definition;
-        const last = await rt.repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
-        const next = states.get(name)?.nextRunAt ?? null;
-        list.push({
-          name,
-          description: d.description,
-          cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
-          at: d.trigger.kind === 'at' ? d.trigger.at : null,
-          timezone: d.zone.id,
-          enabled: d.enabled,
-          overlap: d.overlap,
-          lockMode: d.lockMode,
-          tags: [...d.tags],
-          source: s.source,
-          nextRunAt: next === null ? null : formatInstant(next),
-          lastRun:
-            last === undefined
-              ? null
-              : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
-        });
-      }
-      return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+      const listing = await listSchedulers(rt, tenant, project);
+      return {
+        schedulers: listing.schedulers.map((l) => ({ ...l, tags: [...l.tags] })),
+        invalid: listing.invalid,
+      };
     },
   );
 
