@@ -16,6 +16,8 @@ export interface EffectiveScheduler {
   readonly document: StoredDocument;
   /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
   readonly runAs: string;
+  /** The recipe the target resolved to when the document was checked (project → `_tenant` → built-in). */
+  readonly recipe: RecipeDefinition;
 }
 
 /** A scheduler document that could not be loaded, with every reason. */
@@ -71,7 +73,7 @@ export async function checkScheduler(
   document: StoredDocument,
   /** A user known to exist without looking (the caller of a write, whom the write registers). */
   knownUser?: string,
-): Promise<{ definition: SchedulerDefinition; runAs: string }> {
+): Promise<{ definition: SchedulerDefinition; runAs: string; recipe: RecipeDefinition }> {
   const source = `${document.project}/${document.path}`;
   const refuse = (
     code: 'RECIPE_NOT_FOUND' | 'USER_NOT_FOUND' | 'SCHEDULER_INVALID',
@@ -94,13 +96,14 @@ export async function checkScheduler(
       'workflow targets are not supported by this version of Ursa',
     );
   }
-  const recipe = definition.target.recipe;
-  if ((await findRecipe(repos, document.tenant, project, recipe)) === undefined) {
+  const recipeName = definition.target.recipe;
+  const recipe = await findRecipe(repos, document.tenant, project, recipeName);
+  if (recipe === undefined) {
     throw refuse(
       'RECIPE_NOT_FOUND',
       'recipe',
-      recipe,
-      `${JSON.stringify(recipe)} is not a recipe of project ${project}, of _tenant, or built in`,
+      recipeName,
+      `${JSON.stringify(recipeName)} is not a recipe of project ${project}, of _tenant, or built in`,
     );
   }
   const runAs = definition.runAs ?? document.createdBy;
@@ -112,7 +115,7 @@ export async function checkScheduler(
       `no user ${JSON.stringify(runAs)} in tenant ${document.tenant} (add one with apply --as, or name an existing user)`,
     );
   }
-  return { definition, runAs };
+  return { definition, runAs, recipe };
 }
 
 /**
@@ -139,8 +142,8 @@ export async function loadProjectSchedulers(
   const failures: LoadFailure[] = [];
   for (const [name, { document, source }] of byName) {
     try {
-      const { definition, runAs } = await checkScheduler(repos, project, document);
-      schedulers.set(name, { definition, source, document, runAs });
+      const checked = await checkScheduler(repos, project, document);
+      schedulers.set(name, { ...checked, source, document });
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;
       failures.push({

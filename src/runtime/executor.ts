@@ -2,19 +2,69 @@ import { randomUUID } from 'node:crypto';
 import type { EngineResult } from '../engines/engine.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
-import { ACTIVE_STATUSES } from '../store/processes.js';
+import { feedRow } from '../store/feed.js';
+import type { Session } from '../store/sessions.js';
+import { ACTIVE_STATUSES, type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { schedulerKeyString } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
-import { type EffectiveScheduler, findRecipe, loadProjectSchedulers } from './catalog.js';
+import { type EffectiveScheduler, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
-import { absorbedBy, RunRecorder } from './recorder.js';
+import { absorbedBy, feedLineOf, RunRecorder } from './recorder.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
 
 /** The first system session name of a scheduler (spec §6); later versions add `_v2`, `_v3`, … */
 export function systemSessionName(scheduler: string): string {
   return `_ursascheduler_${scheduler}`;
+}
+
+/** The process of a run that starts (`run.processId`, `run.sessionId` and `run.startedAt` set). */
+function processOf(
+  run: Run,
+  scheduler: EffectiveScheduler,
+  params: Readonly<Record<string, unknown>>,
+  status: 'ready' | 'running',
+): NewProcess {
+  return {
+    id: run.processId as string,
+    tenant: run.tenant,
+    project: run.project,
+    sessionId: run.sessionId as string,
+    recipe: scheduler.recipe.name,
+    engine: scheduler.recipe.engine,
+    status,
+    ownerUser: run.runAs,
+    triggerOrigin: {
+      source: `ursascheduler:${run.name}`,
+      scheduledFor: run.scheduledFor,
+      correlationId: run.correlationId,
+      trigger: run.trigger,
+    },
+    params,
+    initialMessage: scheduler.definition.initialMessage ?? null,
+    createdAt: run.startedAt as number,
+  };
+}
+
+/** The details of a START line (spec §7): the process, and for a coalesced run what it absorbed. */
+function startDetails(started: Run, scheduler: EffectiveScheduler): Record<string, unknown> {
+  const absorbed = absorbedBy(started, scheduler);
+  return {
+    processId: started.processId,
+    sessionId: started.sessionId,
+    runAs: started.runAs,
+    ...(absorbed === undefined
+      ? {}
+      : {
+          reason: 'catch-up',
+          absorbed: absorbed.count,
+          absorbedCapped: absorbed.capped,
+          absorbedFirst: absorbed.first,
+          absorbedLast: absorbed.last,
+        }),
+  };
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
@@ -77,6 +127,126 @@ export class Executor {
     this.#track(
       this.#dispatchWithRetry(run, scheduler).finally(() => this.#inflight.delete(run.correlationId)),
     );
+  }
+
+  /**
+   * Dispatches the runs one tick claimed (issue #4): the cron runs whose engine is registered
+   * start together through `Lanes.startMany` — one transaction for the lot, then every engine is
+   * entered — and everything else (one-shots, an overlap the policy does not start, fault points
+   * set, a batch the store failed) goes through {@link start} one at a time. Returns at once.
+   */
+  startMany(items: readonly { readonly run: Run; readonly scheduler: EffectiveScheduler }[]): void {
+    if (this.#draining.signal.aborted) return;
+    const batch = [];
+    for (const item of items) {
+      const { definition, recipe } = item.scheduler;
+      const batchable =
+        this.faults.beforeSpawn === undefined &&
+        definition.trigger.kind === 'cron' &&
+        definition.target.kind === 'recipe' &&
+        this.rt.engines.get(recipe.engine) !== undefined;
+      if (batchable) {
+        this.#inflight.add(item.run.correlationId);
+        batch.push(item);
+      } else {
+        this.start(item.run, item.scheduler);
+      }
+    }
+    if (batch.length > 0) this.#track(this.#startBatch(batch));
+  }
+
+  // Hands a run of a batch to the one-at-a-time path (which takes over its in-flight mark).
+  #startSingly(run: Run, scheduler: EffectiveScheduler): void {
+    this.#inflight.delete(run.correlationId);
+    this.start(run, scheduler);
+  }
+
+  async #startBatch(items: readonly { readonly run: Run; readonly scheduler: EffectiveScheduler }[]) {
+    const { repos, clock, log } = this.rt;
+    const prepared = [];
+    let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
+    try {
+      const sessions = await repos.sessions.currentSystemSessions(items.map(({ run }) => run));
+      // A first fire, or a changed runAs: its session is created now, one at a time (rare).
+      for (const { run } of items) {
+        const key = schedulerKeyString(run);
+        if (sessions.get(key)?.ownerUser !== run.runAs)
+          sessions.set(
+            key,
+            await repos.sessions.systemSession(run.tenant, run.project, run.name, run.runAs, clock.now()),
+          );
+      }
+      const retention = new Map<string, number>();
+      for (const { run } of items) {
+        const key = `${run.tenant}\u0000${run.project}`;
+        if (!retention.has(key))
+          retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
+      }
+      const at = clock.now();
+      for (const { run, scheduler } of items) {
+        const session = sessions.get(schedulerKeyString(run)) as Session;
+        const started: Run = {
+          ...run,
+          state: 'started',
+          sessionId: session.id,
+          processId: `proc_${randomUUID()}`,
+          startedAt: at,
+        };
+        const params = mergeParams(scheduler.recipe.params, scheduler.definition.params);
+        const days = retention.get(`${run.tenant}\u0000${run.project}`) ?? -1;
+        prepared.push({
+          started,
+          scheduler,
+          params,
+          start: {
+            request: {
+              key: run,
+              correlationId: run.correlationId,
+              workerId: this.workerId,
+              policy: scheduler.definition.overlap,
+              oneShot: false,
+              start: { sessionId: session.id, processId: started.processId as string, at },
+            },
+            process: processRow(processOf(started, scheduler, params, 'running'), at),
+            line: feedRow(feedLineOf(started, 'START', at, 'pending', startDetails(started, scheduler))),
+            log: this.recorder.runLogRow(started, scheduler, days, at),
+          },
+        });
+      }
+      outcomes = await repos.lanes.startMany(
+        prepared.map((p) => p.start),
+        this.workerId,
+        at,
+      );
+    } catch (error) {
+      // The store failed the batch: nothing of it was written; the single path retries each run.
+      log.warn({ err: error, runs: prepared.length }, 'batch start failed; starting one run at a time');
+      for (const { started, scheduler } of prepared)
+        this.#startSingly(
+          { ...started, state: 'claimed', sessionId: null, processId: null, startedAt: null },
+          scheduler,
+        );
+      return;
+    }
+    for (const [i, { started, scheduler, params }] of prepared.entries()) {
+      const outcome = outcomes[i];
+      if (outcome === 'deferred') {
+        this.#startSingly(
+          { ...started, state: 'claimed', sessionId: null, processId: null, startedAt: null },
+          scheduler,
+        );
+      } else if (outcome === 'lost') {
+        this.#inflight.delete(started.correlationId);
+      } else {
+        // Registered before any await: a stop request from now on finds the process here.
+        const controller = this.#register(started);
+        this.#track(
+          this.#launched(started, scheduler, params, controller).finally(() =>
+            this.#inflight.delete(started.correlationId),
+          ),
+        );
+      }
+    }
   }
 
   /** Whether a dispatch of the run is in progress here (so the worker does not recover it as stuck). */
@@ -213,6 +383,14 @@ export class Executor {
     return true;
   }
 
+  /** Registers a process as running here; its controller stops it. */
+  #register(run: Run): AbortController {
+    const controller = new AbortController();
+    this.#running.set(run.correlationId, { controller, processId: run.processId as string });
+    this.rt.metrics?.processes.set(this.#running.size);
+    return controller;
+  }
+
   #track(task: Promise<void>): void {
     const tracked = task
       .catch((error: unknown) => this.rt.log.error({ err: error }, 'run dispatch failed unexpectedly'))
@@ -281,36 +459,11 @@ export class Executor {
   }
 
   async #run(started: Run, scheduler: EffectiveScheduler): Promise<void> {
-    const { repos, clock, log, settings } = this.rt;
+    const { repos, clock } = this.rt;
     const { definition } = scheduler;
-    const target = definition.target;
-    const recipeName = target.kind === 'recipe' ? target.recipe : target.workflow;
-    const recipe =
-      target.kind === 'recipe'
-        ? await findRecipe(repos, started.tenant, started.project, recipeName)
-        : undefined;
     const processId = started.processId as string;
-    const startedAt = started.startedAt as number;
-    const params = mergeParams(recipe?.params ?? {}, definition.params);
-    await repos.processes.create({
-      id: processId,
-      tenant: started.tenant,
-      project: started.project,
-      sessionId: started.sessionId as string,
-      recipe: recipeName,
-      engine: recipe?.engine ?? 'unknown',
-      status: 'ready',
-      ownerUser: started.runAs,
-      triggerOrigin: {
-        source: `ursascheduler:${started.name}`,
-        scheduledFor: started.scheduledFor,
-        correlationId: started.correlationId,
-        trigger: started.trigger,
-      },
-      params,
-      initialMessage: definition.initialMessage ?? null,
-      createdAt: startedAt,
-    });
+    const params = mergeParams(scheduler.recipe.params, definition.params);
+    await repos.processes.create(processOf(started, scheduler, params, 'ready'));
     // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
     // request found no row to mark, so look for the waiting run now.
     if (
@@ -320,26 +473,36 @@ export class Executor {
     ) {
       await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
     }
+    await this.recorder.appendLine(
+      started,
+      'START',
+      started.startedAt as number,
+      'pending',
+      startDetails(started, scheduler),
+    );
+    await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
+    await this.#launched(started, scheduler, params, undefined);
+  }
+
+  /**
+   * A started run from its START line on: one-shot bookkeeping, the engine, and the end (process,
+   * run, END line, run log, the lane's next run). `controller` is set when the process was
+   * created running and registered here (a batch start).
+   */
+  async #launched(
+    started: Run,
+    scheduler: EffectiveScheduler,
+    params: Readonly<Record<string, unknown>>,
+    controller: AbortController | undefined,
+  ): Promise<void> {
+    const { repos, clock, log, settings } = this.rt;
+    const { definition } = scheduler;
+    const processId = started.processId as string;
+    const startedAt = started.startedAt as number;
     this.rt.metrics?.lateness.observe(
       { trigger: started.trigger },
       (startedAt - started.scheduledFor) / 1000,
     );
-    const absorbed = absorbedBy(started, scheduler);
-    await this.recorder.appendLine(started, 'START', startedAt, 'pending', {
-      processId,
-      sessionId: started.sessionId,
-      runAs: started.runAs,
-      ...(absorbed === undefined
-        ? {}
-        : {
-            reason: 'catch-up',
-            absorbed: absorbed.count,
-            absorbedCapped: absorbed.capped,
-            absorbedFirst: absorbed.first,
-            absorbedLast: absorbed.last,
-          }),
-    });
-    await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     log.info(
       {
         scheduler: started.name,
@@ -387,7 +550,7 @@ export class Executor {
       }
     }
 
-    const result = await this.#runEngine(started, scheduler, recipe, params);
+    const result = await this.#runEngine(started, scheduler, params, controller);
     const endedAt = clock.now();
     await repos.processes.transition(processId, ACTIVE_STATUSES, {
       status: result.status,
@@ -434,27 +597,28 @@ export class Executor {
   async #runEngine(
     run: Run,
     scheduler: EffectiveScheduler,
-    recipe: Awaited<ReturnType<typeof findRecipe>>,
     params: Readonly<Record<string, unknown>>,
+    registered: AbortController | undefined,
   ): Promise<EngineResult> {
     const { repos, clock } = this.rt;
     const processId = run.processId as string;
-    const target = scheduler.definition.target;
-    if (target.kind !== 'recipe')
-      return { status: 'failed', reason: 'workflow targets are not supported by this version' };
-    if (recipe === undefined)
-      return { status: 'failed', reason: `recipe ${JSON.stringify(target.recipe)} not found` };
+    const { recipe } = scheduler;
     const engine = this.rt.engines.get(recipe.engine);
-    if (engine === undefined)
+    if (engine === undefined) {
+      this.#running.delete(run.correlationId);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
-    const controller = new AbortController();
-    this.#running.set(run.correlationId, { controller, processId });
-    this.rt.metrics?.processes.set(this.#running.size);
+    }
+    const controller = registered ?? this.#register(run);
     try {
-      await repos.processes.transition(processId, ['ready'], { status: 'running', started_at: clock.now() });
-      // A stop requested before the process was registered here (cancelPrevious from another worker).
-      const [requested] = await repos.processes.stopRequested([processId]);
-      if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
+      if (registered === undefined) {
+        await repos.processes.transition(processId, ['ready'], {
+          status: 'running',
+          started_at: clock.now(),
+        });
+        // A stop requested before the process was registered here (cancelPrevious from another worker).
+        const [requested] = await repos.processes.stopRequested([processId]);
+        if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
+      }
       return await engine.run({
         processId,
         recipe,

@@ -36,6 +36,42 @@ export function absorbedBy(run: Run, scheduler: EffectiveScheduler | undefined):
 }
 
 /**
+ * A feed line of `run` (spec §7: traceId = correlationId, refType SCHEDULER, refId name, the run
+ * log as link). Every line says which occurrence it is about and whether it was coalesced.
+ */
+export function feedLineOf(
+  run: Run,
+  kind: FeedLine['kind'],
+  at: number,
+  outcome: string,
+  details: Record<string, unknown>,
+): Omit<FeedLine, 'id'> {
+  return {
+    tenant: run.tenant,
+    project: run.project,
+    at,
+    kind,
+    refType: 'SCHEDULER',
+    refId: run.name,
+    traceId: run.correlationId,
+    outcome,
+    logPath: run.logPath,
+    payload: {
+      trigger: run.trigger,
+      scheduledFor: run.scheduledFor,
+      coalesced: run.coalesced,
+      coalescedUntil: run.coalescedUntil,
+      ...details,
+    },
+  };
+}
+
+/** When a run log written at `now` (UTC ms) expires: null keeps it (0 days, spec §9a). */
+function expiryOf(days: number, now: number): number | null {
+  return days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;
+}
+
+/**
  * Writes what happens to runs where people and agents read it: feed lines (spec §7) and run-log
  * documents (spec §9a). Used by every path that moves a run.
  */
@@ -53,24 +89,7 @@ export class RunRecorder {
     outcome: string,
     details: Record<string, unknown>,
   ): Promise<void> {
-    await this.rt.repos.feed.append({
-      tenant: run.tenant,
-      project: run.project,
-      at,
-      kind,
-      refType: 'SCHEDULER',
-      refId: run.name,
-      traceId: run.correlationId,
-      outcome,
-      logPath: run.logPath,
-      payload: {
-        trigger: run.trigger,
-        scheduledFor: run.scheduledFor,
-        coalesced: run.coalesced,
-        coalescedUntil: run.coalescedUntil,
-        ...details,
-      },
-    });
+    await this.rt.repos.feed.append(feedLineOf(run, kind, at, outcome, details));
   }
 
   /**
@@ -79,23 +98,45 @@ export class RunRecorder {
    * applies from the next lifecycle event.
    */
   async writeRunLog(run: Run, process?: ProcessRecord, scheduler?: EffectiveScheduler): Promise<void> {
-    const days = await runLogRetentionDays(
-      this.rt.repos,
-      run.tenant,
-      run.project,
-      this.rt.settings.runLogRetentionDays,
-    );
-    if (days < 0) return;
+    const days = await this.retentionDays(run.tenant, run.project);
     const now = this.rt.clock.now();
-    const expiresAt = days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;
+    if (days < 0) return;
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
       renderRunLog(run, process, absorbedBy(run, scheduler)),
       'ursa',
       now,
-      expiresAt,
+      expiryOf(days, now),
       { archive: false },
     );
+  }
+
+  /** Run-log retention of a project in days (project → `_tenant` → operator config, spec §9a). */
+  retentionDays(tenant: string, project: string): Promise<number> {
+    return runLogRetentionDays(this.rt.repos, tenant, project, this.rt.settings.runLogRetentionDays);
+  }
+
+  /**
+   * The first run-log document of a run that starts now, as a row to insert with its start
+   * (`Lanes.startMany`); undefined when run logs are off (`days` < 0).
+   *
+   * @param days the project's retention ({@link retentionDays}).
+   * @param now UTC ms: the document's creation instant.
+   */
+  runLogRow(run: Run, scheduler: EffectiveScheduler, days: number, now: number) {
+    if (days < 0) return undefined;
+    return {
+      tenant: run.tenant,
+      project: run.project,
+      path: run.logPath,
+      body: renderRunLog(run, undefined, absorbedBy(run, scheduler)),
+      created_by: 'ursa',
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      expires_at: expiryOf(days, now),
+      trashed_from: null,
+    };
   }
 
   /** Records a run that is not started (misfire, catch-up window, overlap): one feed line and its log. */

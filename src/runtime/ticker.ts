@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { decideDue } from '../decisions/misfire.js';
-import { schedulerPath } from '../scheduler/document.js';
-import { TENANT_PROJECT } from '../store/documents.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
-import type { ScheduleState } from '../store/schedules.js';
-import { checkScheduler, type EffectiveScheduler } from './catalog.js';
+import type { Claim } from '../store/schedules.js';
+import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { refreshProject } from './registrar.js';
 import { runLogPath } from './run-log.js';
+import { SchedulerCache } from './scheduler-cache.js';
 
 /** What one tick did (decisions §4). */
 export interface TickResult {
@@ -28,64 +27,55 @@ export interface TickResult {
 
 const BATCH = 500;
 
+/** A due occurrence of this tick: the run its claim inserts, and whether it is recorded skipped. */
+interface Candidate {
+  readonly run: Run;
+  readonly scheduler: EffectiveScheduler;
+  readonly skip: boolean;
+  readonly claim: Claim;
+}
+
 /**
  * Claims and dispatches due occurrences. Reads the clock once per tick; every decision is the
- * pure `decideDue` of that instant, and every claim is the compare-and-swap of decisions §4.
+ * pure `decideDue` of that instant, and the claims of one tick are the compare-and-swaps of
+ * decisions §4, made together in one transaction (issue #4).
  */
 export class Ticker {
+  readonly #schedulers: SchedulerCache;
+
   constructor(
     private readonly rt: Runtime,
     private readonly executor: Executor,
     /** The worker claiming: its heartbeat is the lease of what it claims (decisions §5). */
     private readonly workerId: string,
     private readonly faults: RunFaults = {},
-  ) {}
-
-  /** The effective scheduler behind a state row, as of the document version the state was made from. */
-  async #effective(state: ScheduleState): Promise<EffectiveScheduler | undefined> {
-    const project = state.source === 'tenant' ? TENANT_PROJECT : state.project;
-    const document = await this.rt.repos.documents.get({
-      tenant: state.tenant,
-      project,
-      path: schedulerPath(state.name),
-    });
-    if (document === undefined || document.version !== state.documentVersion) return undefined;
-    try {
-      const { definition, runAs } = await checkScheduler(this.rt.repos, state.project, document);
-      return { definition, source: state.source, document, runAs };
-    } catch {
-      return undefined;
-    }
+  ) {
+    this.#schedulers = new SchedulerCache(rt.repos);
   }
 
-  /** One pass over the due schedulers at the clock's current instant. */
+  /** One pass over the due schedulers at the clock's current instant (at most {@link BATCH}). */
   async tick(): Promise<TickResult> {
     const { repos, clock, settings, log } = this.rt;
     const now = clock.now();
     const due = await repos.schedules.due(now, BATCH);
-    let claimed = 0;
-    let coalesced = 0;
-    let fired = 0;
-    let skipped = 0;
-    for (const state of due) {
-      const dueAt = state.nextRunAt as number;
-      const scheduler = await this.#effective(state);
+    const effective = await this.#schedulers.resolve(due);
+    const claims: Candidate[] = [];
+    const stale = new Map<string, { tenant: string; project: string }>();
+    for (const [i, state] of due.entries()) {
+      const scheduler = effective[i];
       if (scheduler === undefined) {
         // The document changed or broke since the state was written: a refresh re-registers it.
         log.warn(
           { tenant: state.tenant, project: state.project, scheduler: state.name },
           'due scheduler has no valid document; refreshing',
         );
-        await refreshProject(this.rt, state.tenant, state.project);
+        stale.set(`${state.tenant}\u0000${state.project}`, state);
         continue;
       }
-      const decision = decideDue(
-        { ...scheduler.definition, catchUpWindowMs: scheduler.definition.catchUpWindowMs },
-        dueAt,
-        now,
-        settings.misfireThresholdMs,
-      );
+      const dueAt = state.nextRunAt as number;
+      const decision = decideDue(scheduler.definition, dueAt, now, settings.misfireThresholdMs);
       const { advance } = decision;
+      const skip = decision.action === 'skip';
       const correlationId = `run_${randomUUID()}`;
       const run: Run = {
         correlationId,
@@ -97,9 +87,9 @@ export class Ticker {
         coalesced: advance.coalesced,
         coalescedUntil: advance.coalesced ? advance.newestDue : null,
         claimedAt: now,
-        state: decision.action === 'skip' ? 'skipped' : 'claimed',
-        outcome: decision.action === 'skip' ? 'skipped_misfire' : 'pending',
-        reason: decision.action === 'skip' ? decision.reason : null,
+        state: skip ? 'skipped' : 'claimed',
+        outcome: skip ? 'skipped_misfire' : 'pending',
+        reason: skip ? decision.reason : null,
         runAs: scheduler.runAs,
         sessionId: null,
         processId: null,
@@ -108,29 +98,37 @@ export class Ticker {
         endedAt: null,
         workerId: this.workerId,
       };
-      const won = await repos.schedules.claim(
-        state,
-        {
-          expectedNextRunAt: dueAt,
-          expectedLastScheduledAt: state.lastScheduledAt,
-          nextRunAt: advance.nextRunAt,
-          now,
-        },
-        runRow(run),
-      );
-      if (!won) continue;
-      await this.faults.afterClaim?.(run);
-      claimed++;
-      if (advance.coalesced) coalesced++;
-      if (decision.action === 'skip') {
-        skipped++;
-        await this.executor.recorder.recordSkipped(run, scheduler);
-      } else {
-        fired++;
-        this.executor.start(run, scheduler);
-      }
+      const swap = {
+        expectedNextRunAt: dueAt,
+        expectedLastScheduledAt: state.lastScheduledAt,
+        nextRunAt: advance.nextRunAt,
+        now,
+      };
+      claims.push({ run, scheduler, skip, claim: { key: state, swap, run: runRow(run) } });
     }
-    const result = { due: due.length, claimed, coalesced, fired, skipped };
+    for (const { tenant, project } of stale.values()) await refreshProject(this.rt, tenant, project);
+    const won = await repos.schedules.claimMany(
+      claims.map((c) => c.claim),
+      now,
+    );
+    const fire: Candidate[] = [];
+    const skipped: Candidate[] = [];
+    let coalesced = 0;
+    for (const c of claims) {
+      if (!won.has(c.run.correlationId)) continue;
+      await this.faults.afterClaim?.(c.run);
+      if (c.run.coalesced) coalesced++;
+      (c.skip ? skipped : fire).push(c);
+    }
+    this.executor.startMany(fire);
+    for (const { run, scheduler } of skipped) await this.executor.recorder.recordSkipped(run, scheduler);
+    const result = {
+      due: due.length,
+      claimed: fire.length + skipped.length,
+      coalesced,
+      fired: fire.length,
+      skipped: skipped.length,
+    };
     this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
     return result;

@@ -283,8 +283,7 @@ export class Worker {
     });
     if (document === undefined) return undefined;
     try {
-      const { definition, runAs } = await checkScheduler(repos, run.project, document);
-      return { definition, runAs, document, source };
+      return { ...(await checkScheduler(repos, run.project, document)), document, source };
     } catch {
       return undefined;
     }

@@ -5,6 +5,7 @@ import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
 import type { Database, DocumentsTable } from './schema.js';
+import { rowIn } from './values.js';
 
 /** Where a document lives (decisions §2). `project` `_tenant` holds tenant-wide documents. */
 export interface DocumentKey {
@@ -21,6 +22,11 @@ export interface StoredDocument extends DocumentKey {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly expiresAt: number | null;
+}
+
+/** One string per document key (for maps keyed by document). */
+export function documentKeyString(key: DocumentKey): string {
+  return `${key.tenant}\u0000${key.project}\u0000${key.path}`;
 }
 
 /** The tenant-wide pseudo-project of the cascade (spec §3). */
@@ -61,6 +67,26 @@ export class Documents {
   async get(key: DocumentKey): Promise<StoredDocument | undefined> {
     const row = await selectDocument(this.store.db, key);
     return row === undefined ? undefined : toDocument(row);
+  }
+
+  /**
+   * The stamp (`<version>@<updatedAt>`) of each existing document among `keys`, by
+   * {@link documentKeyString}: one query, for caches that must notice every change (a document
+   * deleted and made again restarts at version 1, but at a later instant).
+   */
+  async stamps(keys: readonly DocumentKey[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.store.db
+      .selectFrom('documents')
+      .select(['tenant', 'project', 'path', 'version', 'updated_at'])
+      .where(
+        rowIn(
+          ['tenant', 'project', 'path'],
+          keys.map((k) => [k.tenant, k.project, k.path]),
+        ),
+      )
+      .execute();
+    return new Map(rows.map((r) => [documentKeyString(r), `${Number(r.version)}@${Number(r.updated_at)}`]));
   }
 
   /**

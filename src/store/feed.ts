@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
 import type { Store } from './open.js';
 import type { FeedTable } from './schema.js';
@@ -71,6 +71,22 @@ export interface FeedRunOptions {
   readonly limit: number;
   /** The `nextCursor` of the previous page; without it the newest runs. */
   readonly before?: number;
+}
+
+/** The table row of a feed line. */
+export function feedRow(line: Omit<FeedLine, 'id'>): Insertable<FeedTable> {
+  return {
+    tenant: line.tenant,
+    project: line.project,
+    at: line.at,
+    kind: line.kind,
+    ref_type: line.refType,
+    ref_id: line.refId,
+    trace_id: line.traceId,
+    outcome: line.outcome,
+    log_path: line.logPath,
+    payload: JSON.stringify(line.payload),
+  };
 }
 
 /** The lines that open a run; every run has at most one (a run that never started has none). */
@@ -157,21 +173,7 @@ export class Feed {
   constructor(private readonly store: Store) {}
 
   async append(line: Omit<FeedLine, 'id'>): Promise<void> {
-    await this.store.db
-      .insertInto('feed')
-      .values({
-        tenant: line.tenant,
-        project: line.project,
-        at: line.at,
-        kind: line.kind,
-        ref_type: line.refType,
-        ref_id: line.refId,
-        trace_id: line.traceId,
-        outcome: line.outcome,
-        log_path: line.logPath,
-        payload: JSON.stringify(line.payload),
-      })
-      .execute();
+    await this.store.db.insertInto('feed').values(feedRow(line)).execute();
   }
 
   /** The tenants that have feed lines, sorted (the sweeper asks each for its retention). */

@@ -1,9 +1,10 @@
-import { sql, type Transaction } from 'kysely';
+import { type Insertable, sql, type Transaction } from 'kysely';
 import { decideOverlap, type OverlapDecision } from '../decisions/overlap.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
 import type { Store } from './open.js';
-import type { SchedulerKey } from './schedules.js';
-import type { Database } from './schema.js';
+import { type SchedulerKey, schedulerKeyString } from './schedules.js';
+import type { Database, DocumentsTable, FeedTable, ProcessesTable } from './schema.js';
+import { rowIn, valuesList } from './values.js';
 
 /** The run to admit: held by `workerId`, in state `claimed` or `queued`. */
 export interface LaneRequest {
@@ -14,6 +15,22 @@ export interface LaneRequest {
   readonly oneShot: boolean;
   /** Written when the run starts: the session and process it starts in, and the instant (UTC ms). */
   readonly start: { readonly sessionId: string; readonly processId: string; readonly at: number };
+}
+
+/**
+ * One run of {@link Lanes.startMany}, with the rows written when it starts: its process (created
+ * running), its START feed line and, unless run logs are off, its first run-log document.
+ */
+export interface BatchStart {
+  readonly request: LaneRequest;
+  readonly process: Insertable<ProcessesTable>;
+  readonly line: Insertable<FeedTable>;
+  readonly log: Insertable<DocumentsTable> | undefined;
+}
+
+/** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */
+function lockKeyOf(schedulerKey: string): string {
+  return schedulerKey.replaceAll('\u0000', '/');
 }
 
 /** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
@@ -101,6 +118,96 @@ export class Lanes {
     });
   }
 
+  /**
+   * Admits a batch of runs that `workerId` holds and starts those its overlap policy starts, in
+   * one transaction (issue #4: one round of statements for a whole due second, not one
+   * transaction per run): the locks of every scheduler in the batch, taken in key order; the
+   * pure `decideOverlap` per run against the store and the runs before it in the batch; and, for
+   * each run it starts, the run row moved to `started`, its process created running, its START
+   * line and its first run log written. A run the policy would not start (skip, queue, cancel) is
+   * left as it was, `deferred`, for {@link admit} to decide and record one at a time.
+   *
+   * @param at the start instant (UTC ms) of every run started.
+   * @returns per start (same order): `started`, `deferred`, or `lost` (not this worker's any more).
+   */
+  async startMany(
+    starts: readonly BatchStart[],
+    workerId: string,
+    at: number,
+  ): Promise<('started' | 'deferred' | 'lost')[]> {
+    if (starts.length === 0) return [];
+    return this.store.db.transaction().execute(async (trx) => {
+      const keys = [...new Set(starts.map(({ request }) => schedulerKeyString(request.key)))].sort();
+      if (this.store.dialect === 'postgres') {
+        await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val(keys.map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
+          trx,
+        );
+      }
+      const ids = new Set(starts.map(({ request }) => request.correlationId));
+      const others = await trx
+        .selectFrom('runs')
+        .select(['correlation_id', 'tenant', 'project', 'name', 'state'])
+        .where('state', 'in', ['started', 'queued'])
+        .where(
+          rowIn(
+            ['tenant', 'project', 'name'],
+            starts.map(({ request: { key } }) => [key.tenant, key.project, key.name]),
+          ),
+        )
+        .execute();
+      const active = new Set<string>();
+      const waiting = new Set<string>();
+      for (const row of others) {
+        if (ids.has(row.correlation_id)) continue;
+        (row.state === 'started' ? active : waiting).add(schedulerKeyString(row));
+      }
+      const decisions = starts.map(({ request }) => {
+        const key = schedulerKeyString(request.key);
+        const decision = decideOverlap({
+          policy: request.policy,
+          oneShot: request.oneShot,
+          active: active.has(key),
+          waiting: waiting.has(key),
+        });
+        if (decision !== 'start') return 'deferred' as const;
+        active.add(key);
+        return 'start' as const;
+      });
+      const chosen = starts.filter((_, i) => decisions[i] === 'start');
+      if (chosen.length === 0) return decisions.map(() => 'deferred' as const);
+      const moved = await sql<{ correlation_id: string }>`
+        update runs
+        set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at}
+        from ${valuesList(
+          chosen.map(({ request }) => [
+            request.correlationId,
+            request.start.sessionId,
+            request.start.processId,
+          ]),
+          ['text', 'text', 'text'],
+        )} as v
+        where runs.correlation_id = v.column1 and runs.state in ('claimed', 'queued') and runs.worker_id = ${workerId}
+        returning runs.correlation_id as correlation_id`.execute(trx);
+      const started = new Set(moved.rows.map((r) => r.correlation_id));
+      const done = chosen.filter(({ request }) => started.has(request.correlationId));
+      if (done.length > 0) {
+        await trx
+          .insertInto('processes')
+          .values(done.map((s) => s.process))
+          .execute();
+        await trx
+          .insertInto('feed')
+          .values(done.map((s) => s.line))
+          .execute();
+        const logs = done.flatMap((s) => (s.log === undefined ? [] : [s.log]));
+        if (logs.length > 0) await trx.insertInto('documents').values(logs).execute();
+      }
+      return starts.map(({ request }, i) =>
+        decisions[i] === 'deferred' ? 'deferred' : started.has(request.correlationId) ? 'started' : 'lost',
+      );
+    });
+  }
+
   /** Waiting runs whose scheduler has no active run: their turn has come (after a restart, say). */
   async waitingWithoutActive(limit: number): Promise<{ correlationId: string; workerId: string | null }[]> {
     const rows = await this.store.db
@@ -142,7 +249,6 @@ export class Lanes {
   // workers' admissions for one scheduler (an advisory lock: it needs no row to exist).
   async #lock(trx: Transaction<Database>, key: SchedulerKey): Promise<void> {
     if (this.store.dialect !== 'postgres') return;
-    const lockKey = `${key.tenant}/${key.project}/${key.name}`;
-    await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(${lockKeyOf(schedulerKeyString(key))}))`.execute(trx);
   }
 }

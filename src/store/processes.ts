@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Store } from './open.js';
 import type { ProcessesTable } from './schema.js';
 
@@ -75,6 +75,36 @@ function toProcess(row: Selectable<ProcessesTable>): ProcessRecord {
   };
 }
 
+/** A process as created: not started, not ended. */
+export type NewProcess = Omit<
+  ProcessRecord,
+  'startedAt' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'
+>;
+
+/** The table row of a new process; `startedAt` (UTC ms) for one created already running. */
+export function processRow(p: NewProcess, startedAt: number | null = null): Insertable<ProcessesTable> {
+  return {
+    id: p.id,
+    tenant: p.tenant,
+    project: p.project,
+    session_id: p.sessionId,
+    recipe: p.recipe,
+    engine: p.engine,
+    status: p.status,
+    owner_user: p.ownerUser,
+    trigger_origin: JSON.stringify(p.triggerOrigin),
+    params: JSON.stringify(p.params),
+    initial_message: p.initialMessage,
+    created_at: p.createdAt,
+    started_at: startedAt,
+    ended_at: null,
+    exit_code: null,
+    reason: null,
+    output_tail: null,
+    error_tail: null,
+  };
+}
+
 /** Processes: created per run, moved through their statuses. */
 export class Processes {
   constructor(private readonly store: Store) {}
@@ -88,32 +118,8 @@ export class Processes {
     return row === undefined ? undefined : toProcess(row);
   }
 
-  async create(
-    p: Omit<ProcessRecord, 'startedAt' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'>,
-  ): Promise<void> {
-    await this.store.db
-      .insertInto('processes')
-      .values({
-        id: p.id,
-        tenant: p.tenant,
-        project: p.project,
-        session_id: p.sessionId,
-        recipe: p.recipe,
-        engine: p.engine,
-        status: p.status,
-        owner_user: p.ownerUser,
-        trigger_origin: JSON.stringify(p.triggerOrigin),
-        params: JSON.stringify(p.params),
-        initial_message: p.initialMessage,
-        created_at: p.createdAt,
-        started_at: null,
-        ended_at: null,
-        exit_code: null,
-        reason: null,
-        output_tail: null,
-        error_tail: null,
-      })
-      .execute();
+  async create(p: NewProcess): Promise<void> {
+    await this.store.db.insertInto('processes').values(processRow(p)).execute();
   }
 
   /** Updates a process that is in one of `from`; returns false when it was not (already ended). */

@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
-import { isUniqueViolation } from './errors.js';
+import { type Selectable, sql } from 'kysely';
 import type { Store } from './open.js';
 import type { RunsTable, ScheduleStateTable } from './schema.js';
+import { rowIn, valuesList } from './values.js';
 
 /** Identifies an effective scheduler: the (tenant, project) it fires in, and its name. */
 export interface SchedulerKey {
@@ -42,6 +42,18 @@ export interface ClaimSwap {
   readonly expectedLastScheduledAt: number | null;
   readonly nextRunAt: number | null;
   readonly now: number;
+}
+
+/** One claim of {@link Schedules.claimMany}: the scheduler, its swap, the run it inserts. */
+export interface Claim {
+  readonly key: SchedulerKey;
+  readonly swap: ClaimSwap;
+  readonly run: NewRun;
+}
+
+/** One string per scheduler key (for maps keyed by scheduler). */
+export function schedulerKeyString(key: SchedulerKey): string {
+  return `${key.tenant}\u0000${key.project}\u0000${key.name}`;
 }
 
 /** Schedule state rows and the claim of decisions §4. */
@@ -167,45 +179,84 @@ export class Schedules {
   }
 
   /**
-   * Claims one occurrence (decisions §4): in one transaction, a compare-and-swap of
-   * (`nextRunAt`, `lastScheduledAt`) from what the claimer saw, and the insert of the run row
-   * (unique on the occurrence). Returns false when another claimer got there first (then
-   * nothing was written), or when the occurrence already had a run (then only the state moved on).
+   * Claims one occurrence (decisions §4); see {@link claimMany}. Returns false when another
+   * claimer got there first (then nothing was written), or when the occurrence already had a run
+   * (then only the state moved on).
    */
   async claim(key: SchedulerKey, swap: ClaimSwap, run: NewRun): Promise<boolean> {
-    try {
-      return await this.#claim(key, swap, run);
-    } catch (error) {
-      // The occurrence already has a run (e.g. a manual fire for the same instant): not ours to take.
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    const won = await this.claimMany([{ key, swap, run }], swap.now);
+    return won.has(run.correlation_id);
   }
 
-  #claim(key: SchedulerKey, swap: ClaimSwap, run: NewRun): Promise<boolean> {
+  /**
+   * Claims many occurrences in one transaction (decisions §4), whatever their number: for each,
+   * a compare-and-swap of (`nextRunAt`, `lastScheduledAt`) from what the claimer saw, and the
+   * insert of its run row (unique on the occurrence). On PostgreSQL the rows are first locked in
+   * key order, skipping rows another worker is claiming now: workers split a due set instead of
+   * queueing behind each other, and never deadlock. A claim whose swap fails writes nothing; one
+   * whose occurrence already has a run (a manual fire for the same instant) only moves the state
+   * on — a schedule must never stay behind an occurrence it cannot claim.
+   *
+   * @param now UTC epoch ms, written as the states' `updated_at`.
+   * @returns the correlation ids of the runs inserted: the claims won.
+   */
+  async claimMany(claims: readonly Claim[], now: number): Promise<Set<string>> {
+    if (claims.length === 0) return new Set();
     return this.store.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('schedule_state')
-        .set({ next_run_at: swap.nextRunAt, last_scheduled_at: run.scheduled_for, updated_at: swap.now })
-        .where('tenant', '=', key.tenant)
-        .where('project', '=', key.project)
-        .where('name', '=', key.name)
-        .where('next_run_at', '=', swap.expectedNextRunAt)
-        .where((eb) =>
-          swap.expectedLastScheduledAt === null
-            ? eb('last_scheduled_at', 'is', null)
-            : eb('last_scheduled_at', '=', swap.expectedLastScheduledAt),
-        )
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return false;
-      // If the occurrence already has a run, the state still moves past it: a schedule must
-      // never stay behind an occurrence it cannot claim (that would stop it for good).
+      let open = claims;
+      if (this.store.dialect === 'postgres') {
+        const locked = await trx
+          .selectFrom('schedule_state')
+          .select(['tenant', 'project', 'name'])
+          .where(
+            rowIn(
+              ['tenant', 'project', 'name'],
+              claims.map(({ key }) => [key.tenant, key.project, key.name]),
+            ),
+          )
+          .orderBy('tenant')
+          .orderBy('project')
+          .orderBy('name')
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        const free = new Set(locked.map(schedulerKeyString));
+        open = claims.filter(({ key }) => free.has(schedulerKeyString(key)));
+        if (open.length === 0) return new Set();
+      }
+      const swaps = valuesList(
+        open.map(({ key, swap, run }) => [
+          key.tenant,
+          key.project,
+          key.name,
+          swap.expectedNextRunAt,
+          swap.expectedLastScheduledAt,
+          swap.nextRunAt,
+          run.scheduled_for,
+        ]),
+        ['text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint'],
+      );
+      const moved = await sql<SchedulerKey>`
+        update schedule_state
+        set next_run_at = v.column6, last_scheduled_at = v.column7, updated_at = ${now}
+        from ${swaps} as v
+        where schedule_state.tenant = v.column1 and schedule_state.project = v.column2
+          and schedule_state.name = v.column3 and schedule_state.next_run_at = v.column4
+          and (schedule_state.last_scheduled_at = v.column5
+            or (schedule_state.last_scheduled_at is null and v.column5 is null))
+        returning schedule_state.tenant as tenant, schedule_state.project as project, schedule_state.name as name`.execute(
+        trx,
+      );
+      const swapped = new Set(moved.rows.map(schedulerKeyString));
+      const runs = open.filter(({ key }) => swapped.has(schedulerKeyString(key))).map(({ run }) => run);
+      if (runs.length === 0) return new Set();
       const inserted = await trx
         .insertInto('runs')
-        .values(run)
+        .values(runs)
         .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'scheduled_for']).doNothing())
-        .executeTakeFirst();
-      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+        .returning('correlation_id')
+        .execute();
+      return new Set(inserted.map((r) => r.correlation_id));
     });
   }
 }

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
+import { type SchedulerKey, schedulerKeyString } from './schedules.js';
 import type { SessionsTable } from './schema.js';
+import { rowIn } from './values.js';
 
 /** A session (spec §6). `createdAt` is UTC epoch ms. */
 export interface Session {
@@ -56,6 +58,33 @@ export class Sessions {
       .where('name', '=', name)
       .executeTakeFirst();
     return row === undefined ? undefined : toSession(row);
+  }
+
+  /**
+   * The newest live system session of each scheduler in `keys` (one query, for a batch of
+   * starts), by `tenant\0project\0scheduler`. A scheduler without one is absent: its first
+   * fire creates it through {@link systemSession}.
+   */
+  async currentSystemSessions(keys: readonly SchedulerKey[]): Promise<Map<string, Session>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.store.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('status', '!=', 'archived')
+      .where(
+        rowIn(
+          ['tenant', 'project', 'scheduler'],
+          keys.map((k) => [k.tenant, k.project, k.name]),
+        ),
+      )
+      .execute();
+    const newest = new Map<string, Session>();
+    for (const session of rows.map(toSession)) {
+      const key = schedulerKeyString({ ...session, name: session.scheduler ?? '' });
+      const seen = newest.get(key);
+      if (seen === undefined || (seen.version ?? 0) < (session.version ?? 0)) newest.set(key, session);
+    }
+    return newest;
   }
 
   /**

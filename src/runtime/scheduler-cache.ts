@@ -1,0 +1,101 @@
+import { recipePath } from '../recipes/paths.js';
+import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js';
+import { type DocumentKey, documentKeyString, TENANT_PROJECT } from '../store/documents.js';
+import type { Repositories } from '../store/index.js';
+import type { ScheduleState } from '../store/schedules.js';
+import { checkScheduler, type EffectiveScheduler } from './catalog.js';
+
+interface Entry {
+  readonly scheduler: EffectiveScheduler;
+  /** The documents it was checked from (the scheduler's, then its recipe's candidates) and their stamps. */
+  readonly sources: readonly { readonly key: DocumentKey; readonly stamp: string | undefined }[];
+}
+
+function schedulerDocument(state: ScheduleState): DocumentKey {
+  const project = state.source === 'tenant' ? TENANT_PROJECT : state.project;
+  return { tenant: state.tenant, project, path: schedulerPath(state.name) };
+}
+
+/** Where a recipe of a (tenant, project) can come from: the project, then `_tenant` (decisions §2). */
+function recipeDocuments(tenant: string, project: string, recipe: string): DocumentKey[] {
+  const path = recipePath(recipe);
+  return project === TENANT_PROJECT
+    ? [{ tenant, project, path }]
+    : [
+        { tenant, project, path },
+        { tenant, project: TENANT_PROJECT, path },
+      ];
+}
+
+/**
+ * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
+ * (issue #4). An entry is used only while every document it was checked from — the scheduler
+ * document and the documents its recipe could resolve to — has the stamp (version and update
+ * instant) it had then; one query per tick reads the stamps for the whole due batch. Stamps are
+ * read before the documents, so a change racing a fill only costs one more fill.
+ */
+export class SchedulerCache {
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(private readonly repos: Repositories) {}
+
+  /**
+   * The effective scheduler behind each state (same order), or undefined where its document is
+   * gone, broken, or newer than the state (a refresh re-registers it).
+   */
+  async resolve(states: readonly ScheduleState[]): Promise<(EffectiveScheduler | undefined)[]> {
+    const cached = states.map((state) => this.#entries.get(stateKey(state)));
+    const keys = new Map<string, DocumentKey>();
+    for (const [i, state] of states.entries()) {
+      const scheduler = schedulerDocument(state);
+      keys.set(documentKeyString(scheduler), scheduler);
+      for (const { key } of cached[i]?.sources ?? []) keys.set(documentKeyString(key), key);
+    }
+    const stamps = await this.repos.documents.stamps([...keys.values()]);
+    return Promise.all(
+      states.map((state, i) => {
+        const entry = cached[i];
+        const fresh =
+          entry !== undefined &&
+          entry.scheduler.document.version === state.documentVersion &&
+          entry.scheduler.source === state.source &&
+          entry.sources.every((s) => stamps.get(documentKeyString(s.key)) === s.stamp);
+        return fresh ? entry.scheduler : this.#fill(state);
+      }),
+    );
+  }
+
+  async #fill(state: ScheduleState): Promise<EffectiveScheduler | undefined> {
+    const key = stateKey(state);
+    this.#entries.delete(key);
+    const documentKey = schedulerDocument(state);
+    const document = await this.repos.documents.get(documentKey);
+    if (document === undefined || document.version !== state.documentVersion) return undefined;
+    try {
+      // The recipe's stamps are read before checkScheduler reads the recipe: parse for its name first.
+      const recipe = parseSchedulerDocument(document.body, {
+        name: state.name,
+        path: `${document.project}/${document.path}`,
+      }).target;
+      const recipeKeys =
+        recipe.kind === 'recipe' ? recipeDocuments(state.tenant, state.project, recipe.recipe) : [];
+      const stamps = await this.repos.documents.stamps(recipeKeys);
+      const checked = await checkScheduler(this.repos, state.project, document);
+      const scheduler: EffectiveScheduler = { ...checked, source: state.source, document };
+      this.#entries.set(key, {
+        scheduler,
+        sources: [
+          { key: documentKey, stamp: `${document.version}@${document.updatedAt}` },
+          ...recipeKeys.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
+        ],
+      });
+      return scheduler;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function stateKey(state: ScheduleState): string {
+  return `${state.tenant}\u0000${state.project}\u0000${state.name}`;
+}
