@@ -3,10 +3,10 @@ import type { EngineResult } from '../engines/engine.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
-import type { Session } from '../store/sessions.js';
 import { ACTIVE_STATUSES, type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
+import type { Session } from '../store/sessions.js';
 import { formatInstant } from '../time/instant.js';
 import { type EffectiveScheduler, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
@@ -80,6 +80,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** A claimed run to dispatch, with the checked scheduler it was claimed for. */
+interface Dispatch {
+  readonly run: Run;
+  readonly scheduler: EffectiveScheduler;
+}
+
+/** One key per (tenant, project). */
+function projectKey(run: Pick<Run, 'tenant' | 'project'>): string {
+  return `${run.tenant}\u0000${run.project}`;
+}
+
 interface Running {
   readonly controller: AbortController;
   readonly processId: string;
@@ -135,9 +146,9 @@ export class Executor {
    * entered — and everything else (one-shots, an overlap the policy does not start, fault points
    * set, a batch the store failed) goes through {@link start} one at a time. Returns at once.
    */
-  startMany(items: readonly { readonly run: Run; readonly scheduler: EffectiveScheduler }[]): void {
+  startMany(items: readonly Dispatch[]): void {
     if (this.#draining.signal.aborted) return;
-    const batch = [];
+    const batches = new Map<number, Dispatch[]>();
     for (const item of items) {
       const { definition, recipe } = item.scheduler;
       const batchable =
@@ -147,12 +158,14 @@ export class Executor {
         this.rt.engines.get(recipe.engine) !== undefined;
       if (batchable) {
         this.#inflight.add(item.run.correlationId);
+        const batch = batches.get(item.run.scheduledFor) ?? [];
         batch.push(item);
+        batches.set(item.run.scheduledFor, batch);
       } else {
         this.start(item.run, item.scheduler);
       }
     }
-    if (batch.length > 0) this.#track(this.#startBatch(batch));
+    for (const [dueAt, batch] of batches) this.#track(this.#startBatch(batch, dueAt));
   }
 
   // Hands a run of a batch to the one-at-a-time path (which takes over its in-flight mark).
@@ -161,10 +174,17 @@ export class Executor {
     this.start(run, scheduler);
   }
 
-  async #startBatch(items: readonly { readonly run: Run; readonly scheduler: EffectiveScheduler }[]) {
+  /**
+   * One batch: runs of one occurrence instant. What does not depend on the start instant
+   * (sessions, retention) is read first; then, at the occurrence (a run claimed ahead waits for
+   * it), one transaction starts the lot, every engine is entered, and the pending run logs are
+   * written last, off the start's path.
+   */
+  async #startBatch(items: readonly Dispatch[], dueAt: number): Promise<void> {
     const { repos, clock, log } = this.rt;
-    const prepared = [];
+    let started: { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[];
     let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
+    const retention = new Map<string, number>();
     try {
       const sessions = await repos.sessions.currentSystemSessions(items.map(({ run }) => run));
       // A first fire, or a changed runAs: its session is created now, one at a time (rare).
@@ -176,76 +196,88 @@ export class Executor {
             await repos.sessions.systemSession(run.tenant, run.project, run.name, run.runAs, clock.now()),
           );
       }
-      const retention = new Map<string, number>();
       for (const { run } of items) {
-        const key = `${run.tenant}\u0000${run.project}`;
+        const key = projectKey(run);
         if (!retention.has(key))
           retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
       }
+      if (!(await this.#until(dueAt))) {
+        // Draining: the runs stay claimed, and the next worker (or this one restarted) starts them.
+        for (const { run } of items) this.#inflight.delete(run.correlationId);
+        return;
+      }
       const at = clock.now();
-      for (const { run, scheduler } of items) {
-        const session = sessions.get(schedulerKeyString(run)) as Session;
-        const started: Run = {
+      started = items.map(({ run, scheduler }) => ({
+        run: {
           ...run,
           state: 'started',
-          sessionId: session.id,
+          sessionId: (sessions.get(schedulerKeyString(run)) as Session).id,
           processId: `proc_${randomUUID()}`,
           startedAt: at,
-        };
-        const params = mergeParams(scheduler.recipe.params, scheduler.definition.params);
-        const days = retention.get(`${run.tenant}\u0000${run.project}`) ?? -1;
-        prepared.push({
-          started,
-          scheduler,
-          params,
-          start: {
-            request: {
-              key: run,
-              correlationId: run.correlationId,
-              workerId: this.workerId,
-              policy: scheduler.definition.overlap,
-              oneShot: false,
-              start: { sessionId: session.id, processId: started.processId as string, at },
-            },
-            process: processRow(processOf(started, scheduler, params, 'running'), at),
-            line: feedRow(feedLineOf(started, 'START', at, 'pending', startDetails(started, scheduler))),
-            log: this.recorder.runLogRow(started, scheduler, days, at),
-          },
-        });
-      }
+        },
+        scheduler,
+        params: mergeParams(scheduler.recipe.params, scheduler.definition.params),
+      }));
       outcomes = await repos.lanes.startMany(
-        prepared.map((p) => p.start),
+        started.map(({ run, scheduler, params }) => ({
+          request: {
+            key: run,
+            correlationId: run.correlationId,
+            workerId: this.workerId,
+            policy: scheduler.definition.overlap,
+            oneShot: false,
+            start: { sessionId: run.sessionId as string, processId: run.processId as string, at },
+          },
+          process: processRow(processOf(run, scheduler, params, 'running'), at),
+          line: feedRow(feedLineOf(run, 'START', at, 'pending', startDetails(run, scheduler))),
+        })),
         this.workerId,
         at,
       );
     } catch (error) {
       // The store failed the batch: nothing of it was written; the single path retries each run.
-      log.warn({ err: error, runs: prepared.length }, 'batch start failed; starting one run at a time');
-      for (const { started, scheduler } of prepared)
-        this.#startSingly(
-          { ...started, state: 'claimed', sessionId: null, processId: null, startedAt: null },
-          scheduler,
-        );
+      log.warn({ err: error, runs: items.length }, 'batch start failed; starting one run at a time');
+      for (const { run, scheduler } of items) this.#startSingly(run, scheduler);
       return;
     }
-    for (const [i, { started, scheduler, params }] of prepared.entries()) {
+    const logs = [];
+    for (const [i, { run, scheduler, params }] of started.entries()) {
       const outcome = outcomes[i];
       if (outcome === 'deferred') {
-        this.#startSingly(
-          { ...started, state: 'claimed', sessionId: null, processId: null, startedAt: null },
-          scheduler,
-        );
+        this.#startSingly((items[i] as Dispatch).run, scheduler);
       } else if (outcome === 'lost') {
-        this.#inflight.delete(started.correlationId);
+        this.#inflight.delete(run.correlationId);
       } else {
         // Registered before any await: a stop request from now on finds the process here.
-        const controller = this.#register(started);
+        const controller = this.#register(run);
         this.#track(
-          this.#launched(started, scheduler, params, controller).finally(() =>
-            this.#inflight.delete(started.correlationId),
+          this.#launched(run, scheduler, params, controller).finally(() =>
+            this.#inflight.delete(run.correlationId),
           ),
         );
+        const row = this.recorder.runLogRow(
+          run,
+          scheduler,
+          retention.get(projectKey(run)) ?? -1,
+          run.startedAt as number,
+        );
+        if (row !== undefined) logs.push(row);
       }
+    }
+    // A run that already ended has its final log (the end writes it whole): this one yields to it.
+    await repos.documents.createMissing(logs);
+  }
+
+  /**
+   * Resolves true once the clock reaches `instant` (UTC ms), checking the clock again after each
+   * timer (a timer may fire early); false as soon as a drain begins.
+   */
+  async #until(instant: number): Promise<boolean> {
+    for (;;) {
+      if (this.#draining.signal.aborted) return false;
+      const wait = instant - this.rt.clock.now();
+      if (wait <= 0) return true;
+      await sleep(wait, this.#draining.signal);
     }
   }
 
@@ -261,6 +293,9 @@ export class Executor {
    * A drain cuts the backoff short and leaves the run claimed for the next worker.
    */
   async #dispatchWithRetry(run: Run, scheduler: EffectiveScheduler): Promise<void> {
+    // A run claimed ahead of its occurrence starts at it, not before. (A manual fire's scheduledFor
+    // is its occurrence key, which may lie 1 ms ahead of the clock: it starts at once.)
+    if (run.trigger !== 'manual' && !(await this.#until(run.scheduledFor))) return;
     for (let attempt = 0; ; attempt++) {
       try {
         await this.faults.beforeSpawn?.(run);

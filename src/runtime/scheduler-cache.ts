@@ -2,7 +2,7 @@ import { recipePath } from '../recipes/paths.js';
 import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js';
 import { type DocumentKey, documentKeyString, TENANT_PROJECT } from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
-import type { ScheduleState } from '../store/schedules.js';
+import { type ScheduleState, schedulerKeyString } from '../store/schedules.js';
 import { checkScheduler, type EffectiveScheduler } from './catalog.js';
 
 interface Entry {
@@ -30,8 +30,8 @@ function recipeDocuments(tenant: string, project: string, recipe: string): Docum
 /**
  * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
  * (issue #4). An entry is used only while every document it was checked from — the scheduler
- * document and the documents its recipe could resolve to — has the stamp (version and update
- * instant) it had then; one query per tick reads the stamps for the whole due batch. Stamps are
+ * document and the documents its recipe could resolve to — has the stamp (row and version) it
+ * had then; one query per tick reads the stamps for the whole due batch. Stamps are
  * read before the documents, so a change racing a fill only costs one more fill.
  */
 export class SchedulerCache {
@@ -44,7 +44,7 @@ export class SchedulerCache {
    * gone, broken, or newer than the state (a refresh re-registers it).
    */
   async resolve(states: readonly ScheduleState[]): Promise<(EffectiveScheduler | undefined)[]> {
-    const cached = states.map((state) => this.#entries.get(stateKey(state)));
+    const cached = states.map((state) => this.#entries.get(schedulerKeyString(state)));
     const keys = new Map<string, DocumentKey>();
     for (const [i, state] of states.entries()) {
       const scheduler = schedulerDocument(state);
@@ -66,36 +66,36 @@ export class SchedulerCache {
   }
 
   async #fill(state: ScheduleState): Promise<EffectiveScheduler | undefined> {
-    const key = stateKey(state);
+    const key = schedulerKeyString(state);
     this.#entries.delete(key);
     const documentKey = schedulerDocument(state);
     const document = await this.repos.documents.get(documentKey);
     if (document === undefined || document.version !== state.documentVersion) return undefined;
     try {
-      // The recipe's stamps are read before checkScheduler reads the recipe: parse for its name first.
-      const recipe = parseSchedulerDocument(document.body, {
+      // Parsed once for the recipe's name, so that its documents' stamps are read before
+      // checkScheduler reads the documents themselves.
+      const { target } = parseSchedulerDocument(document.body, {
         name: state.name,
         path: `${document.project}/${document.path}`,
-      }).target;
-      const recipeKeys =
-        recipe.kind === 'recipe' ? recipeDocuments(state.tenant, state.project, recipe.recipe) : [];
-      const stamps = await this.repos.documents.stamps(recipeKeys);
-      const checked = await checkScheduler(this.repos, state.project, document);
-      const scheduler: EffectiveScheduler = { ...checked, source: state.source, document };
-      this.#entries.set(key, {
-        scheduler,
-        sources: [
-          { key: documentKey, stamp: `${document.version}@${document.updatedAt}` },
-          ...recipeKeys.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
-        ],
       });
+      const recipeKeys =
+        target.kind === 'recipe' ? recipeDocuments(state.tenant, state.project, target.recipe) : [];
+      const sources = [documentKey, ...recipeKeys];
+      const stamps = await this.repos.documents.stamps(sources);
+      const scheduler: EffectiveScheduler = {
+        ...(await checkScheduler(this.repos, state.project, document)),
+        source: state.source,
+        document,
+      };
+      // A write between the read and the stamps: used this once, checked again next time.
+      if (stamps.get(documentKeyString(documentKey))?.endsWith(`.${document.version}`))
+        this.#entries.set(key, {
+          scheduler,
+          sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
+        });
       return scheduler;
     } catch {
       return undefined;
     }
   }
-}
-
-function stateKey(state: ScheduleState): string {
-  return `${state.tenant}\u0000${state.project}\u0000${state.name}`;
 }

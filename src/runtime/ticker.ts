@@ -53,11 +53,16 @@ export class Ticker {
     this.#schedulers = new SchedulerCache(rt.repos);
   }
 
-  /** One pass over the due schedulers at the clock's current instant (at most {@link BATCH}). */
-  async tick(): Promise<TickResult> {
+  /**
+   * One pass over the schedulers due at the clock's current instant (at most {@link BATCH}), and,
+   * with `aheadMs` > 0, over those due within the next `aheadMs` milliseconds: claimed now and
+   * started at their occurrence, so that the claim's cost is paid before it (decisions §4; Quartz
+   * calls this the fire-ahead window). An occurrence claimed ahead is decided as of its own instant.
+   */
+  async tick(aheadMs = 0): Promise<TickResult> {
     const { repos, clock, settings, log } = this.rt;
     const now = clock.now();
-    const due = await repos.schedules.due(now, BATCH);
+    const due = await repos.schedules.due(now + aheadMs, BATCH);
     const effective = await this.#schedulers.resolve(due);
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
@@ -73,7 +78,12 @@ export class Ticker {
         continue;
       }
       const dueAt = state.nextRunAt as number;
-      const decision = decideDue(scheduler.definition, dueAt, now, settings.misfireThresholdMs);
+      const decision = decideDue(
+        scheduler.definition,
+        dueAt,
+        Math.max(now, dueAt),
+        settings.misfireThresholdMs,
+      );
       const { advance } = decision;
       const skip = decision.action === 'skip';
       const correlationId = `run_${randomUUID()}`;

@@ -27,11 +27,25 @@ export interface WorkerOptions {
    * whatever a previous process left is recovered at once instead of after its lease lapses.
    */
   readonly exclusive?: boolean;
+  /**
+   * How far ahead of an occurrence it is claimed, milliseconds: the claim and the preparation of
+   * its start happen before the instant, and at the instant only the start is written. 0 claims
+   * at the occurrence. An occurrence claimed ahead fires with its scheduler as it was at the claim.
+   * Default {@link DEFAULT_ACQUIRE_AHEAD_MS}.
+   */
+  readonly acquireAheadMs?: number;
   /** Fault points for tests. */
   readonly faults?: RunFaults;
   /** First delay before retrying a failed spawn, milliseconds (doubling, 5 retries, at most a minute). */
   readonly spawnRetryBaseMs?: number;
 }
+
+/**
+ * The default fire-ahead window of the loop, milliseconds: longer than claiming and preparing a
+ * second's due set takes (tens of ms for thousands), short enough that a document changed in it
+ * is rare; see {@link WorkerOptions.acquireAheadMs}.
+ */
+export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
 
 /** What a reap found and did. */
 export interface ReapResult {
@@ -73,6 +87,7 @@ export class Worker {
       heartbeatMs: options.heartbeatMs ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? 5000,
       exclusive: options.exclusive ?? false,
+      acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
     };
     this.executor = new Executor(rt, this.id, options.faults, {
       attempts: 5,
@@ -82,9 +97,12 @@ export class Worker {
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 
-  /** One pass: claim and dispatch whatever is due now (also what tests call, with a stepped clock). */
-  tick(): Promise<TickResult> {
-    return this.ticker.tick();
+  /**
+   * One pass: claim and dispatch whatever is due now, and within the next `aheadMs` milliseconds
+   * (see {@link Ticker.tick}); also what tests call, with a stepped clock.
+   */
+  tick(aheadMs = 0): Promise<TickResult> {
+    return this.ticker.tick(aheadMs);
   }
 
   /**
@@ -235,7 +253,8 @@ export class Worker {
     const { clock, repos, log } = this.rt;
     while (!this.#stopping) {
       try {
-        await this.ticker.tick();
+        const ahead = this.#options.acquireAheadMs;
+        await this.tick(ahead);
         const now = clock.now();
         if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
           this.#changed = false;
@@ -250,7 +269,9 @@ export class Worker {
         }
         const earliest = await repos.schedules.earliestNextRunAt();
         const max = this.#options.maxSleepMs;
-        await this.#sleep(earliest === null ? max : Math.min(Math.max(earliest - clock.now(), 0), max));
+        await this.#sleep(
+          earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max),
+        );
       } catch (error) {
         this.rt.metrics?.storeErrors.inc();
         log.error({ err: error }, 'scheduler loop error; retrying');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
@@ -70,15 +70,29 @@ export class Documents {
   }
 
   /**
-   * The stamp (`<version>@<updatedAt>`) of each existing document among `keys`, by
-   * {@link documentKeyString}: one query, for caches that must notice every change (a document
-   * deleted and made again restarts at version 1, but at a later instant).
+   * Creates, in one statement, those of `rows` whose document does not exist yet (version 1);
+   * an existing document is left as it is. For documents only Ursa writes, such as the first
+   * run logs of a batch of starts (spec §9a), where a later write of the same run must win.
+   */
+  async createMissing(rows: readonly Insertable<DocumentsTable>[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.store.db
+      .insertInto('documents')
+      .values([...rows])
+      .onConflict((oc) => oc.columns(['tenant', 'project', 'path']).doNothing())
+      .execute();
+  }
+
+  /**
+   * The stamp (`<row id>.<version>`) of each existing document among `keys`, by
+   * {@link documentKeyString}: one query, for caches that must notice every change (a write
+   * raises the version; a document deleted and made again restarts at version 1 in a new row).
    */
   async stamps(keys: readonly DocumentKey[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
     const rows = await this.store.db
       .selectFrom('documents')
-      .select(['tenant', 'project', 'path', 'version', 'updated_at'])
+      .select(['id', 'tenant', 'project', 'path', 'version'])
       .where(
         rowIn(
           ['tenant', 'project', 'path'],
@@ -86,7 +100,7 @@ export class Documents {
         ),
       )
       .execute();
-    return new Map(rows.map((r) => [documentKeyString(r), `${Number(r.version)}@${Number(r.updated_at)}`]));
+    return new Map(rows.map((r) => [documentKeyString(r), `${Number(r.id)}.${Number(r.version)}`]));
   }
 
   /**

@@ -3,7 +3,7 @@ import { decideOverlap, type OverlapDecision } from '../decisions/overlap.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
 import type { Store } from './open.js';
 import { type SchedulerKey, schedulerKeyString } from './schedules.js';
-import type { Database, DocumentsTable, FeedTable, ProcessesTable } from './schema.js';
+import type { Database, FeedTable, ProcessesTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
 
 /** The run to admit: held by `workerId`, in state `claimed` or `queued`. */
@@ -17,15 +17,11 @@ export interface LaneRequest {
   readonly start: { readonly sessionId: string; readonly processId: string; readonly at: number };
 }
 
-/**
- * One run of {@link Lanes.startMany}, with the rows written when it starts: its process (created
- * running), its START feed line and, unless run logs are off, its first run-log document.
- */
+/** One run of {@link Lanes.startMany}, with the rows written when it starts: its process (created running) and its START feed line. */
 export interface BatchStart {
   readonly request: LaneRequest;
   readonly process: Insertable<ProcessesTable>;
   readonly line: Insertable<FeedTable>;
-  readonly log: Insertable<DocumentsTable> | undefined;
 }
 
 /** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */
@@ -123,8 +119,8 @@ export class Lanes {
    * one transaction (issue #4: one round of statements for a whole due second, not one
    * transaction per run): the locks of every scheduler in the batch, taken in key order; the
    * pure `decideOverlap` per run against the store and the runs before it in the batch; and, for
-   * each run it starts, the run row moved to `started`, its process created running, its START
-   * line and its first run log written. A run the policy would not start (skip, queue, cancel) is
+   * each run it starts, the run row moved to `started`, its process created running and its
+   * START line written. A run the policy would not start (skip, queue, cancel) is
    * left as it was, `deferred`, for {@link admit} to decide and record one at a time.
    *
    * @param at the start instant (UTC ms) of every run started.
@@ -199,8 +195,6 @@ export class Lanes {
           .insertInto('feed')
           .values(done.map((s) => s.line))
           .execute();
-        const logs = done.flatMap((s) => (s.log === undefined ? [] : [s.log]));
-        if (logs.length > 0) await trx.insertInto('documents').values(logs).execute();
       }
       return starts.map(({ request }, i) =>
         decisions[i] === 'deferred' ? 'deferred' : started.has(request.correlationId) ? 'started' : 'lost',

@@ -2,7 +2,17 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
 import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
 import { migrationsFor } from './migrations/index.js';
@@ -47,6 +57,31 @@ function unavailable(location: string, reason: string): UrsaError {
   });
 }
 
+/**
+ * SQLite transactions that take the write lock when they begin (`begin immediate`): a deferred
+ * transaction that reads first and then writes fails at once with SQLITE_BUSY when another
+ * connection wrote meanwhile, whereas waiting for the lock at `begin` honours busy_timeout.
+ * Every Ursa transaction writes, so nothing is lost by locking early.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
 function openSqlite(path: string): Store {
   const file = resolve(path);
   let database: SQLite.Database;
@@ -59,7 +94,7 @@ function openSqlite(path: string): Store {
   } catch (error) {
     throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
   // One process per SQLite file (decisions §5), so a change needs to reach only this process.
   const changes = new EventEmitter();
   return {

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyDirectory } from '../../src/service/apply.js';
+import { runRow } from '../../src/store/index.js';
+import { DIALECTS } from '../support/dialects.js';
+import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { until } from '../support/until.js';
+
+let t: TestRuntime;
+afterEach(() => t.close());
+
+const T = 'acme';
+const P = 'ops';
+const at = (iso: string) => Date.parse(iso);
+
+function claimedRun(name: string, correlationId: string, scheduledFor: number) {
+  return runRow({
+    correlationId,
+    tenant: T,
+    project: P,
+    name,
+    scheduledFor,
+    trigger: 'cron',
+    coalesced: false,
+    coalescedUntil: null,
+    claimedAt: scheduledFor,
+    state: 'claimed',
+    outcome: 'pending',
+    reason: null,
+    runAs: 'alice',
+    sessionId: null,
+    processId: null,
+    logPath: `log-${correlationId}`,
+    startedAt: null,
+    endedAt: null,
+    workerId: 'wrk_test',
+  });
+}
+
+async function applyProject(files: Record<string, string>) {
+  const entries = await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  expect(entries.every((e) => e.status === 'created' || e.status === 'updated')).toBe(true);
+}
+
+async function outputOf(correlationId: string): Promise<string | null | undefined> {
+  const run = await t.rt.repos.runs.get(correlationId);
+  return run?.processId ? (await t.rt.repos.processes.get(run.processId))?.outputTail : undefined;
+}
+
+// Issue #4: a due second is claimed in one transaction and started in one more.
+describe.each(DIALECTS)('claiming and starting a due second in batches on %s (issue #4)', (dialect) => {
+  it('claims many occurrences at once: a stale swap loses alone, an occurrence with a run only moves on (decisions §4)', async () => {
+    const due = at('2026-06-01T08:00:00Z');
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const { schedules, runs } = t.rt.repos;
+    for (const name of ['a', 'b', 'c'])
+      await schedules.upsert(
+        {
+          tenant: T,
+          project: P,
+          name,
+          source: 'project',
+          documentVersion: 1,
+          nextRunAt: due,
+          lastScheduledAt: null,
+          timing: null,
+        },
+        due,
+      );
+    // c's occurrence already has a run (a manual fire on the same key, say).
+    await t.store.db
+      .insertInto('runs')
+      .values(claimedRun('c', 'run_c_earlier', due))
+      .execute();
+    const swap = (expectedNextRunAt: number) => ({
+      expectedNextRunAt,
+      expectedLastScheduledAt: null,
+      nextRunAt: due + 10_000,
+      now: due,
+    });
+    const won = await schedules.claimMany(
+      [
+        { key: { tenant: T, project: P, name: 'a' }, swap: swap(due), run: claimedRun('a', 'run_a', due) },
+        {
+          key: { tenant: T, project: P, name: 'b' },
+          swap: swap(due - 1000),
+          run: claimedRun('b', 'run_b', due),
+        },
+        { key: { tenant: T, project: P, name: 'c' }, swap: swap(due), run: claimedRun('c', 'run_c', due) },
+      ],
+      due,
+    );
+    expect([...won]).toEqual(['run_a']);
+    expect((await schedules.get({ tenant: T, project: P, name: 'a' }))?.nextRunAt).toBe(due + 10_000);
+    expect((await schedules.get({ tenant: T, project: P, name: 'b' }))?.nextRunAt).toBe(due);
+    expect((await schedules.get({ tenant: T, project: P, name: 'c' }))?.nextRunAt).toBe(due + 10_000);
+    expect(await runs.get('run_b')).toBeUndefined();
+    expect(await runs.get('run_c')).toBeUndefined();
+    expect((await runs.get('run_c_earlier'))?.state).toBe('claimed');
+  });
+
+  it('starts every run of a due second once, each with its process, START and END lines and run log (spec §7, §9a)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 25; i++)
+      files[`_vance/scheduler/job-${i}.yaml`] = cronScheduler('*/10 * * * * *', 'noop');
+    await applyProject(files);
+    const worker = t.worker();
+    t.clock.set(at('2026-06-01T08:00:10Z'));
+    // Two ticks in one second: the second finds nothing left to claim.
+    expect((await worker.tick()).fired).toBe(25);
+    expect((await worker.tick()).claimed).toBe(0);
+    await worker.executor.settled();
+    const rows = await t.store.db.selectFrom('runs').selectAll().execute();
+    expect(rows).toHaveLength(25);
+    expect(new Set(rows.map((r) => r.name)).size).toBe(25);
+    expect(
+      rows.every((r) => r.outcome === 'completed' && Number(r.started_at) === at('2026-06-01T08:00:10Z')),
+    ).toBe(true);
+    const processes = await t.store.db.selectFrom('processes').select(['id', 'status']).execute();
+    expect(processes.map((p) => p.status)).toEqual(Array(25).fill('done'));
+    expect(new Set(rows.map((r) => r.process_id))).toEqual(new Set(processes.map((p) => p.id)));
+    const lines = await t.store.db.selectFrom('feed').select(['kind', 'trace_id']).execute();
+    for (const kind of ['START', 'END'])
+      expect(new Set(lines.filter((l) => l.kind === kind).map((l) => l.trace_id))).toEqual(
+        new Set(rows.map((r) => r.correlation_id)),
+      );
+    expect(lines).toHaveLength(50);
+    for (const row of rows) {
+      const log = await t.rt.repos.documents.get({ tenant: T, project: P, path: row.log_path });
+      expect(log?.body).toContain('outcome: completed');
+    }
+  });
+
+  it('claims an occurrence ahead of its instant and starts it at the instant, not before (fire-ahead window)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({ '_vance/scheduler/early.yaml': cronScheduler('*/10 * * * * *', 'noop') });
+    const worker = t.worker();
+    const due = at('2026-06-01T08:00:10Z');
+    t.clock.set(due - 300);
+    expect(await worker.tick(500)).toMatchObject({ claimed: 1, fired: 1 });
+    const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'early', 10);
+    expect(run).toMatchObject({ scheduledFor: due, claimedAt: due - 300, state: 'claimed' });
+    // The state already waits for the occurrence after the one claimed.
+    expect((await t.rt.repos.schedules.get({ tenant: T, project: P, name: 'early' }))?.nextRunAt).toBe(
+      due + 10_000,
+    );
+    expect(await t.rt.repos.runs.get(run?.correlationId ?? '')).toMatchObject({ state: 'claimed' });
+    t.clock.set(due + 2);
+    await until(
+      async () => (await t.rt.repos.runs.get(run?.correlationId ?? ''))?.state === 'ended',
+      'the run claimed ahead starts and ends',
+    );
+    expect(await t.rt.repos.runs.get(run?.correlationId ?? '')).toMatchObject({
+      outcome: 'completed',
+      startedAt: due + 2,
+    });
+  });
+
+  it('a recipe edited between two occurrences applies from the next one (checked schedulers are re-read)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({
+      '_vance/recipes/say.yaml': shellRecipe('echo one'),
+      '_vance/scheduler/speaker.yaml': cronScheduler('*/10 * * * * *', 'say'),
+    });
+    const worker = t.worker();
+    t.clock.set(at('2026-06-01T08:00:10Z'));
+    await worker.tick();
+    await worker.executor.settled();
+    await applyProject({ '_vance/recipes/say.yaml': shellRecipe('echo two') });
+    t.clock.set(at('2026-06-01T08:00:20Z'));
+    await worker.tick();
+    await worker.executor.settled();
+    const runs = await t.rt.repos.runs.listForScheduler(T, P, 'speaker', 10);
+    const outputs = new Map<number, string | null | undefined>();
+    for (const run of runs) outputs.set(run.scheduledFor, (await outputOf(run.correlationId))?.trim());
+    expect(outputs).toEqual(
+      new Map([
+        [at('2026-06-01T08:00:20Z'), 'two'],
+        [at('2026-06-01T08:00:10Z'), 'one'],
+      ]),
+    );
+  });
+});
