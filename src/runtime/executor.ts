@@ -8,6 +8,7 @@ import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import { formatInstant } from '../time/instant.js';
+import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
@@ -91,6 +92,13 @@ function projectKey(run: Pick<Run, 'tenant' | 'project'>): string {
   return `${run.tenant}\u0000${run.project}`;
 }
 
+/** A run whose engine returned, as it ends, with what the engine said. */
+interface Ended {
+  readonly run: Run;
+  readonly result: EngineResult;
+  readonly scheduler: EffectiveScheduler;
+}
+
 interface Running {
   readonly controller: AbortController;
   readonly processId: string;
@@ -108,8 +116,13 @@ export class Executor {
   readonly #inflight = new Set<string>();
   // Aborted when a drain begins: no new starts, no promotions, and backoff sleeps end.
   readonly #draining = new AbortController();
+  // Aborted when a drain's grace period ends: runs claimed ahead and still waiting stay claimed.
+  readonly #stopped = new AbortController();
+  // The waits of runs claimed ahead of their instant (see #until).
+  readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
+  readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
 
   constructor(
     private readonly rt: Runtime,
@@ -202,7 +215,7 @@ export class Executor {
           retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
       }
       if (!(await this.#until(dueAt))) {
-        // Draining: the runs stay claimed, and the next worker (or this one restarted) starts them.
+        // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
         for (const { run } of items) this.#inflight.delete(run.correlationId);
         return;
       }
@@ -270,15 +283,21 @@ export class Executor {
 
   /**
    * Resolves true once the clock reaches `instant` (UTC ms), checking the clock again after each
-   * timer (a timer may fire early); false as soon as a drain begins.
+   * timer (a timer may fire early); false when a drain's grace period ends first. A drain waits
+   * for these: an occurrence claimed ahead is started at its instant, as if claimed then.
    */
-  async #until(instant: number): Promise<boolean> {
-    for (;;) {
-      if (this.#draining.signal.aborted) return false;
-      const wait = instant - this.rt.clock.now();
-      if (wait <= 0) return true;
-      await sleep(wait, this.#draining.signal);
-    }
+  #until(instant: number): Promise<boolean> {
+    if (instant <= this.rt.clock.now()) return Promise.resolve(true);
+    const wait = (async () => {
+      for (;;) {
+        if (this.#stopped.signal.aborted) return false;
+        const ms = instant - this.rt.clock.now();
+        if (ms <= 0) return true;
+        await sleep(ms, this.#stopped.signal);
+      }
+    })();
+    this.#held.add(wait);
+    return wait.finally(() => this.#held.delete(wait));
   }
 
   /** Whether a dispatch of the run is in progress here (so the worker does not recover it as stuck). */
@@ -384,15 +403,21 @@ export class Executor {
     return requested.length;
   }
 
-  /** Waits up to `graceMs` for running processes, then stops the rest (reason `shutdown`) and waits. */
+  /**
+   * Waits up to `graceMs` for runs claimed ahead to reach their instant and start, and for
+   * running processes to end; then stops the rest (reason `shutdown`) and waits for them.
+   */
   async drain(graceMs: number): Promise<void> {
-    this.#draining.abort();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
     });
+    // Runs claimed ahead start at their instant (at most the fire-ahead window away).
+    await Promise.race([Promise.all([...this.#held]), grace]);
+    this.#draining.abort();
     await Promise.race([this.settled(), grace]);
     clearTimeout(timer);
+    this.#stopped.abort();
     for (const { controller } of this.#running.values()) controller.abort('shutdown');
     await this.settled();
   }
@@ -587,33 +612,12 @@ export class Executor {
 
     const result = await this.#runEngine(started, scheduler, params, controller);
     const endedAt = clock.now();
-    await repos.processes.transition(processId, ACTIVE_STATUSES, {
-      status: result.status,
-      ended_at: endedAt,
-      exit_code: result.exitCode ?? null,
-      reason: result.reason ?? null,
-      output_tail: result.output ?? null,
-      error_tail: result.errorOutput ?? null,
-    });
     const outcome = OUTCOME_OF[result.status];
     const reason = result.reason ?? null;
-    const ended = await repos.runs.transition(
-      started.correlationId,
-      'started',
-      { state: 'ended', outcome, reason, ended_at: endedAt },
-      started.workerId,
-    );
-    // Another worker already ended it (this worker's lease lapsed): its END line stands.
-    if (!ended) return;
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt };
+    // Another worker already ended it (this worker's lease lapsed): its END line stands.
+    if (!(await this.#ends.add({ run, result, scheduler }))) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
-    await this.recorder.appendLine(run, 'END', endedAt, outcome, {
-      processId,
-      durationMs: endedAt - startedAt,
-      exitCode: result.exitCode ?? null,
-      reason,
-    });
-    await this.recorder.writeRunLog(run, await repos.processes.get(processId), scheduler);
     log.info(
       {
         scheduler: run.name,
@@ -626,7 +630,47 @@ export class Executor {
       'run ended',
     );
     if (outcome === 'failed') await this.recorder.notifyFailed(run, endedAt);
-    await this.promoteWaiting(run, scheduler);
+    // Only queue and cancelPrevious leave a run waiting (one left by a policy changed since is
+    // found by the worker's periodic look for waiting runs).
+    if (definition.overlap !== 'skip') await this.promoteWaiting(run, scheduler);
+  }
+
+  /** Writes the ends of one turn's runs together (see `Runs.endMany`); per run, whether it ended here. */
+  async #writeEnds(ends: readonly Ended[]): Promise<boolean[]> {
+    const retention = new Map<string, number>();
+    for (const { run } of ends) {
+      const key = projectKey(run);
+      if (!retention.has(key)) retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
+    }
+    const now = this.rt.clock.now();
+    const ended = await this.rt.repos.runs.endMany(
+      ends.map(({ run, result, scheduler }) => {
+        const endedAt = run.endedAt as number;
+        const process = {
+          id: run.processId as string,
+          status: result.status,
+          endedAt,
+          exitCode: result.exitCode ?? null,
+          reason: run.reason,
+          outputTail: result.output ?? null,
+          errorTail: result.errorOutput ?? null,
+        };
+        return {
+          run,
+          process,
+          line: feedRow(
+            feedLineOf(run, 'END', endedAt, run.outcome, {
+              processId: run.processId,
+              durationMs: endedAt - (run.startedAt as number),
+              exitCode: process.exitCode,
+              reason: run.reason,
+            }),
+          ),
+          log: this.recorder.runLogRow(run, scheduler, retention.get(projectKey(run)) ?? -1, now, process),
+        };
+      }),
+    );
+    return ends.map(({ run }) => ended.has(run.correlationId));
   }
 
   async #runEngine(

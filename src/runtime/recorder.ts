@@ -7,7 +7,7 @@ import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
-import { type Absorbed, renderRunLog } from './run-log.js';
+import { type Absorbed, type RunLogProcess, renderRunLog } from './run-log.js';
 
 const DAY_MS = 86_400_000;
 const ABSORBED_COUNT_CAP = 1000;
@@ -117,19 +117,20 @@ export class RunRecorder {
   }
 
   /**
-   * The first run-log document of a run that starts now, as a row to insert with its start
-   * (`Lanes.startMany`); undefined when run logs are off (`days` < 0).
+   * The run-log document of a run as a row to write in a batch (the first log of a batch of
+   * starts, the final log of a batch of ends, with its process); undefined when run logs are off
+   * (`days` < 0).
    *
    * @param days the project's retention ({@link retentionDays}).
    * @param now UTC ms: the document's creation instant.
    */
-  runLogRow(run: Run, scheduler: EffectiveScheduler, days: number, now: number) {
+  runLogRow(run: Run, scheduler: EffectiveScheduler, days: number, now: number, process?: RunLogProcess) {
     if (days < 0) return undefined;
     return {
       tenant: run.tenant,
       project: run.project,
       path: run.logPath,
-      body: renderRunLog(run, undefined, absorbedBy(run, scheduler)),
+      body: renderRunLog(run, process, absorbedBy(run, scheduler)),
       created_by: 'ursa',
       version: 1,
       created_at: now,

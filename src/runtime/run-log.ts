@@ -20,11 +20,6 @@ export function runLogPath(name: string, scheduledFor: number, correlationId: st
 
 const FENCE = '````';
 
-/**
- * Renders the run-log document of spec §9a: YAML front matter and a Markdown body with the
- * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
- * document always says the latest state; `pending` until the run ends.
- */
 /** What a coalesced run absorbed (decisions §4): how many occurrences, and the first and last. */
 export interface Absorbed {
   /** Occurrences after `scheduledFor` up to `coalescedUntil`; counted up to a cap. */
@@ -35,7 +30,15 @@ export interface Absorbed {
   readonly last: number;
 }
 
-export function renderRunLog(run: Run, process: ProcessRecord | undefined, absorbed?: Absorbed): string {
+/** What a run log shows of the run's process. */
+export type RunLogProcess = Pick<ProcessRecord, 'exitCode' | 'outputTail' | 'errorTail'>;
+
+/**
+ * Renders the run-log document of spec §9a: YAML front matter and a Markdown body with the
+ * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
+ * document always says the latest state; `pending` until the run ends.
+ */
+export function renderRunLog(run: Run, process: RunLogProcess | undefined, absorbed?: Absorbed): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, unknown> = {
     kind: 'scheduler-log',

@@ -1,7 +1,24 @@
-import type { Selectable, Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
-import type { RunsTable } from './schema.js';
+import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
+import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
+import { valuesList } from './values.js';
+
+/**
+ * One run of {@link Runs.endMany}: the run as ended (`state` ended, `outcome`, `reason`,
+ * `endedAt` set; `workerId` the worker that holds it), its process's final state, its END line,
+ * and its final run log (undefined when run logs are off).
+ */
+export interface RunEnd {
+  readonly run: Run;
+  readonly process: Pick<
+    ProcessRecord,
+    'id' | 'status' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'
+  >;
+  readonly line: Insertable<FeedTable>;
+  readonly log: Insertable<DocumentsTable> | undefined;
+}
 
 /** A run (one claimed occurrence) as the rest of Ursa sees it. Instants are UTC epoch ms. */
 export interface Run {
@@ -216,5 +233,71 @@ export class Runs {
     }
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Ends many started runs in one transaction (issue #4: one write for every run that ended in
+   * one turn of the event loop, not ten statements each): each run's process gets its final
+   * status; each run still `started` and held by its `workerId` becomes `ended`; and for those,
+   * and only those, the END line is appended and the final run log written (created, or its
+   * pending version replaced). A run another worker already ended keeps that worker's record.
+   *
+   * @returns the correlation ids of the runs this call ended.
+   */
+  async endMany(ends: readonly RunEnd[]): Promise<Set<string>> {
+    if (ends.length === 0) return new Set();
+    return this.store.db.transaction().execute(async (trx) => {
+      const processes = valuesList(
+        ends.map(({ process: p }) => [
+          p.id,
+          p.status,
+          p.endedAt,
+          p.exitCode,
+          p.reason,
+          p.outputTail,
+          p.errorTail,
+        ]),
+        ['text', 'text', 'bigint', 'bigint', 'text', 'text', 'text'],
+      );
+      await sql`
+        update processes
+        set status = v.column2, ended_at = v.column3, exit_code = v.column4, reason = v.column5,
+          output_tail = v.column6, error_tail = v.column7
+        from ${processes} as v
+        where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
+      const runs = valuesList(
+        ends.map(({ run }) => [run.correlationId, run.outcome, run.reason, run.endedAt, run.workerId]),
+        ['text', 'text', 'text', 'bigint', 'text'],
+      );
+      const moved = await sql<{ correlation_id: string }>`
+        update runs
+        set state = 'ended', outcome = v.column2, reason = v.column3, ended_at = v.column4
+        from ${runs} as v
+        where runs.correlation_id = v.column1 and runs.state = 'started'
+          and (runs.worker_id = v.column5 or (runs.worker_id is null and v.column5 is null))
+        returning runs.correlation_id as correlation_id`.execute(trx);
+      const ended = new Set(moved.rows.map((r) => r.correlation_id));
+      const mine = ends.filter(({ run }) => ended.has(run.correlationId));
+      if (mine.length === 0) return ended;
+      await trx
+        .insertInto('feed')
+        .values(mine.map((e) => e.line))
+        .execute();
+      const logs = mine.flatMap((e) => (e.log === undefined ? [] : [e.log]));
+      if (logs.length > 0)
+        await trx
+          .insertInto('documents')
+          .values(logs)
+          .onConflict((oc) =>
+            oc.columns(['tenant', 'project', 'path']).doUpdateSet((eb) => ({
+              body: eb.ref('excluded.body'),
+              version: sql<number>`documents.version + 1`,
+              updated_at: eb.ref('excluded.updated_at'),
+              expires_at: eb.ref('excluded.expires_at'),
+            })),
+          )
+          .execute();
+      return ended;
+    });
   }
 }
