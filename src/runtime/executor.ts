@@ -199,8 +199,14 @@ export class Executor {
     let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
     const retention = new Map<string, number>();
     try {
-      const sessions = await repos.sessions.currentSystemSessions(items.map(({ run }) => run));
-      // A first fire, or a changed runAs: its session is created now, one at a time (rare).
+      const keys = items.map(({ run }) => run);
+      let sessions = await repos.sessions.currentSystemSessions(keys);
+      // First fires get their first session together; then a changed runAs (rare) one at a time.
+      const firsts = keys.filter((run) => !sessions.has(schedulerKeyString(run)));
+      if (firsts.length > 0) {
+        await repos.sessions.createFirstSystemSessions(firsts, clock.now());
+        sessions = await repos.sessions.currentSystemSessions(keys);
+      }
       for (const { run } of items) {
         const key = schedulerKeyString(run);
         if (sessions.get(key)?.ownerUser !== run.runAs)

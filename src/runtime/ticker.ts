@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decideDue } from '../decisions/misfire.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
-import type { Claim } from '../store/schedules.js';
+import type { Claim, ScheduleState } from '../store/schedules.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
@@ -60,67 +60,30 @@ export class Ticker {
    * calls this the fire-ahead window). An occurrence claimed ahead is decided as of its own instant.
    */
   async tick(aheadMs = 0): Promise<TickResult> {
-    const { repos, clock, settings, log } = this.rt;
+    const { repos, clock, log } = this.rt;
     const now = clock.now();
-    const due = await repos.schedules.due(now + aheadMs, BATCH);
-    const effective = await this.#schedulers.resolve(due);
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
-    for (const [i, state] of due.entries()) {
-      const scheduler = effective[i];
-      if (scheduler === undefined) {
-        // The document changed or broke since the state was written: a refresh re-registers it.
-        log.warn(
-          { tenant: state.tenant, project: state.project, scheduler: state.name },
-          'due scheduler has no valid document; refreshing',
-        );
-        stale.set(`${state.tenant}\u0000${state.project}`, state);
-        continue;
+    const { due, won } = await repos.schedules.claimDue(now + aheadMs, BATCH, now, async (states) => {
+      const effective = await this.#schedulers.resolve(states);
+      for (const [i, state] of states.entries()) {
+        const scheduler = effective[i];
+        if (scheduler === undefined) {
+          stale.set(`${state.tenant}\u0000${state.project}`, state);
+          continue;
+        }
+        claims.push(this.#candidate(state, scheduler, now));
       }
-      const dueAt = state.nextRunAt as number;
-      const decision = decideDue(
-        scheduler.definition,
-        dueAt,
-        Math.max(now, dueAt),
-        settings.misfireThresholdMs,
+      return claims.map((c) => c.claim);
+    });
+    for (const state of stale.values()) {
+      // The document changed or broke since the state was written: a refresh re-registers it.
+      log.warn(
+        { tenant: state.tenant, project: state.project },
+        'due scheduler has no valid document; refreshing',
       );
-      const { advance } = decision;
-      const skip = decision.action === 'skip';
-      const correlationId = `run_${randomUUID()}`;
-      const run: Run = {
-        correlationId,
-        tenant: state.tenant,
-        project: state.project,
-        name: state.name,
-        scheduledFor: advance.scheduledFor,
-        trigger: scheduler.definition.trigger.kind === 'at' ? 'at' : 'cron',
-        coalesced: advance.coalesced,
-        coalescedUntil: advance.coalesced ? advance.newestDue : null,
-        claimedAt: now,
-        state: skip ? 'skipped' : 'claimed',
-        outcome: skip ? 'skipped_misfire' : 'pending',
-        reason: skip ? decision.reason : null,
-        runAs: scheduler.runAs,
-        sessionId: null,
-        processId: null,
-        logPath: runLogPath(state.name, advance.scheduledFor, correlationId),
-        startedAt: null,
-        endedAt: null,
-        workerId: this.workerId,
-      };
-      const swap = {
-        expectedNextRunAt: dueAt,
-        expectedLastScheduledAt: state.lastScheduledAt,
-        nextRunAt: advance.nextRunAt,
-        now,
-      };
-      claims.push({ run, scheduler, skip, claim: { key: state, swap, run: runRow(run) } });
+      await refreshProject(this.rt, state.tenant, state.project);
     }
-    for (const { tenant, project } of stale.values()) await refreshProject(this.rt, tenant, project);
-    const won = await repos.schedules.claimMany(
-      claims.map((c) => c.claim),
-      now,
-    );
     const fire: Candidate[] = [];
     const skipped: Candidate[] = [];
     let coalesced = 0;
@@ -142,5 +105,48 @@ export class Ticker {
     this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
     return result;
+  }
+
+  /** The claim of one due state, decided as of its own instant when claimed ahead (pure but for the run id). */
+  #candidate(state: ScheduleState, scheduler: EffectiveScheduler, now: number): Candidate {
+    const { settings } = this.rt;
+    const dueAt = state.nextRunAt as number;
+    const decision = decideDue(
+      scheduler.definition,
+      dueAt,
+      Math.max(now, dueAt),
+      settings.misfireThresholdMs,
+    );
+    const { advance } = decision;
+    const skip = decision.action === 'skip';
+    const correlationId = `run_${randomUUID()}`;
+    const run: Run = {
+      correlationId,
+      tenant: state.tenant,
+      project: state.project,
+      name: state.name,
+      scheduledFor: advance.scheduledFor,
+      trigger: scheduler.definition.trigger.kind === 'at' ? 'at' : 'cron',
+      coalesced: advance.coalesced,
+      coalescedUntil: advance.coalesced ? advance.newestDue : null,
+      claimedAt: now,
+      state: skip ? 'skipped' : 'claimed',
+      outcome: skip ? 'skipped_misfire' : 'pending',
+      reason: skip ? decision.reason : null,
+      runAs: scheduler.runAs,
+      sessionId: null,
+      processId: null,
+      logPath: runLogPath(state.name, advance.scheduledFor, correlationId),
+      startedAt: null,
+      endedAt: null,
+      workerId: this.workerId,
+    };
+    const swap = {
+      expectedNextRunAt: dueAt,
+      expectedLastScheduledAt: state.lastScheduledAt,
+      nextRunAt: advance.nextRunAt,
+      now,
+    };
+    return { run, scheduler, skip, claim: { key: state, swap, run: runRow(run) } };
   }
 }

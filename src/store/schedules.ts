@@ -1,6 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import type { Store } from './open.js';
-import type { RunsTable, ScheduleStateTable } from './schema.js';
+import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
 
 /** Identifies an effective scheduler: the (tenant, project) it fires in, and its name. */
@@ -222,41 +222,84 @@ export class Schedules {
           .execute();
         const free = new Set(locked.map(schedulerKeyString));
         open = claims.filter(({ key }) => free.has(schedulerKeyString(key)));
-        if (open.length === 0) return new Set();
       }
-      const swaps = valuesList(
-        open.map(({ key, swap, run }) => [
-          key.tenant,
-          key.project,
-          key.name,
-          swap.expectedNextRunAt,
-          swap.expectedLastScheduledAt,
-          swap.nextRunAt,
-          run.scheduled_for,
-        ]),
-        ['text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint'],
-      );
-      const moved = await sql<SchedulerKey>`
-        update schedule_state
-        set next_run_at = v.column6, last_scheduled_at = v.column7, updated_at = ${now}
-        from ${swaps} as v
-        where schedule_state.tenant = v.column1 and schedule_state.project = v.column2
-          and schedule_state.name = v.column3 and schedule_state.next_run_at = v.column4
-          and (schedule_state.last_scheduled_at = v.column5
-            or (schedule_state.last_scheduled_at is null and v.column5 is null))
-        returning schedule_state.tenant as tenant, schedule_state.project as project, schedule_state.name as name`.execute(
-        trx,
-      );
-      const swapped = new Set(moved.rows.map(schedulerKeyString));
-      const runs = open.filter(({ key }) => swapped.has(schedulerKeyString(key))).map(({ run }) => run);
-      if (runs.length === 0) return new Set();
-      const inserted = await trx
-        .insertInto('runs')
-        .values(runs)
-        .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'scheduled_for']).doNothing())
-        .returning('correlation_id')
-        .execute();
-      return new Set(inserted.map((r) => r.correlation_id));
+      return this.#claimIn(trx, open, now);
     });
+  }
+
+  /**
+   * Claims what is due at `instant` (UTC ms), oldest first, at most `limit` (decisions §4):
+   * `decide` gets the due states and returns the claims to make (none for a state it passes
+   * over), made as {@link claimMany} makes them. On PostgreSQL the due states are read locked
+   * (`for update skip locked`) in the claim's own transaction, so workers claiming at once take
+   * disjoint sets instead of queueing on the same rows; `decide` then runs inside it and must
+   * not write schedule states (its reads go through other pooled connections). On SQLite (one
+   * process, one connection) `decide` runs before the transaction.
+   *
+   * @param now UTC ms, written as the states' `updated_at`.
+   * @returns the states read and the correlation ids of the runs inserted.
+   */
+  async claimDue(
+    instant: number,
+    limit: number,
+    now: number,
+    decide: (due: readonly ScheduleState[]) => Promise<readonly Claim[]>,
+  ): Promise<{ due: ScheduleState[]; won: Set<string> }> {
+    if (this.store.dialect !== 'postgres') {
+      const due = await this.due(instant, limit);
+      return { due, won: await this.claimMany(await decide(due), now) };
+    }
+    return this.store.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('schedule_state')
+        .selectAll()
+        .where('next_run_at', 'is not', null)
+        .where('next_run_at', '<=', instant)
+        .orderBy('next_run_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      const due = rows.map(toState);
+      return { due, won: await this.#claimIn(trx, await decide(due), now) };
+    });
+  }
+
+  // The compare-and-swaps and run inserts of a claim, in the caller's transaction.
+  async #claimIn(trx: Transaction<Database>, claims: readonly Claim[], now: number): Promise<Set<string>> {
+    if (claims.length === 0) return new Set();
+    const swaps = valuesList(
+      claims.map(({ key, swap, run }) => [
+        key.tenant,
+        key.project,
+        key.name,
+        swap.expectedNextRunAt,
+        swap.expectedLastScheduledAt,
+        swap.nextRunAt,
+        run.scheduled_for,
+      ]),
+      ['text', 'text', 'text', 'bigint', 'bigint', 'bigint', 'bigint'],
+    );
+    const moved = await sql<SchedulerKey>`
+      update schedule_state
+      set next_run_at = v.column6, last_scheduled_at = v.column7, updated_at = ${now}
+      from ${swaps} as v
+      where schedule_state.tenant = v.column1 and schedule_state.project = v.column2
+        and schedule_state.name = v.column3 and schedule_state.next_run_at = v.column4
+        and (schedule_state.last_scheduled_at = v.column5
+          or (schedule_state.last_scheduled_at is null and v.column5 is null))
+      returning schedule_state.tenant as tenant, schedule_state.project as project, schedule_state.name as name`.execute(
+      trx,
+    );
+    const swapped = new Set(moved.rows.map(schedulerKeyString));
+    const runs = claims.filter(({ key }) => swapped.has(schedulerKeyString(key))).map(({ run }) => run);
+    if (runs.length === 0) return new Set();
+    const inserted = await trx
+      .insertInto('runs')
+      .values(runs)
+      .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'scheduled_for']).doNothing())
+      .returning('correlation_id')
+      .execute();
+    return new Set(inserted.map((r) => r.correlation_id));
   }
 }

@@ -88,6 +88,36 @@ export class Sessions {
   }
 
   /**
+   * Creates, in one statement, the first system session (`_ursascheduler_<name>`, version 1,
+   * spec §6) of each scheduler in `firsts` that has none yet, owned by its `runAs`; one that
+   * exists (made meanwhile by another worker) is left alone. `now` is UTC ms.
+   */
+  async createFirstSystemSessions(
+    firsts: readonly (SchedulerKey & { readonly runAs: string })[],
+    now: number,
+  ): Promise<void> {
+    if (firsts.length === 0) return;
+    await this.store.db
+      .insertInto('sessions')
+      .values(
+        firsts.map((f) => ({
+          id: `sess_${randomUUID()}`,
+          tenant: f.tenant,
+          project: f.project,
+          name: `_ursascheduler_${f.name}`,
+          owner_user: f.runAs,
+          system: 1,
+          status: 'idle',
+          created_at: now,
+          scheduler: f.name,
+          version: 1,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['tenant', 'project', 'name']).doNothing())
+      .execute();
+  }
+
+  /**
    * The system session a scheduler's runs go to (spec §6): `_ursascheduler_<name>`, owned by
    * `runAs`, created on the first fire. When `runAs` changes, the old session stays for history
    * and a new one is created and used: `_ursascheduler_<name>_v2`, then `_v3`, …
