@@ -564,9 +564,10 @@ export function format(report) {
   );
   lines.push(
     '',
-    '- start late = runs.started_at − scheduled_for: started_at is the instant Ursa records as the start, when ' +
-      'it creates the process; claim late = runs.claimed_at − scheduled_for, where claimed_at is the clock ' +
-      'reading at the start of the tick that claimed the run (one reading per tick): the tick’s wake-up lateness',
+    '- start late = runs.started_at − scheduled_for: started_at is the clock reading just before the run’s ' +
+      'engine is called (after the transaction that starts it committed); claim late = runs.claimed_at − ' +
+      'scheduled_for, where claimed_at is the clock reading of the tick that claimed the run: negative when it ' +
+      'was claimed ahead of its instant (the worker’s fire-ahead window, 500 ms)',
     '- p50/p99/max: nearest rank over every occurrence of the window; >= marks a lower bound (some ' +
       `occurrences were not yet claimed or started when the window was read, up to ${SETTLE_TIMEOUT_MS / 1000} s ` +
       'after its end); claims/s: runs whose claimed_at is in the window ÷ its length',
@@ -579,8 +580,7 @@ export function format(report) {
   if (report.sqlite !== undefined) {
     lines.push(
       '- SQLite: the benchmark parks and releases schedulers by writing schedule_state from its own ' +
-        'process; a worker transaction that overlaps such a write can fail with "database is locked", and a ' +
-        'run whose dispatch failed so stays unfinished (health)',
+        'process; a worker transaction waits for such a write (busy timeout 5 s)',
     );
   }
   return lines.join('\n');

@@ -238,17 +238,13 @@ export class Executor {
         params: mergeParams(scheduler.recipe.params, scheduler.definition.params),
       }));
       outcomes = await repos.lanes.startMany(
-        started.map(({ run, scheduler, params }) => ({
-          request: {
-            key: run,
-            correlationId: run.correlationId,
-            workerId: this.workerId,
-            policy: scheduler.definition.overlap,
-            oneShot: false,
-            start: { sessionId: run.sessionId as string, processId: run.processId as string, at },
-          },
-          process: processRow(processOf(run, scheduler, params, 'running'), at),
-          line: feedRow(feedLineOf(run, 'START', at, 'pending', startDetails(run, scheduler))),
+        started.map(({ run, scheduler }) => ({
+          key: run,
+          correlationId: run.correlationId,
+          workerId: this.workerId,
+          policy: scheduler.definition.overlap,
+          oneShot: false,
+          start: { sessionId: run.sessionId as string, processId: run.processId as string, at },
         })),
         this.workerId,
         at,
@@ -259,32 +255,64 @@ export class Executor {
       for (const { run, scheduler } of items) this.#startSingly(run, scheduler);
       return;
     }
-    const logs = [];
-    for (const [i, { run, scheduler, params }] of started.entries()) {
+    const launch = [];
+    for (const [i, entry] of started.entries()) {
       const outcome = outcomes[i];
-      if (outcome === 'deferred') {
-        this.#startSingly((items[i] as Dispatch).run, scheduler);
-      } else if (outcome === 'lost') {
-        this.#inflight.delete(run.correlationId);
-      } else {
-        // Registered before any await: a stop request from now on finds the process here.
-        const controller = this.#register(run);
-        this.#track(
-          this.#launched(run, scheduler, params, controller).finally(() =>
-            this.#inflight.delete(run.correlationId),
-          ),
-        );
+      if (outcome === 'deferred') this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
+      else if (outcome === 'lost') this.#inflight.delete(entry.run.correlationId);
+      // Registered before any await: a stop request from now on finds the process here.
+      else launch.push({ ...entry, controller: this.#register(entry.run) });
+    }
+    if (launch.length === 0) return;
+    // The engines are entered as soon as the runs are durably started; each run's start is the
+    // instant its engine is called. Their processes, START lines and pending run logs are
+    // written meanwhile, and each run's end waits for them (a crash in between ends the runs
+    // worker-lost, and the feed keeps the trace: spec §9a).
+    let recordedNow: () => void = () => {};
+    const recorded = new Promise<void>((resolve) => {
+      recordedNow = resolve;
+    });
+    const entered = launch.map(({ run, scheduler, params, controller }) => {
+      const now: Run = { ...run, startedAt: clock.now() };
+      this.#track(
+        this.#launched(now, scheduler, params, controller, recorded).finally(() =>
+          this.#inflight.delete(run.correlationId),
+        ),
+      );
+      return { run: now, scheduler, params };
+    });
+    await this.#recordStarts(entered, retention)
+      .catch((error: unknown) =>
+        log.error({ err: error, runs: entered.length }, 'could not record the start of a batch'),
+      )
+      .finally(recordedNow);
+  }
+
+  async #recordStarts(
+    launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
+    retention: ReadonlyMap<string, number>,
+  ): Promise<void> {
+    await this.rt.repos.lanes.recordStarts(
+      launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
+      launched.map(({ run, scheduler, params }) =>
+        processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
+      ),
+      launched.map(({ run, scheduler }) =>
+        feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
+      ),
+    );
+    // A run that already ended has its final log (the end writes it whole): this one yields to it.
+    await this.rt.repos.documents.createMissing(
+      launched.flatMap(({ run, scheduler }) => {
         const row = this.recorder.runLogRow(
           run,
           scheduler,
           retention.get(projectKey(run)) ?? -1,
           run.startedAt as number,
         );
-        if (row !== undefined) logs.push(row);
-      }
-    }
-    // A run that already ended has its final log (the end writes it whole): this one yields to it.
-    await repos.documents.createMissing(logs);
+        return row === undefined ? [] : [row];
+      }),
+    );
   }
 
   /**
@@ -551,20 +579,23 @@ export class Executor {
   }
 
   /**
-   * A started run from its START line on: one-shot bookkeeping, the engine, and the end (process,
-   * run, END line, run log, the lane's next run). `controller` is set when the process was
-   * created running and registered here (a batch start).
+   * A started run from its START line on: the engine, one-shot bookkeeping, and the end (process,
+   * run, END line, run log, the lane's next run). `controller` is set when the run was registered
+   * here by a batch start, whose process row and START line `recorded` writes meanwhile.
    */
   async #launched(
     started: Run,
     scheduler: EffectiveScheduler,
     params: Readonly<Record<string, unknown>>,
     controller: AbortController | undefined,
+    recorded?: Promise<unknown>,
   ): Promise<void> {
     const { repos, clock, log, settings } = this.rt;
     const { definition } = scheduler;
     const processId = started.processId as string;
     const startedAt = started.startedAt as number;
+    // The engine first (spec §10a: spawn, then the marker); the bookkeeping follows.
+    const running = this.#runEngine(started, scheduler, params, controller);
     this.rt.metrics?.lateness.observe(
       { trigger: started.trigger },
       (startedAt - started.scheduledFor) / 1000,
@@ -616,11 +647,13 @@ export class Executor {
       }
     }
 
-    const result = await this.#runEngine(started, scheduler, params, controller);
+    const result = await running;
     const endedAt = clock.now();
     const outcome = OUTCOME_OF[result.status];
     const reason = result.reason ?? null;
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt };
+    // Its process row and START line first (a batch writes them while the engines run).
+    await recorded;
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
     if (!(await this.#ends.add({ run, result, scheduler }))) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });

@@ -260,6 +260,7 @@ export class Worker {
           this.#changed = false;
           this.#lastReap = now;
           await this.reap();
+          await repos.store.checkpoint();
         }
         if (now - this.#lastSweep >= this.#options.sweepEveryMs) {
           this.#lastSweep = now;

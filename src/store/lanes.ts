@@ -17,13 +17,6 @@ export interface LaneRequest {
   readonly start: { readonly sessionId: string; readonly processId: string; readonly at: number };
 }
 
-/** One run of {@link Lanes.startMany}, with the rows written when it starts: its process (created running) and its START feed line. */
-export interface BatchStart {
-  readonly request: LaneRequest;
-  readonly process: Insertable<ProcessesTable>;
-  readonly line: Insertable<FeedTable>;
-}
-
 /** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */
 function lockKeyOf(schedulerKey: string): string {
   return schedulerKey.replaceAll('\u0000', '/');
@@ -118,28 +111,28 @@ export class Lanes {
    * Admits a batch of runs that `workerId` holds and starts those its overlap policy starts, in
    * one transaction (issue #4: one round of statements for a whole due second, not one
    * transaction per run): the locks of every scheduler in the batch, taken in key order; the
-   * pure `decideOverlap` per run against the store and the runs before it in the batch; and, for
-   * each run it starts, the run row moved to `started`, its process created running and its
-   * START line written. A run the policy would not start (skip, queue, cancel) is
+   * pure `decideOverlap` per run against the store and the runs before it in the batch; and each
+   * run it starts moved to `started` (its session, process id and instant set); their process
+   * rows and START lines follow through {@link recordStarts}. A run the policy would not start (skip, queue, cancel) is
    * left as it was, `deferred`, for {@link admit} to decide and record one at a time.
    *
    * @param at the start instant (UTC ms) of every run started.
    * @returns per start (same order): `started`, `deferred`, or `lost` (not this worker's any more).
    */
   async startMany(
-    starts: readonly BatchStart[],
+    starts: readonly LaneRequest[],
     workerId: string,
     at: number,
   ): Promise<('started' | 'deferred' | 'lost')[]> {
     if (starts.length === 0) return [];
     return this.store.db.transaction().execute(async (trx) => {
-      const keys = [...new Set(starts.map(({ request }) => schedulerKeyString(request.key)))].sort();
+      const keys = [...new Set(starts.map((request) => schedulerKeyString(request.key)))].sort();
       if (this.store.dialect === 'postgres') {
         await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val(keys.map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
           trx,
         );
       }
-      const ids = new Set(starts.map(({ request }) => request.correlationId));
+      const ids = new Set(starts.map((request) => request.correlationId));
       const others = await trx
         .selectFrom('runs')
         .select(['correlation_id', 'tenant', 'project', 'name', 'state'])
@@ -147,7 +140,7 @@ export class Lanes {
         .where(
           rowIn(
             ['tenant', 'project', 'name'],
-            starts.map(({ request: { key } }) => [key.tenant, key.project, key.name]),
+            starts.map(({ key }) => [key.tenant, key.project, key.name]),
           ),
         )
         .execute();
@@ -157,7 +150,7 @@ export class Lanes {
         if (ids.has(row.correlation_id)) continue;
         (row.state === 'started' ? active : waiting).add(schedulerKeyString(row));
       }
-      const decisions = starts.map(({ request }) => {
+      const decisions = starts.map((request) => {
         const key = schedulerKeyString(request.key);
         const decision = decideOverlap({
           policy: request.policy,
@@ -175,30 +168,46 @@ export class Lanes {
         update runs
         set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at}
         from ${valuesList(
-          chosen.map(({ request }) => [
-            request.correlationId,
-            request.start.sessionId,
-            request.start.processId,
-          ]),
+          chosen.map((request) => [request.correlationId, request.start.sessionId, request.start.processId]),
           ['text', 'text', 'text'],
         )} as v
         where runs.correlation_id = v.column1 and runs.state in ('claimed', 'queued') and runs.worker_id = ${workerId}
         returning runs.correlation_id as correlation_id`.execute(trx);
       const started = new Set(moved.rows.map((r) => r.correlation_id));
-      const done = chosen.filter(({ request }) => started.has(request.correlationId));
-      if (done.length > 0) {
-        await trx
-          .insertInto('processes')
-          .values(done.map((s) => s.process))
-          .execute();
-        await trx
-          .insertInto('feed')
-          .values(done.map((s) => s.line))
-          .execute();
-      }
-      return starts.map(({ request }, i) =>
+      return starts.map((request, i) =>
         decisions[i] === 'deferred' ? 'deferred' : started.has(request.correlationId) ? 'started' : 'lost',
       );
+    });
+  }
+
+  /**
+   * Records what {@link startMany} started, in one transaction: each run's start instant (UTC ms,
+   * when its engine was called), its process (created running) and its START line.
+   */
+  async recordStarts(
+    starts: readonly { readonly correlationId: string; readonly startedAt: number }[],
+    processes: readonly Insertable<ProcessesTable>[],
+    lines: readonly Insertable<FeedTable>[],
+  ): Promise<void> {
+    if (starts.length === 0) return;
+    await this.store.db.transaction().execute(async (trx) => {
+      await sql`
+        update runs set started_at = v.column2
+        from ${valuesList(
+          starts.map((s) => [s.correlationId, s.startedAt]),
+          ['text', 'bigint'],
+        )} as v
+        where runs.correlation_id = v.column1`.execute(trx);
+      if (processes.length > 0)
+        await trx
+          .insertInto('processes')
+          .values([...processes])
+          .execute();
+      if (lines.length > 0)
+        await trx
+          .insertInto('feed')
+          .values([...lines])
+          .execute();
     });
   }
 

@@ -32,6 +32,12 @@ export interface Store {
   readonly location: string;
   /** Tells every worker of this store that schedule state changed (PostgreSQL NOTIFY; in-process on SQLite). */
   notifyChange(): Promise<void>;
+  /**
+   * Moves the write-ahead log into the database file now, without waiting for readers (SQLite;
+   * nothing on PostgreSQL). The worker calls it between occurrences, so that the copy does not
+   * fall into a start transaction, as an automatic checkpoint at commit would.
+   */
+  checkpoint(): Promise<void>;
   /** Calls `onChange` whenever any worker calls {@link notifyChange}; resolves to an unsubscribe function. */
   onChange(onChange: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -91,6 +97,8 @@ function openSqlite(path: string): Store {
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
+    // The worker checkpoints between occurrences (Store.checkpoint); the automatic one is a backstop.
+    database.pragma('wal_autocheckpoint = 10000');
   } catch (error) {
     throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
   }
@@ -109,6 +117,9 @@ function openSqlite(path: string): Store {
       return async () => {
         changes.off('change', listener);
       };
+    },
+    checkpoint: async () => {
+      database.pragma('wal_checkpoint(PASSIVE)');
     },
     close: () => db.destroy(),
   };
@@ -147,6 +158,7 @@ function openPostgres(url: string): Store {
       await client.query(`LISTEN ${CHANNEL}`);
       return () => client.end();
     },
+    checkpoint: async () => {},
     close: () => db.destroy(),
   };
 }
