@@ -56,6 +56,7 @@ export async function openContext(
       misfireThresholdMs: config.misfireThresholdMs,
       runLogRetentionDays: config.runLogRetentionDays,
       shutdownGraceMs: config.shutdownGraceMs,
+      workflowsEnabled: config.workflows,
     },
     engines: defaultEngines(),
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),

@@ -10,6 +10,7 @@ import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { registerTokenCommands } from './commands/token.js';
+import { registerWorkflowCommands } from './commands/workflow.js';
 import { type CliIo, ExitCode } from './io.js';
 
 /** Exit codes: 0 success, 1 unexpected failure, 2 invalid input or usage. */
@@ -30,6 +31,7 @@ function buildProgram(io: CliIo): Command {
   registerSchedulerCommands(program, io);
   registerAdminCommands(program, io);
   registerTokenCommands(program, io);
+  registerWorkflowCommands(program, io);
   registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }

@@ -64,6 +64,14 @@ export const errorCatalogue = {
     status: 400,
     doc: 'A recipe document does not follow the recipe schema of decisions §2; the error names the document and lists every issue as a field path and a reason.',
   },
+  WORKFLOW_INVALID: {
+    status: 400,
+    doc: 'A workflow document does not follow the workflow schema of issue #10 (steps, parameters, references); the error names the document and lists every issue as a field path and a reason.',
+  },
+  WORKFLOW_NOT_FOUND: {
+    status: 400,
+    doc: 'A scheduler or a start names a workflow that resolves nowhere: not in the project, not in `_tenant`.',
+  },
   NAME_INVALID: {
     status: 400,
     doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..` (decisions §6).',

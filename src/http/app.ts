@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Runtime } from '../runtime/context.js';
+import type { WorkflowRunner } from '../runtime/workflow-runner.js';
 import { bearer } from './auth.js';
 import { sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
@@ -10,6 +11,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { resourceRoutes } from './routes/resources.js';
 import { schedulerRoutes } from './routes/schedulers.js';
 import { webRoutes } from './routes/web.js';
+import { workflowRoutes } from './routes/workflows.js';
 
 /** What the HTTP app needs besides the runtime. */
 export interface AppOptions {
@@ -18,6 +20,8 @@ export interface AppOptions {
   readonly loopRunning?: () => boolean;
   /** Largest request body, bytes (decisions §6: scheduler documents are at most 64 KiB). */
   readonly bodyLimit?: number;
+  /** Where workflow runs started through the API run: the worker's runner (absent: one of the API's own). */
+  readonly workflows?: WorkflowRunner;
 }
 
 /**
@@ -69,6 +73,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await healthRoutes(app, options);
   await schedulerRoutes(app, options);
   await resourceRoutes(app, options);
+  await workflowRoutes(app, options);
   await mcpRoutes(app, options);
   await webRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -8,6 +8,9 @@ import type { SchedulerDefinition } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
+import type { WorkflowDefinition } from '../workflows/definition.js';
+import { parseWorkflowDocument } from '../workflows/parse.js';
+import { workflowPath } from '../workflows/paths.js';
 
 /** A scheduler as it applies to one project after the cascade (spec §3). */
 export interface EffectiveScheduler {
@@ -16,8 +19,17 @@ export interface EffectiveScheduler {
   readonly document: StoredDocument;
   /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
   readonly runAs: string;
-  /** The recipe the target resolved to when the document was checked (project → `_tenant` → built-in). */
-  readonly recipe: RecipeDefinition;
+  /** A recipe target: the recipe it resolved to when checked (project → `_tenant` → built-in). */
+  readonly recipe?: RecipeDefinition | undefined;
+  /** A workflow target: the workflow it resolved to when checked (project → `_tenant`). */
+  readonly workflow?: WorkflowDefinition | undefined;
+}
+
+/** The recipe of a scheduler with a recipe target (checked when it was loaded). */
+export function recipeOf(scheduler: EffectiveScheduler): RecipeDefinition {
+  if (scheduler.recipe === undefined)
+    throw new Error(`scheduler ${scheduler.document.path} has no recipe target`);
+  return scheduler.recipe;
 }
 
 /** A scheduler document that could not be loaded, with every reason. */
@@ -31,6 +43,39 @@ export interface LoadFailure {
   readonly createdBy: string;
   readonly message: string;
   readonly issues: readonly ValidationIssue[];
+}
+
+/**
+ * The workflow document `name` for a project: the project's own, else `_tenant`'s (decisions §2).
+ *
+ * @throws UrsaError `WORKFLOW_NOT_FOUND` when neither has it; `WORKFLOW_INVALID` when it is broken.
+ */
+export async function findWorkflow(
+  repos: Repositories,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<{ definition: WorkflowDefinition; document: StoredDocument }> {
+  const path = workflowPath(name);
+  const document =
+    (await repos.documents.get({ tenant, project, path })) ??
+    (project === TENANT_PROJECT
+      ? undefined
+      : await repos.documents.get({ tenant, project: TENANT_PROJECT, path }));
+  if (document === undefined)
+    throw new UrsaError(
+      'WORKFLOW_NOT_FOUND',
+      `${JSON.stringify(name)} is not a workflow of project ${project} or of _tenant`,
+      {
+        field: 'workflow',
+        value: name,
+      },
+    );
+  const definition = parseWorkflowDocument(document.body, {
+    name,
+    path: `${document.project}/${document.path}`,
+  });
+  return { definition, document };
 }
 
 /** Recipe lookup for a (tenant, project): project → `_tenant` → built-in (decisions §2). */
@@ -73,7 +118,12 @@ export async function checkScheduler(
   document: StoredDocument,
   /** A user known to exist without looking (the caller of a write, whom the write registers). */
   knownUser?: string,
-): Promise<{ definition: SchedulerDefinition; runAs: string; recipe: RecipeDefinition }> {
+): Promise<{
+  definition: SchedulerDefinition;
+  runAs: string;
+  recipe?: RecipeDefinition | undefined;
+  workflow?: WorkflowDefinition | undefined;
+}> {
   const source = `${document.project}/${document.path}`;
   const refuse = (
     code: 'RECIPE_NOT_FOUND' | 'USER_NOT_FOUND' | 'SCHEDULER_INVALID',
@@ -88,13 +138,26 @@ export async function checkScheduler(
     });
   const name = schedulerNameFromPath(document.path);
   const definition = parseSchedulerDocument(document.body, { name, path: source });
+  const runAs = definition.runAs ?? document.createdBy;
+  const checkUser = async () => {
+    if (runAs !== knownUser && (await repos.users.get(document.tenant, runAs)) === undefined) {
+      throw refuse(
+        'USER_NOT_FOUND',
+        'runAs',
+        runAs,
+        `no user ${JSON.stringify(runAs)} in tenant ${document.tenant} (add one with apply --as, or name an existing user)`,
+      );
+    }
+  };
   if (definition.target.kind === 'workflow') {
-    throw refuse(
-      'SCHEDULER_INVALID',
-      'workflow',
+    const { definition: workflow } = await findWorkflow(
+      repos,
+      document.tenant,
+      project,
       definition.target.workflow,
-      'workflow targets are not supported by this version of Ursa',
     );
+    await checkUser();
+    return { definition, runAs, workflow };
   }
   const recipeName = definition.target.recipe;
   const recipe = await findRecipe(repos, document.tenant, project, recipeName);
@@ -106,15 +169,7 @@ export async function checkScheduler(
       `${JSON.stringify(recipeName)} is not a recipe of project ${project}, of _tenant, or built in`,
     );
   }
-  const runAs = definition.runAs ?? document.createdBy;
-  if (runAs !== knownUser && (await repos.users.get(document.tenant, runAs)) === undefined) {
-    throw refuse(
-      'USER_NOT_FOUND',
-      'runAs',
-      runAs,
-      `no user ${JSON.stringify(runAs)} in tenant ${document.tenant} (add one with apply --as, or name an existing user)`,
-    );
-  }
+  await checkUser();
   return { definition, runAs, recipe };
 }
 

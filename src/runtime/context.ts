@@ -12,6 +12,8 @@ export interface RuntimeSettings {
   readonly runLogRetentionDays: number;
   /** How long a stop waits for running processes before stopping them, milliseconds. */
   readonly shutdownGraceMs: number;
+  /** Whether schedulers may start workflow runs (decisions §2 `workflows`); absent means true. */
+  readonly workflowsEnabled?: boolean;
 }
 
 /** Everything the imperative shell of the scheduler needs, injected once. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EngineResult } from '../engines/engine.js';
+import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
@@ -7,12 +8,14 @@ import { ACTIVE_STATUSES, type NewProcess, processRow } from '../store/processes
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
+import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
 import { Batcher } from './batcher.js';
-import { type EffectiveScheduler, loadProjectSchedulers } from './catalog.js';
+import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { absorbedBy, feedLineOf, RunRecorder } from './recorder.js';
+import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
 
@@ -33,8 +36,8 @@ function processOf(
     tenant: run.tenant,
     project: run.project,
     sessionId: run.sessionId as string,
-    recipe: scheduler.recipe.name,
-    engine: scheduler.recipe.engine,
+    recipe: recipeOf(scheduler).name,
+    engine: recipeOf(scheduler).engine,
     status,
     ownerUser: run.runAs,
     triggerOrigin: {
@@ -92,11 +95,12 @@ function projectKey(run: Pick<Run, 'tenant' | 'project'>): string {
   return `${run.tenant}\u0000${run.project}`;
 }
 
-/** A run whose engine returned, as it ends, with what the engine said. */
+/** A run as it ends, with what its engine said (a recipe target) or its workflow run (a workflow target). */
 interface Ended {
   readonly run: Run;
-  readonly result: EngineResult;
   readonly scheduler: EffectiveScheduler;
+  readonly result?: EngineResult;
+  readonly workflowRun?: WorkflowRun | undefined;
 }
 
 interface Running {
@@ -122,6 +126,8 @@ export class Executor {
   readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
+  /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
+  readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
 
   constructor(
@@ -137,6 +143,7 @@ export class Executor {
     },
   ) {
     this.recorder = new RunRecorder(rt);
+    this.workflows = new WorkflowRunner(rt, workerId);
   }
 
   /** How many processes this executor is running now. */
@@ -167,7 +174,7 @@ export class Executor {
       const batchable =
         this.faults.beforeSpawn === undefined &&
         definition.trigger.kind === 'cron' &&
-        definition.target.kind === 'recipe' &&
+        recipe !== undefined &&
         this.rt.engines.get(recipe.engine) !== undefined;
       if (batchable) {
         this.#inflight.add(item.run.correlationId);
@@ -235,7 +242,7 @@ export class Executor {
           startedAt: at,
         },
         scheduler,
-        params: mergeParams(scheduler.recipe.params, scheduler.definition.params),
+        params: mergeParams(recipeOf(scheduler).params, scheduler.definition.params),
       }));
       outcomes = await repos.lanes.startMany(
         started.map(({ run, scheduler }) => ({
@@ -420,6 +427,7 @@ export class Executor {
   /** Stops every process this executor runs (its lease was lost). */
   stopAll(reason: string): void {
     for (const { controller } of this.#running.values()) controller.abort(reason);
+    void this.workflows.stopAll(reason);
   }
 
   /** Whether this executor runs the process now. */
@@ -453,6 +461,7 @@ export class Executor {
     clearTimeout(timer);
     this.#stopped.abort();
     for (const { controller } of this.#running.values()) controller.abort('shutdown');
+    await this.workflows.stopAll('shutdown');
     await this.settled();
   }
 
@@ -502,14 +511,12 @@ export class Executor {
   async #dispatch(held: Run, scheduler: EffectiveScheduler): Promise<void> {
     const { repos, clock } = this.rt;
     const { definition } = scheduler;
-    const session = await repos.sessions.systemSession(
-      held.tenant,
-      held.project,
-      held.name,
-      held.runAs,
-      clock.now(),
-    );
-    const processId = `proc_${randomUUID()}`;
+    // A workflow run has no scheduler session and no process of its own (spec §4.2).
+    const workflow = definition.target.kind === 'workflow';
+    const session = workflow
+      ? undefined
+      : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
+    const processId = workflow ? null : `proc_${randomUUID()}`;
     const at = clock.now();
     const { decision, active } = await repos.lanes.admit({
       key: held,
@@ -517,7 +524,7 @@ export class Executor {
       workerId: held.workerId,
       policy: definition.overlap,
       oneShot: definition.trigger.kind === 'at',
-      start: { sessionId: session.id, processId, at },
+      start: { sessionId: session?.id ?? null, processId, at },
     });
     switch (decision) {
       case 'lost':
@@ -535,6 +542,9 @@ export class Executor {
       case 'cancel': {
         await this.recorder.writeRunLog({ ...held, state: 'queued' }, undefined, scheduler);
         if (decision === 'cancel' && active?.processId) this.stopLocal(active.processId, 'scheduler-overlap');
+        // The active run is a workflow run: its running step is stopped, wherever it runs.
+        if (decision === 'cancel' && active !== undefined && active.processId === null)
+          await repos.workflowRuns.requestStopFor(active.correlationId, at);
         this.rt.log.info(
           { scheduler: held.name, correlationId: held.correlationId, decision },
           'run waiting for its lane',
@@ -544,11 +554,16 @@ export class Executor {
           await this.promoteWaiting(held, scheduler);
         return;
       }
-      case 'start':
-        await this.#run(
-          { ...held, state: 'started', sessionId: session.id, processId, startedAt: at },
-          scheduler,
-        );
+      case 'start': {
+        const started: Run = {
+          ...held,
+          state: 'started',
+          sessionId: session?.id ?? null,
+          processId,
+          startedAt: at,
+        };
+        await (workflow ? this.#runWorkflow(started, scheduler) : this.#run(started, scheduler));
+      }
     }
   }
 
@@ -556,7 +571,7 @@ export class Executor {
     const { repos, clock } = this.rt;
     const { definition } = scheduler;
     const processId = started.processId as string;
-    const params = mergeParams(scheduler.recipe.params, definition.params);
+    const params = mergeParams(recipeOf(scheduler).params, definition.params);
     await repos.processes.create(processOf(started, scheduler, params, 'ready'));
     // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
     // request found no row to mark, so look for the waiting run now.
@@ -579,6 +594,115 @@ export class Executor {
   }
 
   /**
+   * A started run of a workflow target (spec §4.2): starts the workflow run with the scheduler's
+   * params as its parameters (`initialMessage` is not used), writes the START line with the
+   * `workflowRunId`, and holds the scheduler's lane until the workflow run ends; the END line and
+   * the run log follow it to its end. Switched off by the operator (`workflows: false`), or a
+   * workflow that cannot start: the run ends failed with the reason.
+   */
+  async #runWorkflow(started: Run, scheduler: EffectiveScheduler): Promise<void> {
+    const { definition } = scheduler;
+    const target = definition.target as { readonly kind: 'workflow'; readonly workflow: string };
+    let handle: StartedWorkflow | undefined;
+    let refusal: string | undefined;
+    if (this.rt.settings.workflowsEnabled === false) {
+      refusal = 'workflows are switched off by the operator (workflows: false)';
+    } else {
+      try {
+        handle = await this.workflows.start(
+          started.tenant,
+          started.project,
+          target.workflow,
+          definition.params,
+          started.runAs,
+          started.correlationId,
+        );
+      } catch (error) {
+        if (!(error instanceof UrsaError)) throw error;
+        refusal = `workflow ${target.workflow} cannot start: ${error.message}`;
+      }
+    }
+    if (handle === undefined) {
+      const now = this.rt.clock.now();
+      const ended: Run = {
+        ...started,
+        state: 'ended',
+        outcome: 'failed',
+        reason: refusal ?? null,
+        endedAt: now,
+      };
+      const values = { state: 'ended', outcome: 'failed', reason: ended.reason, ended_at: now } as const;
+      if (await this.rt.repos.runs.transition(started.correlationId, 'started', values, started.workerId)) {
+        await this.recorder.recordFailed(ended, { reason: ended.reason });
+        await this.promoteWaiting(ended, scheduler);
+      }
+      return;
+    }
+    const workflowRunId = handle.run.id;
+    await this.recorder.appendLine(started, 'START', started.startedAt as number, 'pending', {
+      workflowRunId,
+      workflow: target.workflow,
+      runAs: started.runAs,
+    });
+    await this.recorder.writeRunLog(started, undefined, scheduler, handle.run);
+    if (definition.trigger.kind === 'at') await this.#oneShotStarted(started, scheduler);
+    const { status, reason } = await handle.done;
+    const outcome = status === 'completed' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
+    const run: Run = { ...started, state: 'ended', outcome, reason, endedAt: this.rt.clock.now() };
+    const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
+    if (!(await this.#ends.add({ run, scheduler, workflowRun }))) return;
+    this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
+    if (outcome === 'failed') await this.recorder.notifyFailed(run, run.endedAt as number);
+    await this.promoteWaiting(run, scheduler);
+  }
+
+  /**
+   * A one-shot's bookkeeping once it started (spec §10a order: spawn, then the fired marker, then
+   * the trash — a crash between any two heals at the next refresh instead of running it again),
+   * and an inbox item when it started later than the misfire threshold (spec §12).
+   */
+  async #oneShotStarted(started: Run, scheduler: EffectiveScheduler): Promise<void> {
+    const { repos, clock, settings } = this.rt;
+    const { definition } = scheduler;
+    if (definition.trigger.kind !== 'at') return;
+    const startedAt = started.startedAt as number;
+    // Spec §10a order: spawn, then the fired marker, then the trash — a crash between any two
+    // heals at the next refresh instead of running the one-shot again.
+    await this.faults.afterSpawn?.(started);
+    await repos.projects.markFired(
+      started.tenant,
+      started.project,
+      started.name,
+      definition.trigger.instant,
+      started.correlationId,
+      clock.now(),
+    );
+    await this.faults.afterMarker?.(started);
+    if (scheduler.source === 'project') {
+      // A spawned one-shot leaves the scheduler prefix (spec §10a); its history stays in the feed.
+      await repos.documents.trash(
+        { tenant: started.tenant, project: started.project, path: schedulerPath(started.name) },
+        clock.now(),
+      );
+    }
+    const lateMs = startedAt - started.scheduledFor;
+    if (lateMs > settings.misfireThresholdMs) {
+      await repos.inbox.add({
+        tenant: started.tenant,
+        user: started.runAs,
+        kind: 'one-shot-late',
+        title: `${started.name} ran ${Math.round(lateMs / 60_000)} minutes late`,
+        body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)} (spec §12).`,
+        project: started.project,
+        scheduler: started.name,
+        correlationId: started.correlationId,
+        logPath: started.logPath,
+        createdAt: startedAt,
+      });
+    }
+  }
+
+  /**
    * A started run from its START line on: the engine, one-shot bookkeeping, and the end (process,
    * run, END line, run log, the lane's next run). `controller` is set when the run was registered
    * here by a batch start, whose process row and START line `recorded` writes meanwhile.
@@ -590,7 +714,7 @@ export class Executor {
     controller: AbortController | undefined,
     recorded?: Promise<unknown>,
   ): Promise<void> {
-    const { repos, clock, log, settings } = this.rt;
+    const { clock, log } = this.rt;
     const { definition } = scheduler;
     const processId = started.processId as string;
     const startedAt = started.startedAt as number;
@@ -610,42 +734,7 @@ export class Executor {
       },
       'run started',
     );
-    if (definition.trigger.kind === 'at') {
-      // Spec §10a order: spawn, then the fired marker, then the trash — a crash between any two
-      // heals at the next refresh instead of running the one-shot again.
-      await this.faults.afterSpawn?.(started);
-      await repos.projects.markFired(
-        started.tenant,
-        started.project,
-        started.name,
-        definition.trigger.instant,
-        started.correlationId,
-        clock.now(),
-      );
-      await this.faults.afterMarker?.(started);
-      if (scheduler.source === 'project') {
-        // A spawned one-shot leaves the scheduler prefix (spec §10a); its history stays in the feed.
-        await repos.documents.trash(
-          { tenant: started.tenant, project: started.project, path: schedulerPath(started.name) },
-          clock.now(),
-        );
-      }
-      const lateMs = startedAt - started.scheduledFor;
-      if (lateMs > settings.misfireThresholdMs) {
-        await repos.inbox.add({
-          tenant: started.tenant,
-          user: started.runAs,
-          kind: 'one-shot-late',
-          title: `${started.name} ran ${Math.round(lateMs / 60_000)} minutes late`,
-          body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)} (spec §12).`,
-          project: started.project,
-          scheduler: started.name,
-          correlationId: started.correlationId,
-          logPath: started.logPath,
-          createdAt: startedAt,
-        });
-      }
-    }
+    if (definition.trigger.kind === 'at') await this.#oneShotStarted(started, scheduler);
 
     const result = await running;
     const endedAt = clock.now();
@@ -655,7 +744,7 @@ export class Executor {
     // Its process row and START line first (a batch writes them while the engines run).
     await recorded;
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
-    if (!(await this.#ends.add({ run, result, scheduler }))) return;
+    if (!(await this.#ends.add({ run, scheduler, result }))) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
     log.info(
       {
@@ -683,29 +772,45 @@ export class Executor {
     }
     const now = this.rt.clock.now();
     const ended = await this.rt.repos.runs.endMany(
-      ends.map(({ run, result, scheduler }) => {
+      ends.map(({ run, result, scheduler, workflowRun }) => {
         const endedAt = run.endedAt as number;
-        const process = {
-          id: run.processId as string,
-          status: result.status,
-          endedAt,
-          exitCode: result.exitCode ?? null,
-          reason: run.reason,
-          outputTail: result.output ?? null,
-          errorTail: result.errorOutput ?? null,
-        };
+        const process =
+          result === undefined
+            ? undefined
+            : {
+                id: run.processId as string,
+                status: result.status,
+                endedAt,
+                exitCode: result.exitCode ?? null,
+                reason: run.reason,
+                outputTail: result.output ?? null,
+                errorTail: result.errorOutput ?? null,
+              };
+        const details =
+          workflowRun === undefined
+            ? {
+                processId: run.processId,
+                durationMs: endedAt - (run.startedAt as number),
+                exitCode: process?.exitCode ?? null,
+                reason: run.reason,
+              }
+            : {
+                workflowRunId: workflowRun.id,
+                durationMs: endedAt - (run.startedAt as number),
+                reason: run.reason,
+              };
         return {
           run,
           process,
-          line: feedRow(
-            feedLineOf(run, 'END', endedAt, run.outcome, {
-              processId: run.processId,
-              durationMs: endedAt - (run.startedAt as number),
-              exitCode: process.exitCode,
-              reason: run.reason,
-            }),
+          line: feedRow(feedLineOf(run, 'END', endedAt, run.outcome, details)),
+          log: this.recorder.runLogRow(
+            run,
+            scheduler,
+            retention.get(projectKey(run)) ?? -1,
+            now,
+            process,
+            workflowRun,
           ),
-          log: this.recorder.runLogRow(run, scheduler, retention.get(projectKey(run)) ?? -1, now, process),
         };
       }),
     );
@@ -720,7 +825,7 @@ export class Executor {
   ): Promise<EngineResult> {
     const { repos, clock } = this.rt;
     const processId = run.processId as string;
-    const { recipe } = scheduler;
+    const recipe = recipeOf(scheduler);
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
       this.#running.delete(run.correlationId);

@@ -4,6 +4,7 @@ import { runLogRetentionDays } from '../service/settings.js';
 import type { FeedLine } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
@@ -97,13 +98,18 @@ export class RunRecorder {
    * resolved afresh on every write (project → `_tenant` → operator config), so a changed setting
    * applies from the next lifecycle event.
    */
-  async writeRunLog(run: Run, process?: ProcessRecord, scheduler?: EffectiveScheduler): Promise<void> {
+  async writeRunLog(
+    run: Run,
+    process?: ProcessRecord,
+    scheduler?: EffectiveScheduler,
+    workflowRun?: WorkflowRun,
+  ): Promise<void> {
     const days = await this.retentionDays(run.tenant, run.project);
     const now = this.rt.clock.now();
     if (days < 0) return;
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
-      renderRunLog(run, process, absorbedBy(run, scheduler)),
+      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
       'ursa',
       now,
       expiryOf(days, now),
@@ -124,13 +130,20 @@ export class RunRecorder {
    * @param days the project's retention ({@link retentionDays}).
    * @param now UTC ms: the document's creation instant.
    */
-  runLogRow(run: Run, scheduler: EffectiveScheduler, days: number, now: number, process?: RunLogProcess) {
+  runLogRow(
+    run: Run,
+    scheduler: EffectiveScheduler,
+    days: number,
+    now: number,
+    process?: RunLogProcess,
+    workflowRun?: WorkflowRun,
+  ) {
     if (days < 0) return undefined;
     return {
       tenant: run.tenant,
       project: run.project,
       path: run.logPath,
-      body: renderRunLog(run, process, absorbedBy(run, scheduler)),
+      body: renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
       created_by: 'ursa',
       version: 1,
       created_at: now,

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
 
 /** Where run logs live (spec §9a). */
@@ -38,7 +39,13 @@ export type RunLogProcess = Pick<ProcessRecord, 'exitCode' | 'outputTail' | 'err
  * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
  * document always says the latest state; `pending` until the run ends.
  */
-export function renderRunLog(run: Run, process: RunLogProcess | undefined, absorbed?: Absorbed): string {
+export function renderRunLog(
+  run: Run,
+  process: RunLogProcess | undefined,
+  absorbed?: Absorbed,
+  /** The workflow run a workflow target started (spec §4.2), as it stands. */
+  workflowRun?: WorkflowRun,
+): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, unknown> = {
     kind: 'scheduler-log',
@@ -61,6 +68,7 @@ export function renderRunLog(run: Run, process: RunLogProcess | undefined, absor
     if (absorbed !== undefined)
       front.absorbed = absorbed.capped ? `more than ${absorbed.count}` : absorbed.count;
   }
+  if (workflowRun !== undefined) front.workflowRunId = workflowRun.id;
   if (run.reason !== null) front.reason = run.reason;
   if (process?.exitCode !== null && process?.exitCode !== undefined) front.exitCode = process.exitCode;
 
@@ -106,6 +114,11 @@ export function renderRunLog(run: Run, process: RunLogProcess | undefined, absor
   }
   if (run.endedAt !== null) {
     lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);
+  }
+  if (workflowRun !== undefined) {
+    lines.push('', `## Workflow run ${workflowRun.id} (${workflowRun.workflow}): ${workflowRun.status}`, '');
+    for (const step of workflowRun.steps)
+      lines.push(`- ${step.name} (${step.recipe}): ${step.status}${step.reason ? ` — ${step.reason}` : ''}`);
   }
   if (process?.outputTail) lines.push('', '## Output', '', FENCE, process.outputTail.trimEnd(), FENCE);
   if (process?.errorTail) lines.push('', '## Error output', '', FENCE, process.errorTail.trimEnd(), FENCE);

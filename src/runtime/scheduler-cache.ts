@@ -3,6 +3,7 @@ import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js'
 import { type DocumentKey, documentKeyString, TENANT_PROJECT } from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
 import { type ScheduleState, schedulerKeyString } from '../store/schedules.js';
+import { workflowPath } from '../workflows/paths.js';
 import { checkScheduler, type EffectiveScheduler } from './catalog.js';
 
 interface Entry {
@@ -16,9 +17,8 @@ function schedulerDocument(state: ScheduleState): DocumentKey {
   return { tenant: state.tenant, project, path: schedulerPath(state.name) };
 }
 
-/** Where a recipe of a (tenant, project) can come from: the project, then `_tenant` (decisions §2). */
-function recipeDocuments(tenant: string, project: string, recipe: string): DocumentKey[] {
-  const path = recipePath(recipe);
+/** Where a recipe or workflow of a (tenant, project) can come from: the project, then `_tenant` (decisions §2). */
+function candidates(tenant: string, project: string, path: string): DocumentKey[] {
   return project === TENANT_PROJECT
     ? [{ tenant, project, path }]
     : [
@@ -30,7 +30,7 @@ function recipeDocuments(tenant: string, project: string, recipe: string): Docum
 /**
  * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
  * (issue #4). An entry is used only while every document it was checked from — the scheduler
- * document and the documents its recipe could resolve to — has the stamp (row and version) it
+ * document and the documents its recipe or workflow could resolve to — has the stamp (row and version) it
  * had then; one query per tick reads the stamps for the whole due batch. Stamps are
  * read before the documents, so a change racing a fill only costs one more fill.
  */
@@ -72,15 +72,17 @@ export class SchedulerCache {
     const document = await this.repos.documents.get(documentKey);
     if (document === undefined || document.version !== state.documentVersion) return undefined;
     try {
-      // Parsed once for the recipe's name, so that its documents' stamps are read before
+      // Parsed once for the target's name, so that its documents' stamps are read before
       // checkScheduler reads the documents themselves.
       const { target } = parseSchedulerDocument(document.body, {
         name: state.name,
         path: `${document.project}/${document.path}`,
       });
-      const recipeKeys =
-        target.kind === 'recipe' ? recipeDocuments(state.tenant, state.project, target.recipe) : [];
-      const sources = [documentKey, ...recipeKeys];
+      const targetKeys =
+        target.kind === 'recipe'
+          ? candidates(state.tenant, state.project, recipePath(target.recipe))
+          : candidates(state.tenant, state.project, workflowPath(target.workflow));
+      const sources = [documentKey, ...targetKeys];
       const stamps = await this.repos.documents.stamps(sources);
       const scheduler: EffectiveScheduler = {
         ...(await checkScheduler(this.repos, state.project, document)),

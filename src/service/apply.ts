@@ -8,6 +8,8 @@ import type { Runtime } from '../runtime/context.js';
 import { refreshProject } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
 import type { StoredDocument } from '../store/documents.js';
+import { parseWorkflowDocument } from '../workflows/parse.js';
+import { WORKFLOW_PREFIX } from '../workflows/paths.js';
 
 /** What happened to one file of an apply. */
 export interface ApplyEntry {
@@ -34,8 +36,9 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
 
 /**
  * Loads the `*.yaml` files of a folder laid out like a project (`_vance/recipes/…`,
- * `_vance/scheduler/…`) into (tenant, project), as user `by`. Every document is validated; the
- * valid ones are written (recipes first, so schedulers can name them) and the broken ones are
+ * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as user `by`. Every
+ * document is validated; the valid ones are written (recipes and workflows first, so schedulers
+ * can name them) and the broken ones are
  * reported, each with its field paths — one broken document never stops the others. Ends with a
  * refresh of the project (spec §8).
  *
@@ -59,22 +62,28 @@ export async function applyDirectory(
   const files = yamlFiles(dir).map((file) => ({ file, path: relative(dir, file).split(sep).join('/') }));
   const entries: ApplyEntry[] = [];
   const recipes = files.filter((f) => f.path.startsWith(RECIPE_PREFIX));
+  const workflows = files.filter((f) => f.path.startsWith(WORKFLOW_PREFIX));
   const schedulers = files.filter((f) => f.path.startsWith(SCHEDULER_PREFIX));
   for (const f of files) {
-    if (!recipes.includes(f) && !schedulers.includes(f)) {
+    if (!recipes.includes(f) && !workflows.includes(f) && !schedulers.includes(f)) {
       entries.push({
         path: f.path,
         status: 'ignored',
-        message: `not under ${RECIPE_PREFIX} or ${SCHEDULER_PREFIX}`,
+        message: `not under ${RECIPE_PREFIX}, ${WORKFLOW_PREFIX} or ${SCHEDULER_PREFIX}`,
       });
     }
   }
-  for (const { file, path } of recipes) {
+  // Recipes, then workflows (their steps name recipes), then schedulers (they name either).
+  const parse = (prefix: string, path: string, body: string) => {
+    const name = path.slice(prefix.length, -'.yaml'.length);
+    validateName(name);
+    if (prefix === RECIPE_PREFIX) parseRecipeDocument(body, { name, path, source: 'project' });
+    else parseWorkflowDocument(body, { name, path });
+  };
+  for (const { file, path } of [...recipes, ...workflows]) {
     const body = readFileSync(file, 'utf8');
-    const name = path.slice(RECIPE_PREFIX.length, -'.yaml'.length);
     try {
-      validateName(name);
-      parseRecipeDocument(body, { name, path, source: 'project' });
+      parse(recipes.some((r) => r.path === path) ? RECIPE_PREFIX : WORKFLOW_PREFIX, path, body);
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;
       entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });

@@ -22,6 +22,10 @@ export interface SetResult {
   readonly filledTimezone: string | undefined;
 }
 
+/** The warning of a write of a workflow scheduler while the operator switched workflows off (issue #10). */
+export const WORKFLOWS_OFF_WARNING =
+  'workflows are switched off by the operator (workflows: false): each fire of this scheduler will be recorded as failed';
+
 export const TENANT_WRITE_WARNING =
   'a scheduler in _tenant fires only in active projects (those with scheduler documents of their own or pinned with lifecycleType PERMANENT), never in sleeping ones (spec §3)';
 
@@ -108,10 +112,12 @@ export async function setScheduler(
     expiresAt: null,
   };
   // A tenant scheduler is checked as it would run: its recipe must resolve from _tenant or built in.
-  await checkScheduler(repos, caller.project, candidate, caller.user);
+  const checked = await checkScheduler(repos, caller.project, candidate, caller.user);
   await repos.users.ensure(caller.tenant, caller.user, now);
   const { created, version } = await repos.documents.put(key, body, caller.user, now);
   const warnings: string[] = [];
+  if (checked.workflow !== undefined && rt.settings.workflowsEnabled === false)
+    warnings.push(WORKFLOWS_OFF_WARNING);
   if (caller.project === TENANT_PROJECT) {
     warnings.push(TENANT_WRITE_WARNING);
     rt.log.warn({ tenant: caller.tenant, scheduler: name }, TENANT_WRITE_WARNING);

@@ -53,6 +53,7 @@ import { Settings } from './settings.js';
 import { Tokens } from './tokens.js';
 import { Users } from './users.js';
 import { Workers } from './workers.js';
+import { WorkflowRuns } from './workflow-runs.js';
 
 /** Every repository over one store. */
 export interface Repositories {
@@ -70,6 +71,7 @@ export interface Repositories {
   readonly users: Users;
   readonly workers: Workers;
   readonly inbox: Inbox;
+  readonly workflowRuns: WorkflowRuns;
 }
 
 export function repositories(store: Store): Repositories {
@@ -88,5 +90,6 @@ export function repositories(store: Store): Repositories {
     users: new Users(store),
     workers: new Workers(store),
     inbox: new Inbox(store),
+    workflowRuns: new WorkflowRuns(store),
   };
 }

@@ -14,7 +14,11 @@ export interface LaneRequest {
   readonly policy: OverlapPolicy;
   readonly oneShot: boolean;
   /** Written when the run starts: the session and process it starts in, and the instant (UTC ms). */
-  readonly start: { readonly sessionId: string; readonly processId: string; readonly at: number };
+  readonly start: {
+    readonly sessionId: string | null;
+    readonly processId: string | null;
+    readonly at: number;
+  };
 }
 
 /** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */

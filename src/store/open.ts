@@ -12,6 +12,7 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  sql,
 } from 'kysely';
 import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
@@ -118,8 +119,9 @@ function openSqlite(path: string): Store {
         changes.off('change', listener);
       };
     },
+    // Through Kysely, which holds the one connection: never inside another caller's transaction.
     checkpoint: async () => {
-      database.pragma('wal_checkpoint(PASSIVE)');
+      await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
     },
     close: () => db.destroy(),
   };

@@ -25,7 +25,8 @@ export interface TriggerOrigin {
   readonly source: string;
   readonly scheduledFor: number;
   readonly correlationId: string;
-  readonly trigger: 'cron' | 'at' | 'manual';
+  /** How the scheduler run was triggered, or `workflow` for a step of a workflow run (issue #10). */
+  readonly trigger: 'cron' | 'at' | 'manual' | 'workflow';
 }
 
 /** A process. Instants are UTC epoch ms. */

@@ -12,10 +12,10 @@ import { valuesList } from './values.js';
  */
 export interface RunEnd {
   readonly run: Run;
-  readonly process: Pick<
-    ProcessRecord,
-    'id' | 'status' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'
-  >;
+  /** Absent for a run without a process of its own (a workflow target). */
+  readonly process:
+    | Pick<ProcessRecord, 'id' | 'status' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'>
+    | undefined;
   readonly line: Insertable<FeedTable>;
   readonly log: Insertable<DocumentsTable> | undefined;
 }
@@ -247,24 +247,18 @@ export class Runs {
   async endMany(ends: readonly RunEnd[]): Promise<Set<string>> {
     if (ends.length === 0) return new Set();
     return this.store.db.transaction().execute(async (trx) => {
-      const processes = valuesList(
-        ends.map(({ process: p }) => [
-          p.id,
-          p.status,
-          p.endedAt,
-          p.exitCode,
-          p.reason,
-          p.outputTail,
-          p.errorTail,
-        ]),
-        ['text', 'text', 'bigint', 'bigint', 'text', 'text', 'text'],
+      const finals = ends.flatMap(({ process: p }) =>
+        p === undefined ? [] : [[p.id, p.status, p.endedAt, p.exitCode, p.reason, p.outputTail, p.errorTail]],
       );
-      await sql`
-        update processes
-        set status = v.column2, ended_at = v.column3, exit_code = v.column4, reason = v.column5,
-          output_tail = v.column6, error_tail = v.column7
-        from ${processes} as v
-        where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
+      if (finals.length > 0) {
+        const processes = valuesList(finals, ['text', 'text', 'bigint', 'bigint', 'text', 'text', 'text']);
+        await sql`
+          update processes
+          set status = v.column2, ended_at = v.column3, exit_code = v.column4, reason = v.column5,
+            output_tail = v.column6, error_tail = v.column7
+          from ${processes} as v
+          where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
+      }
       const runs = valuesList(
         ends.map(({ run }) => [run.correlationId, run.outcome, run.reason, run.endedAt, run.workerId]),
         ['text', 'text', 'text', 'bigint', 'text'],

@@ -88,6 +88,49 @@ export class Sessions {
   }
 
   /**
+   * Creates a system session that belongs to no scheduler (a workflow run's `_magrathea_<runId>`,
+   * issue #10), owned by `owner`. `now` is UTC ms.
+   *
+   * @throws the store's unique violation when (tenant, project, name) exists.
+   */
+  async createSystem(
+    tenant: string,
+    project: string,
+    name: string,
+    owner: string,
+    now: number,
+  ): Promise<Session> {
+    const session: Session = {
+      id: `sess_${randomUUID()}`,
+      tenant,
+      project,
+      name,
+      ownerUser: owner,
+      system: true,
+      status: 'idle',
+      createdAt: now,
+      scheduler: null,
+      version: null,
+    };
+    await this.store.db
+      .insertInto('sessions')
+      .values({
+        id: session.id,
+        tenant,
+        project,
+        name,
+        owner_user: owner,
+        system: 1,
+        status: 'idle',
+        created_at: now,
+        scheduler: null,
+        version: null,
+      })
+      .execute();
+    return session;
+  }
+
+  /**
    * Creates, in one statement, the first system session (`_ursascheduler_<name>`, version 1,
    * spec §6) of each scheduler in `firsts` that has none yet, owned by its `runAs`; one that
    * exists (made meanwhile by another worker) is left alone. `now` is UTC ms.

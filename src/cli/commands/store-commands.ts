@@ -125,14 +125,14 @@ async function runWorker(
         );
       }
     }
+    const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
     if (http !== undefined) {
-      app = await http.buildApp({ rt, loopRunning: () => loopRunning });
+      app = await http.buildApp({ rt, loopRunning: () => loopRunning, workflows: worker.executor.workflows });
       const url = await listen(app, config.host, config.port);
       log.info({ url, docs: `${url}/docs` }, 'ursa http api listening');
       // After listening: a start that fails (a port in use) leaves no token behind.
       await ensureAdminToken(rt, io);
     }
-    const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
     await worker.start();
     loopRunning = true;
     log.info({ db: store.location, worker: worker.id }, 'ursa worker running');

@@ -233,7 +233,7 @@ export const processSchema = z.object({
     source: z.string(),
     scheduledFor: instant,
     correlationId: z.string(),
-    trigger: z.enum(['cron', 'at', 'manual']),
+    trigger: z.enum(['cron', 'at', 'manual', 'workflow']),
   }),
   params: z.record(z.string(), z.unknown()),
   initialMessage: z.string().nullable(),

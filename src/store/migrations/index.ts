@@ -6,6 +6,7 @@ import * as runSemantics from './0003-run-semantics.js';
 import * as lifecycle from './0004-lifecycle.js';
 import * as tokens from './0005-tokens.js';
 import * as indexes from './0006-indexes.js';
+import * as workflows from './0007-workflows.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -19,6 +20,7 @@ const ALL: Record<string, DialectMigration> = {
   '0004-lifecycle': lifecycle,
   '0005-tokens': tokens,
   '0006-indexes': indexes,
+  '0007-workflows': workflows,
 };
 
 /**

@@ -1,0 +1,272 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { UrsaError } from '../errors/index.js';
+import { mergeParams } from '../recipes/resolve.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
+import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
+import type { WorkflowDefinition } from '../workflows/definition.js';
+import { renderParams, type TemplateScope } from '../workflows/template.js';
+import { findRecipe, findWorkflow } from './catalog.js';
+import type { Runtime } from './context.js';
+
+/** How often a running step looks for a stop requested from another process, milliseconds. */
+const STOP_POLL_MS = 1000;
+
+/** A started workflow run: its record as started, and its end. */
+export interface StartedWorkflow {
+  readonly run: WorkflowRun;
+  /** Resolves with the final status and reason once the run ended; never rejects. */
+  readonly done: Promise<{
+    readonly status: Exclude<WorkflowRunStatus, 'running'>;
+    readonly reason: string | null;
+  }>;
+}
+
+/**
+ * The parameters of a start: the given ones over the workflow's defaults.
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` (field `params.<name>`) for a parameter the workflow does
+ *   not declare, or a declared one without default that is not given.
+ */
+export function workflowParams(
+  definition: WorkflowDefinition,
+  given: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  for (const name of Object.keys(given)) {
+    if (!(name in definition.parameters))
+      throw new UrsaError(
+        'ARGUMENT_INVALID',
+        `params.${name}: workflow ${definition.name} has no such parameter (it has: ${Object.keys(definition.parameters).join(', ') || 'none'})`,
+        { field: `params.${name}`, value: name },
+      );
+  }
+  const params: Record<string, unknown> = {};
+  for (const [name, fallback] of Object.entries(definition.parameters)) {
+    const value = given[name] ?? fallback;
+    if (value === null || value === undefined)
+      throw new UrsaError(
+        'ARGUMENT_INVALID',
+        `params.${name}: workflow ${definition.name} needs this parameter (it has no default)`,
+        { field: `params.${name}` },
+      );
+    params[name] = value;
+  }
+  return params;
+}
+
+/**
+ * Runs workflows (issue #10, spec §4.2): a start records the run with its document frozen and
+ * its steps pending, then runs the steps in order in this process, each as a process of its
+ * recipe in the session `_magrathea_<runId>`; a failed step fails the run and the steps after
+ * it are skipped; a stop (here, or requested from another process) stops the running step and
+ * cancels the run.
+ */
+export class WorkflowRunner {
+  readonly #running = new Map<string, AbortController>();
+  readonly #tasks = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly rt: Runtime,
+    /** The worker that runs the steps (null for a command-line start). */
+    private readonly workerId: string | null = null,
+  ) {}
+
+  /**
+   * Starts a run of workflow `name` in (tenant, project) as `runAs`, with `params` over the
+   * workflow's defaults; `correlationId` links it to the scheduler run that started it.
+   *
+   * @throws UrsaError `WORKFLOW_NOT_FOUND`, `WORKFLOW_INVALID`, `ARGUMENT_INVALID` (params); nothing
+   *   is recorded then.
+   */
+  async start(
+    tenant: string,
+    project: string,
+    name: string,
+    params: Readonly<Record<string, unknown>>,
+    runAs: string,
+    correlationId: string | null = null,
+  ): Promise<StartedWorkflow> {
+    const { repos, clock } = this.rt;
+    const { definition, document } = await findWorkflow(repos, tenant, project, name);
+    const resolved = workflowParams(definition, params);
+    const id = randomBytes(4).toString('hex');
+    const now = clock.now();
+    const session = await repos.sessions.createSystem(tenant, project, `_magrathea_${id}`, runAs, now);
+    await repos.workflowRuns.create(
+      {
+        id,
+        tenant,
+        project,
+        workflow: name,
+        params: resolved,
+        document: document.body,
+        runAs,
+        sessionId: session.id,
+        correlationId,
+        createdAt: now,
+        workerId: this.workerId,
+      },
+      definition.steps,
+    );
+    const run = (await repos.workflowRuns.get(tenant, id)) as WorkflowRun;
+    const controller = new AbortController();
+    this.#running.set(id, controller);
+    const done = this.#execute(run, definition, resolved, controller.signal).finally(() =>
+      this.#running.delete(id),
+    );
+    this.#tasks.add(done);
+    void done.finally(() => this.#tasks.delete(done));
+    return { run, done };
+  }
+
+  /** Stops a run running in this process (its current step); false when it does not run here. */
+  stopLocal(id: string, reason = 'stopped'): boolean {
+    const controller = this.#running.get(id);
+    controller?.abort(reason);
+    return controller !== undefined;
+  }
+
+  /** Stops every run of this process and waits for them to end (a worker's shutdown). */
+  async stopAll(reason: string): Promise<void> {
+    for (const controller of this.#running.values()) controller.abort(reason);
+    await Promise.all([...this.#tasks]);
+  }
+
+  async #execute(
+    run: WorkflowRun,
+    definition: WorkflowDefinition,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ status: Exclude<WorkflowRunStatus, 'running'>; reason: string | null }> {
+    const { repos, clock, log } = this.rt;
+    const scope: { params: Record<string, unknown>; steps: TemplateScope['steps'] } = { params, steps: {} };
+    const end = async (status: Exclude<WorkflowRunStatus, 'running'>, reason: string | null) => {
+      await repos.workflowRuns.end(run.id, status, reason, clock.now());
+      log.info({ workflowRunId: run.id, workflow: run.workflow, status, reason }, 'workflow run ended');
+      return { status, reason };
+    };
+    try {
+      for (const [position, step] of definition.steps.entries()) {
+        if (signal.aborted || (await repos.workflowRuns.stopRequested(run.id)))
+          return await end('cancelled', 'stopped');
+        const outcome = await this.#step(run, position, step, scope, signal);
+        if (outcome.status !== 'completed')
+          return await end(
+            outcome.status === 'cancelled' ? 'cancelled' : 'failed',
+            `step ${step.name}: ${outcome.reason}`,
+          );
+        scope.steps = { ...scope.steps, [step.name]: { output: outcome.output } };
+      }
+      return await end('completed', null);
+    } catch (error) {
+      // A store error mid-run: the run ends failed with a fixed reason; the detail goes to the log.
+      log.error({ err: error, workflowRunId: run.id }, 'workflow run failed');
+      return end('failed', 'internal error').catch(() => ({
+        status: 'failed' as const,
+        reason: 'internal error',
+      }));
+    }
+  }
+
+  async #step(
+    run: WorkflowRun,
+    position: number,
+    step: WorkflowDefinition['steps'][number],
+    scope: TemplateScope,
+    signal: AbortSignal,
+  ): Promise<{ status: 'completed' | 'failed' | 'cancelled'; reason: string; output: string }> {
+    const { repos, clock, engines } = this.rt;
+    const fail = async (reason: string) => {
+      await repos.workflowRuns.updateStep(run.id, position, {
+        status: 'failed',
+        reason,
+        ended_at: clock.now(),
+      });
+      return { status: 'failed' as const, reason, output: '' };
+    };
+    const recipe = await findRecipe(repos, run.tenant, run.project, step.recipe);
+    if (recipe === undefined) return fail(`recipe ${JSON.stringify(step.recipe)} not found`);
+    const engine = engines.get(recipe.engine);
+    if (engine === undefined) return fail(`engine ${JSON.stringify(recipe.engine)} is not registered`);
+    let params: Record<string, unknown>;
+    try {
+      params = mergeParams(recipe.params, renderParams(step.params, scope) as Record<string, unknown>);
+    } catch (error) {
+      return fail(`params: ${(error as Error).message}`);
+    }
+    const processId = `proc_${randomUUID()}`;
+    const startedAt = clock.now();
+    await repos.processes.create({
+      id: processId,
+      tenant: run.tenant,
+      project: run.project,
+      sessionId: run.sessionId,
+      recipe: recipe.name,
+      engine: recipe.engine,
+      status: 'running',
+      ownerUser: run.runAs,
+      triggerOrigin: {
+        source: `magrathea:${run.workflow}`,
+        scheduledFor: run.createdAt,
+        correlationId: run.correlationId ?? run.id,
+        trigger: 'workflow',
+      },
+      params,
+      initialMessage: step.initialMessage ?? null,
+      createdAt: startedAt,
+    });
+    await repos.workflowRuns.updateStep(run.id, position, {
+      status: 'running',
+      process_id: processId,
+      started_at: startedAt,
+    });
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal.reason ?? 'stopped');
+    signal.addEventListener('abort', abort, { once: true });
+    const poll = setInterval(() => {
+      repos.workflowRuns
+        .stopRequested(run.id)
+        .then((requested) => requested && controller.abort('stopped'))
+        .catch(() => {});
+    }, STOP_POLL_MS);
+    try {
+      const result = await engine.run({
+        processId,
+        recipe,
+        params,
+        initialMessage: step.initialMessage,
+        context: {
+          tenant: run.tenant,
+          project: run.project,
+          scheduler: run.workflow,
+          correlationId: run.correlationId ?? run.id,
+          scheduledFor: run.createdAt,
+          runAs: run.runAs,
+        },
+        signal: controller.signal,
+      });
+      const endedAt = clock.now();
+      const status =
+        result.status === 'done' ? 'completed' : result.status === 'stopped' ? 'cancelled' : 'failed';
+      const reason = result.reason ?? (status === 'completed' ? '' : status);
+      await repos.processes.transition(processId, ACTIVE_STATUSES, {
+        status: result.status,
+        ended_at: endedAt,
+        exit_code: result.exitCode ?? null,
+        reason: result.reason ?? null,
+        output_tail: result.output ?? null,
+        error_tail: result.errorOutput ?? null,
+      });
+      const output = result.output ?? '';
+      await repos.workflowRuns.updateStep(run.id, position, {
+        status,
+        output,
+        reason: result.reason ?? null,
+        ended_at: endedAt,
+      });
+      return { status, reason, output };
+    } finally {
+      clearInterval(poll);
+      signal.removeEventListener('abort', abort);
+    }
+  }
+}
