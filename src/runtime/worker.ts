@@ -209,6 +209,10 @@ export class Worker {
         reason: 'worker-lost',
       });
     }
+    // Workflow runs of dead workers end failed; the scheduler runs that held them ended above.
+    for (const id of await repos.workflowRuns.orphaned(live, 100)) {
+      if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
+    }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
     if (lost + resumed + retired.length > 0)

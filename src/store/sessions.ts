@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
 import { type SchedulerKey, schedulerKeyString } from './schedules.js';
@@ -33,6 +33,41 @@ function toSession(row: Selectable<SessionsTable>): Session {
     createdAt: Number(row.created_at),
     scheduler: row.scheduler,
     version: row.version === null ? null : Number(row.version),
+  };
+}
+
+/** A new idle system session (`scheduler`/`version` null for one of no scheduler); `now` is UTC ms. */
+function newSystemSession(
+  key: { tenant: string; project: string; name: string },
+  owner: string,
+  now: number,
+  scheduler: string | null = null,
+  version: number | null = null,
+): Session {
+  return {
+    id: `sess_${randomUUID()}`,
+    ...key,
+    ownerUser: owner,
+    system: true,
+    status: 'idle',
+    createdAt: now,
+    scheduler,
+    version,
+  };
+}
+
+function sessionRow(session: Session): Insertable<SessionsTable> {
+  return {
+    id: session.id,
+    tenant: session.tenant,
+    project: session.project,
+    name: session.name,
+    owner_user: session.ownerUser,
+    system: session.system ? 1 : 0,
+    status: session.status,
+    created_at: session.createdAt,
+    scheduler: session.scheduler,
+    version: session.version,
   };
 }
 
@@ -100,33 +135,8 @@ export class Sessions {
     owner: string,
     now: number,
   ): Promise<Session> {
-    const session: Session = {
-      id: `sess_${randomUUID()}`,
-      tenant,
-      project,
-      name,
-      ownerUser: owner,
-      system: true,
-      status: 'idle',
-      createdAt: now,
-      scheduler: null,
-      version: null,
-    };
-    await this.store.db
-      .insertInto('sessions')
-      .values({
-        id: session.id,
-        tenant,
-        project,
-        name,
-        owner_user: owner,
-        system: 1,
-        status: 'idle',
-        created_at: now,
-        scheduler: null,
-        version: null,
-      })
-      .execute();
+    const session = newSystemSession({ tenant, project, name }, owner, now);
+    await this.store.db.insertInto('sessions').values(sessionRow(session)).execute();
     return session;
   }
 
@@ -143,18 +153,17 @@ export class Sessions {
     await this.store.db
       .insertInto('sessions')
       .values(
-        firsts.map((f) => ({
-          id: `sess_${randomUUID()}`,
-          tenant: f.tenant,
-          project: f.project,
-          name: `_ursascheduler_${f.name}`,
-          owner_user: f.runAs,
-          system: 1,
-          status: 'idle',
-          created_at: now,
-          scheduler: f.name,
-          version: 1,
-        })),
+        firsts.map((f) =>
+          sessionRow(
+            newSystemSession(
+              { tenant: f.tenant, project: f.project, name: `_ursascheduler_${f.name}` },
+              f.runAs,
+              now,
+              f.name,
+              1,
+            ),
+          ),
+        ),
       )
       .onConflict((oc) => oc.columns(['tenant', 'project', 'name']).doNothing())
       .execute();
@@ -193,34 +202,9 @@ export class Sessions {
         .executeTakeFirst();
       const version = Number(newest?.v ?? 0) + 1;
       const name = version === 1 ? `_ursascheduler_${scheduler}` : `_ursascheduler_${scheduler}_v${version}`;
-      const session: Session = {
-        id: `sess_${randomUUID()}`,
-        tenant,
-        project,
-        name,
-        ownerUser: runAs,
-        system: true,
-        status: 'idle',
-        createdAt: now,
-        scheduler,
-        version,
-      };
+      const session = newSystemSession({ tenant, project, name }, runAs, now, scheduler, version);
       try {
-        await this.store.db
-          .insertInto('sessions')
-          .values({
-            id: session.id,
-            tenant,
-            project,
-            name,
-            owner_user: runAs,
-            system: 1,
-            status: 'idle',
-            created_at: now,
-            scheduler,
-            version,
-          })
-          .execute();
+        await this.store.db.insertInto('sessions').values(sessionRow(session)).execute();
         return session;
       } catch (error) {
         // Another worker created this version at the same moment: look again.

@@ -208,6 +208,17 @@ export class WorkflowRuns {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** Running runs held by a worker not in `live` (its lease lapsed): at most `limit` ids. */
+  async orphaned(live: readonly string[], limit: number): Promise<string[]> {
+    let query = this.store.db
+      .selectFrom('workflow_runs')
+      .select('id')
+      .where('status', '=', 'running')
+      .where('worker_id', 'is not', null);
+    if (live.length > 0) query = query.where('worker_id', 'not in', [...live]);
+    return (await query.limit(limit).execute()).map((r) => r.id);
+  }
+
   /** Asks for a stop of the running workflow run a scheduler run started (overlap `cancelPrevious`). */
   async requestStopFor(correlationId: string, at: number): Promise<void> {
     await this.store.db

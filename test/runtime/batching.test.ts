@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
-import { runRow } from '../../src/store/index.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
+import { claimedRunRow } from '../support/runs.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';
 
@@ -14,27 +14,7 @@ const P = 'ops';
 const at = (iso: string) => Date.parse(iso);
 
 function claimedRun(name: string, correlationId: string, scheduledFor: number) {
-  return runRow({
-    correlationId,
-    tenant: T,
-    project: P,
-    name,
-    scheduledFor,
-    trigger: 'cron',
-    coalesced: false,
-    coalescedUntil: null,
-    claimedAt: scheduledFor,
-    state: 'claimed',
-    outcome: 'pending',
-    reason: null,
-    runAs: 'alice',
-    sessionId: null,
-    processId: null,
-    logPath: `log-${correlationId}`,
-    startedAt: null,
-    endedAt: null,
-    workerId: 'wrk_test',
-  });
+  return claimedRunRow({ tenant: T, project: P, name }, correlationId, scheduledFor);
 }
 
 async function applyProject(files: Record<string, string>) {

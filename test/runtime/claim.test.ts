@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
-import { runRow } from '../../src/store/index.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
+import { claimedRunRow } from '../support/runs.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
 let t: TestRuntime;
@@ -14,27 +14,7 @@ const P = 'ops';
 const key = { tenant: T, project: P, name: 'race' };
 
 function run(correlationId: string, scheduledFor: number) {
-  return runRow({
-    correlationId,
-    tenant: T,
-    project: P,
-    name: 'race',
-    scheduledFor,
-    trigger: 'cron',
-    coalesced: false,
-    coalescedUntil: null,
-    claimedAt: scheduledFor,
-    state: 'claimed',
-    outcome: 'pending',
-    reason: null,
-    runAs: 'alice',
-    sessionId: null,
-    processId: null,
-    logPath: `log-${correlationId}`,
-    startedAt: null,
-    endedAt: null,
-    workerId: 'wrk_test',
-  });
+  return claimedRunRow(key, correlationId, scheduledFor);
 }
 
 // decisions §4: a claim is a compare-and-swap plus the run row, in one transaction.

@@ -210,6 +210,38 @@ describe.each(DIALECTS)('workflow runs on %s (issue #10, spec §4.2)', (dialect)
     expect(log?.body).toContain('- hold (slow): cancelled');
   });
 
+  it('a one-shot with workflow: starts its run once and goes to the trash, as a recipe one-shot does (spec §10a)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await project({
+      '_vance/recipes/say.yaml': SAY,
+      '_vance/workflows/greeting.yaml': GREETING,
+      '_vance/scheduler/once.yaml':
+        'description: once\nat: "2026-06-01T08:00:30Z"\nworkflow: greeting\nparams: { who: once }\n',
+    });
+    const worker = rt().worker();
+    rt().clock.set(at('2026-06-01T08:00:30Z'));
+    expect((await worker.tick()).fired).toBe(1);
+    await until(
+      async () => (await rt().rt.repos.runs.listForScheduler(T, P, 'once', 10))[0]?.outcome === 'completed',
+      'the one-shot run ends with its workflow run',
+    );
+    await worker.executor.settled();
+    const [run] = await rt().rt.repos.workflowRuns.list(T, P, 10);
+    expect(run).toMatchObject({
+      workflow: 'greeting',
+      status: 'completed',
+      params: { who: 'once', mark: '!' },
+    });
+    expect(
+      await rt().rt.repos.documents.get({ tenant: T, project: P, path: '_vance/scheduler/once.yaml' }),
+    ).toBeUndefined();
+    const trash = await rt().rt.repos.documents.list(T, P, '_vance/trash/');
+    expect(trash.map((d) => d.path)).toEqual([expect.stringMatching(/_once\.yaml$/)]);
+    expect(
+      (await rt().rt.repos.schedules.get({ tenant: T, project: P, name: 'once' }))?.nextRunAt ?? null,
+    ).toBeNull();
+  });
+
   it('records a workflow fire as failed when the operator switched workflows off, and warns at write time', async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect, settings: { workflowsEnabled: false } });
     await project({ '_vance/recipes/say.yaml': SAY, '_vance/workflows/greeting.yaml': GREETING });

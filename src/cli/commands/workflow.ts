@@ -15,7 +15,7 @@ import {
 } from '../../service/workflows.js';
 import type { WorkflowRun } from '../../store/workflow-runs.js';
 import { openContext, withStoreOptions } from '../context.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, ExitCode } from '../io.js';
 import { scope } from './store-commands.js';
 
 /** `--param k=v`, repeatable: collected into a mapping (values are text). */
@@ -124,7 +124,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
         process.once('SIGINT', stop);
         const { status } = await started.done.finally(() => process.off('SIGINT', stop));
         printRun(io, (await rt.repos.workflowRuns.get(caller.tenant, started.run.id)) as WorkflowRun);
-        if (status !== 'completed') process.exitCode = 1;
+        if (status !== 'completed') throw new ExitCode(1);
       }),
     );
   withStoreOptions(workflow.command('status'))
