@@ -265,8 +265,8 @@ export class Executor {
     const launch = [];
     for (const [i, entry] of started.entries()) {
       const outcome = outcomes[i];
+      // Not started here: the single path decides with the policy (or finds the run is not ours).
       if (outcome === 'deferred') this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
-      else if (outcome === 'lost') this.#inflight.delete(entry.run.correlationId);
       // Registered before any await: a stop request from now on finds the process here.
       else launch.push({ ...entry, controller: this.#register(entry.run) });
     }
@@ -718,8 +718,10 @@ export class Executor {
     const { definition } = scheduler;
     const processId = started.processId as string;
     const startedAt = started.startedAt as number;
-    // The engine first (spec §10a: spawn, then the marker); the bookkeeping follows.
+    // The engine first (spec §10a: spawn, then the marker); the bookkeeping follows, after a
+    // yield, so that a batch enters all its engines before any run's bookkeeping.
     const running = this.#runEngine(started, scheduler, params, controller);
+    await null;
     this.rt.metrics?.lateness.observe(
       { trigger: started.trigger },
       (startedAt - started.scheduledFor) / 1000,

@@ -4,7 +4,7 @@ import type { OverlapPolicy } from '../scheduler/definition.js';
 import type { Store } from './open.js';
 import { type SchedulerKey, schedulerKeyString } from './schedules.js';
 import type { Database, FeedTable, ProcessesTable } from './schema.js';
-import { rowIn, valuesList } from './values.js';
+import { valuesList } from './values.js';
 
 /** The run to admit: held by `workerId`, in state `claimed` or `queued`. */
 export interface LaneRequest {
@@ -112,62 +112,39 @@ export class Lanes {
   }
 
   /**
-   * Admits a batch of runs that `workerId` holds and starts those its overlap policy starts, in
-   * one transaction (issue #4: one round of statements for a whole due second, not one
-   * transaction per run): the locks of every scheduler in the batch, taken in key order; the
-   * pure `decideOverlap` per run against the store and the runs before it in the batch; and each
-   * run it starts moved to `started` (its session, process id and instant set); their process
-   * rows and START lines follow through {@link recordStarts}. A run the policy would not start (skip, queue, cancel) is
-   * left as it was, `deferred`, for {@link admit} to decide and record one at a time.
+   * Starts the runs of a batch whose lane is free, in one transaction (issue #4: one round of
+   * statements for a whole due second, not one transaction per run): the locks of every
+   * scheduler in the batch, taken in key order (PostgreSQL), then one UPDATE that moves each run
+   * this worker holds to `started` (its session, process id and instant set) unless another run of
+   * its scheduler is started or waiting. A free lane is `start` under every policy (the pure
+   * `decideOverlap` with nothing active or waiting); a run whose lane is busy, the second run of one
+   * scheduler in a batch, or one this worker no longer holds is left as it was, `deferred`, for
+   * {@link admit} to decide with the policy and record one at a time. Process rows and START lines
+   * follow through {@link recordStarts}.
    *
-   * @param at the start instant (UTC ms) of every run started.
-   * @returns per start (same order): `started`, `deferred`, or `lost` (not this worker's any more).
+   * @param at the start instant (UTC ms) written for every run started.
+   * @returns per request (same order): `started` or `deferred`.
    */
   async startMany(
     starts: readonly LaneRequest[],
     workerId: string,
     at: number,
-  ): Promise<('started' | 'deferred' | 'lost')[]> {
-    if (starts.length === 0) return [];
-    return this.store.db.transaction().execute(async (trx) => {
-      const keys = [...new Set(starts.map((request) => schedulerKeyString(request.key)))].sort();
+  ): Promise<('started' | 'deferred')[]> {
+    const free = { oneShot: false, active: false, waiting: false } as const;
+    const seen = new Set<string>();
+    const chosen = starts.filter((request) => {
+      const key = schedulerKeyString(request.key);
+      if (seen.has(key) || decideOverlap({ ...free, policy: request.policy }) !== 'start') return false;
+      seen.add(key);
+      return true;
+    });
+    if (chosen.length === 0) return starts.map(() => 'deferred');
+    const started = await this.store.db.transaction().execute(async (trx) => {
       if (this.store.dialect === 'postgres') {
-        await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val(keys.map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
+        await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val([...seen].sort().map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
           trx,
         );
       }
-      const ids = new Set(starts.map((request) => request.correlationId));
-      const others = await trx
-        .selectFrom('runs')
-        .select(['correlation_id', 'tenant', 'project', 'name', 'state'])
-        .where('state', 'in', ['started', 'queued'])
-        .where(
-          rowIn(
-            ['tenant', 'project', 'name'],
-            starts.map(({ key }) => [key.tenant, key.project, key.name]),
-          ),
-        )
-        .execute();
-      const active = new Set<string>();
-      const waiting = new Set<string>();
-      for (const row of others) {
-        if (ids.has(row.correlation_id)) continue;
-        (row.state === 'started' ? active : waiting).add(schedulerKeyString(row));
-      }
-      const decisions = starts.map((request) => {
-        const key = schedulerKeyString(request.key);
-        const decision = decideOverlap({
-          policy: request.policy,
-          oneShot: request.oneShot,
-          active: active.has(key),
-          waiting: waiting.has(key),
-        });
-        if (decision !== 'start') return 'deferred' as const;
-        active.add(key);
-        return 'start' as const;
-      });
-      const chosen = starts.filter((_, i) => decisions[i] === 'start');
-      if (chosen.length === 0) return decisions.map(() => 'deferred' as const);
       const moved = await sql<{ correlation_id: string }>`
         update runs
         set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at}
@@ -176,12 +153,14 @@ export class Lanes {
           ['text', 'text', 'text'],
         )} as v
         where runs.correlation_id = v.column1 and runs.state in ('claimed', 'queued') and runs.worker_id = ${workerId}
+          and not exists (
+            select 1 from runs as other
+            where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name
+              and other.state in ('started', 'queued') and other.correlation_id <> runs.correlation_id)
         returning runs.correlation_id as correlation_id`.execute(trx);
-      const started = new Set(moved.rows.map((r) => r.correlation_id));
-      return starts.map((request, i) =>
-        decisions[i] === 'deferred' ? 'deferred' : started.has(request.correlationId) ? 'started' : 'lost',
-      );
+      return new Set(moved.rows.map((r) => r.correlation_id));
     });
+    return starts.map((request) => (started.has(request.correlationId) ? 'started' : 'deferred'));
   }
 
   /**
