@@ -645,6 +645,10 @@ export class Executor {
       runAs: started.runAs,
     });
     await this.recorder.writeRunLog(started, undefined, scheduler, handle.run);
+    this.rt.log.info(
+      { scheduler: started.name, correlationId: started.correlationId, workflowRunId },
+      'run started',
+    );
     if (definition.trigger.kind === 'at') await this.#oneShotStarted(started, scheduler);
     const { status, reason } = await handle.done;
     const outcome = status === 'completed' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
@@ -652,6 +656,10 @@ export class Executor {
     const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
     if (!(await this.#ends.add({ run, scheduler, workflowRun }))) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
+    this.rt.log.info(
+      { scheduler: run.name, correlationId: run.correlationId, workflowRunId, outcome, reason },
+      'run ended',
+    );
     if (outcome === 'failed') await this.recorder.notifyFailed(run, run.endedAt as number);
     await this.promoteWaiting(run, scheduler);
   }

@@ -108,9 +108,11 @@ export function renderRunLog(
     );
   }
   if (run.startedAt !== null) {
-    lines.push(
-      `- ${formatInstant(run.startedAt)}  STARTED    process=${run.processId} session=${run.sessionId}`,
-    );
+    const what =
+      workflowRun === undefined
+        ? `process=${run.processId} session=${run.sessionId}`
+        : `workflowRun=${workflowRun.id} session=${workflowRun.sessionId}`;
+    lines.push(`- ${formatInstant(run.startedAt)}  STARTED    ${what}`);
   }
   if (run.endedAt !== null) {
     lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);

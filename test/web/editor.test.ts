@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.js';
@@ -41,8 +42,12 @@ const textOf = (locator: Locator) =>
   expect.poll(async () => (await locator.allTextContents()).join('\n'), WAIT);
 const countOf = (locator: Locator) => expect.poll(() => locator.count(), WAIT);
 
+// The README's screenshots are refreshed on request (URSA_SCREENSHOTS=1 npm test), so that a test
+// run leaves the working tree as it found it; otherwise they are taken into a temporary folder.
+const shotsDir = process.env.URSA_SCREENSHOTS === '1' ? SHOTS : mkdtempSync(join(tmpdir(), 'ursa-shots-'));
+
 async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: resolve(SHOTS, name), fullPage: true });
+  await page.screenshot({ path: resolve(shotsDir, name), fullPage: true });
 }
 
 /**
@@ -50,7 +55,7 @@ async function shot(name: string): Promise<void> {
  * Called inside the test, so that a failure here is the test's failure, never a skip.
  */
 async function start(): Promise<Served> {
-  mkdirSync(SHOTS, { recursive: true });
+  mkdirSync(shotsDir, { recursive: true });
   // The viewer's zone differs from the scheduler's, so the two columns of the cron helper differ.
   context = await launch({ timezoneId: 'America/New_York' });
   page = await context.newPage();

@@ -208,6 +208,7 @@ describe.each(DIALECTS)('workflow runs on %s (issue #10, spec §4.2)', (dialect)
     expect(log?.body).toContain(`workflowRunId: ${run?.id}`);
     expect(log?.body).toContain('outcome: cancelled');
     expect(log?.body).toContain('- hold (slow): cancelled');
+    expect(log?.body).toContain(`STARTED    workflowRun=${run?.id} session=${run?.sessionId}`);
   });
 
   it('a one-shot with workflow: starts its run once and goes to the trash, as a recipe one-shot does (spec §10a)', async () => {
