@@ -4,7 +4,7 @@ import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
-import { ACTIVE_STATUSES, type NewProcess, processRow } from '../store/processes.js';
+import { ACTIVE_STATUSES, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
@@ -14,7 +14,8 @@ import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
-import { absorbedBy, feedLineOf, RunRecorder } from './recorder.js';
+import { feedLineOf, RunRecorder } from './recorder.js';
+import { processOf, projectKey, startDetails } from './run-records.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -22,53 +23,6 @@ const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' }
 /** The first system session name of a scheduler (spec §6); later versions add `_v2`, `_v3`, … */
 export function systemSessionName(scheduler: string): string {
   return `_ursascheduler_${scheduler}`;
-}
-
-/** The process of a run that starts (`run.processId`, `run.sessionId` and `run.startedAt` set). */
-function processOf(
-  run: Run,
-  scheduler: EffectiveScheduler,
-  params: Readonly<Record<string, unknown>>,
-  status: 'ready' | 'running',
-): NewProcess {
-  return {
-    id: run.processId as string,
-    tenant: run.tenant,
-    project: run.project,
-    sessionId: run.sessionId as string,
-    recipe: recipeOf(scheduler).name,
-    engine: recipeOf(scheduler).engine,
-    status,
-    ownerUser: run.runAs,
-    triggerOrigin: {
-      source: `ursascheduler:${run.name}`,
-      scheduledFor: run.scheduledFor,
-      correlationId: run.correlationId,
-      trigger: run.trigger,
-    },
-    params,
-    initialMessage: scheduler.definition.initialMessage ?? null,
-    createdAt: run.startedAt as number,
-  };
-}
-
-/** The details of a START line (spec §7): the process, and for a coalesced run what it absorbed. */
-function startDetails(started: Run, scheduler: EffectiveScheduler): Record<string, unknown> {
-  const absorbed = absorbedBy(started, scheduler);
-  return {
-    processId: started.processId,
-    sessionId: started.sessionId,
-    runAs: started.runAs,
-    ...(absorbed === undefined
-      ? {}
-      : {
-          reason: 'catch-up',
-          absorbed: absorbed.count,
-          absorbedCapped: absorbed.capped,
-          absorbedFirst: absorbed.first,
-          absorbedLast: absorbed.last,
-        }),
-  };
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
@@ -88,11 +42,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 interface Dispatch {
   readonly run: Run;
   readonly scheduler: EffectiveScheduler;
-}
-
-/** One key per (tenant, project). */
-function projectKey(run: Pick<Run, 'tenant' | 'project'>): string {
-  return `${run.tenant}\u0000${run.project}`;
 }
 
 /** A run as it ends, with what its engine said (a recipe target) or its workflow run (a workflow target). */

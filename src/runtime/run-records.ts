@@ -1,0 +1,61 @@
+import type { NewProcess } from '../store/processes.js';
+import type { Run } from '../store/runs.js';
+import { type EffectiveScheduler, recipeOf } from './catalog.js';
+import { absorbedBy } from './recorder.js';
+
+/*
+ * What a started run writes besides its run row (spec §6, §7): its process and the details of its
+ * START line. Pure; shared by the single and the batched start.
+ */
+
+/** The process of a run that starts (`run.processId`, `run.sessionId` and `run.startedAt` set). */
+export function processOf(
+  run: Run,
+  scheduler: EffectiveScheduler,
+  params: Readonly<Record<string, unknown>>,
+  status: 'ready' | 'running',
+): NewProcess {
+  return {
+    id: run.processId as string,
+    tenant: run.tenant,
+    project: run.project,
+    sessionId: run.sessionId as string,
+    recipe: recipeOf(scheduler).name,
+    engine: recipeOf(scheduler).engine,
+    status,
+    ownerUser: run.runAs,
+    triggerOrigin: {
+      source: `ursascheduler:${run.name}`,
+      scheduledFor: run.scheduledFor,
+      correlationId: run.correlationId,
+      trigger: run.trigger,
+    },
+    params,
+    initialMessage: scheduler.definition.initialMessage ?? null,
+    createdAt: run.startedAt as number,
+  };
+}
+
+/** The details of a START line (spec §7): the process, and for a coalesced run what it absorbed. */
+export function startDetails(started: Run, scheduler: EffectiveScheduler): Record<string, unknown> {
+  const absorbed = absorbedBy(started, scheduler);
+  return {
+    processId: started.processId,
+    sessionId: started.sessionId,
+    runAs: started.runAs,
+    ...(absorbed === undefined
+      ? {}
+      : {
+          reason: 'catch-up',
+          absorbed: absorbed.count,
+          absorbedCapped: absorbed.capped,
+          absorbedFirst: absorbed.first,
+          absorbedLast: absorbed.last,
+        }),
+  };
+}
+
+/** One key per (tenant, project). */
+export function projectKey(run: Pick<Run, 'tenant' | 'project'>): string {
+  return `${run.tenant}\u0000${run.project}`;
+}
