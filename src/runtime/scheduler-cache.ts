@@ -30,8 +30,8 @@ function candidates(tenant: string, project: string, path: string): DocumentKey[
 /**
  * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
  * (issue #4). An entry is used only while every document it was checked from — the scheduler
- * document and the documents its recipe or workflow could resolve to — has the stamp (row and version) it
- * had then; one query per tick reads the stamps for the whole due batch. Stamps are
+ * document and the documents its recipe or workflow could resolve to — has the stamp (row and
+ * version) it had then; one query per tick reads the stamps for the whole due batch. Stamps are
  * read before the documents, so a change racing a fill only costs one more fill.
  */
 export class SchedulerCache {

@@ -10,6 +10,7 @@ import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../schedu
 import type { StoredDocument } from '../store/documents.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
+import { WORKFLOWS_OFF_WARNING } from './schedulers.js';
 
 /** What happened to one file of an apply. */
 export interface ApplyEntry {
@@ -38,9 +39,9 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
  * Loads the `*.yaml` files of a folder laid out like a project (`_vance/recipes/…`,
  * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as user `by`. Every
  * document is validated; the valid ones are written (recipes and workflows first, so schedulers
- * can name them) and the broken ones are
- * reported, each with its field paths — one broken document never stops the others. Ends with a
- * refresh of the project (spec §8).
+ * can name them) and the broken ones are reported, each with its field paths — one broken
+ * document never stops the others. A workflow scheduler written while the operator switched
+ * workflows off carries that warning as its message. Ends with a refresh of the project (spec §8).
  *
  * @throws UrsaError `ARGUMENT_INVALID` when `dir` is not a folder.
  */
@@ -74,16 +75,16 @@ export async function applyDirectory(
     }
   }
   // Recipes, then workflows (their steps name recipes), then schedulers (they name either).
-  const parse = (prefix: string, path: string, body: string) => {
-    const name = path.slice(prefix.length, -'.yaml'.length);
-    validateName(name);
-    if (prefix === RECIPE_PREFIX) parseRecipeDocument(body, { name, path, source: 'project' });
-    else parseWorkflowDocument(body, { name, path });
-  };
   for (const { file, path } of [...recipes, ...workflows]) {
     const body = readFileSync(file, 'utf8');
     try {
-      parse(recipes.some((r) => r.path === path) ? RECIPE_PREFIX : WORKFLOW_PREFIX, path, body);
+      if (path.startsWith(RECIPE_PREFIX)) {
+        const name = validateName(path.slice(RECIPE_PREFIX.length, -'.yaml'.length));
+        parseRecipeDocument(body, { name, path, source: 'project' });
+      } else {
+        const name = validateName(path.slice(WORKFLOW_PREFIX.length, -'.yaml'.length));
+        parseWorkflowDocument(body, { name, path });
+      }
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;
       entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
@@ -107,9 +108,10 @@ export async function applyDirectory(
       updatedAt: now,
       expiresAt: null,
     };
+    let workflowTarget: boolean;
     try {
       validateName(schedulerNameFromPath(path));
-      await checkScheduler(rt.repos, project, candidate);
+      workflowTarget = (await checkScheduler(rt.repos, project, candidate)).workflow !== undefined;
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;
       entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
@@ -117,7 +119,11 @@ export async function applyDirectory(
     }
     const unchanged = existing?.body === body;
     const { created } = await rt.repos.documents.put({ tenant, project, path }, body, by, now);
-    entries.push({ path, status: created ? 'created' : unchanged ? 'unchanged' : 'updated' });
+    entries.push({
+      path,
+      status: created ? 'created' : unchanged ? 'unchanged' : 'updated',
+      ...(workflowTarget && rt.settings.workflowsEnabled === false ? { message: WORKFLOWS_OFF_WARNING } : {}),
+    });
   }
   await refreshProject(rt, tenant, project);
   return entries;

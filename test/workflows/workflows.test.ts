@@ -254,6 +254,24 @@ describe.each(DIALECTS)('workflow runs on %s (issue #10, spec §4.2)', (dialect)
       'description: d\ncron: "*/10 * * * * *"\ntimezone: UTC\nworkflow: greeting\n',
     );
     expect(written.warnings).toEqual([expect.stringContaining('workflows are switched off by the operator')]);
+    // `ursa apply` says the same of each workflow scheduler it writes.
+    const applied = await applyDirectory(
+      rt().rt,
+      projectFolder({
+        '_vance/scheduler/other.yaml':
+          'description: d\ncron: "0 0 * * * *"\ntimezone: UTC\nworkflow: greeting\n',
+      }),
+      T,
+      P,
+      'alice',
+    );
+    expect(applied).toEqual([
+      {
+        path: '_vance/scheduler/other.yaml',
+        status: 'created',
+        message: expect.stringContaining('workflows are switched off by the operator'),
+      },
+    ]);
     const worker = rt().worker();
     rt().clock.set(at('2026-06-01T08:00:10Z'));
     await worker.tick();
