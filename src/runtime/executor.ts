@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { EngineResult } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
@@ -16,6 +17,7 @@ import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { processOf, projectKey, startDetails } from './run-records.js';
+import { StartLead } from './start-lead.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -36,6 +38,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
   });
+}
+
+/**
+ * Resolves once `clock` reaches `instant` (UTC ms), to the millisecond: a timer to the last
+ * millisecond, then turns of the event loop (a timer alone may be a millisecond or two late).
+ */
+async function reach(clock: Runtime['clock'], instant: number): Promise<void> {
+  for (let ms = instant - clock.now(); ms > 0; ms = instant - clock.now())
+    await new Promise((resolve) => (ms > 1 ? setTimeout(resolve, ms - 1) : setImmediate(resolve)));
 }
 
 /** A claimed run to dispatch, with the checked scheduler it was claimed for. */
@@ -78,6 +89,7 @@ export class Executor {
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
+  readonly #lead = new StartLead();
 
   constructor(
     private readonly rt: Runtime,
@@ -145,9 +157,10 @@ export class Executor {
 
   /**
    * One batch: runs of one occurrence instant. What does not depend on the start instant
-   * (sessions, retention) is read first; then, at the occurrence (a run claimed ahead waits for
-   * it), one transaction starts the lot, every engine is entered, and the pending run logs are
-   * written last, off the start's path.
+   * (sessions, retention) is read first; then, just before the occurrence (by the start
+   * transaction's recent duration, {@link StartLead}), one transaction starts the lot; at the
+   * occurrence every engine is entered; the pending run logs are written last, off the start's
+   * path. A lane that frees within that lead is decided at the instant by the single path.
    */
   async #startBatch(items: readonly Dispatch[], dueAt: number): Promise<void> {
     const { repos, clock, log } = this.rt;
@@ -176,11 +189,12 @@ export class Executor {
         if (!retention.has(key))
           retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
       }
-      if (!(await this.#until(dueAt))) {
+      if (!(await this.#until(dueAt - this.#lead.ms()))) {
         // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
         for (const { run } of items) this.#inflight.delete(run.correlationId);
         return;
       }
+      const began = performance.now();
       const at = clock.now();
       started = items.map(({ run, scheduler }) => ({
         run: {
@@ -205,6 +219,7 @@ export class Executor {
         this.workerId,
         at,
       );
+      this.#lead.observe(performance.now() - began);
     } catch (error) {
       // The store failed the batch: nothing of it was written; the single path retries each run.
       log.warn({ err: error, runs: items.length }, 'batch start failed; starting one run at a time');
@@ -220,10 +235,13 @@ export class Executor {
       else launch.push({ ...entry, controller: this.#register(entry.run) });
     }
     if (launch.length === 0) return;
-    // The engines are entered as soon as the runs are durably started; each run's start is the
-    // instant its engine is called. Their processes, START lines and pending run logs are
-    // written meanwhile, and each run's end waits for them (a crash in between ends the runs
-    // worker-lost, and the feed keeps the trace: spec §9a).
+    // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
+    // in between ends the runs worker-lost, as one right after the commit would); each run's start
+    // is the instant its engine is called.
+    await reach(clock, dueAt);
+    // Their processes, START lines and pending run logs are written meanwhile, and each run's end
+    // waits for them (a crash in between ends the runs worker-lost, and the feed keeps the trace:
+    // spec §9a).
     let recordedNow: () => void = () => {};
     const recorded = new Promise<void>((resolve) => {
       recordedNow = resolve;

@@ -12,6 +12,16 @@ import {
 import type { Runtime } from './context.js';
 
 /** What a refresh did. */
+/**
+ * Told the schedulers a refresh checked in one (tenant, project), by name — the worker seeds its
+ * checked-scheduler cache with them (issue #4).
+ */
+export type CheckedListener = (
+  tenant: string,
+  project: string,
+  schedulers: ReadonlyMap<string, EffectiveScheduler>,
+) => Promise<void>;
+
 export interface RefreshResult {
   readonly tenant: string;
   readonly project: string;
@@ -87,13 +97,15 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * In an active one, new schedulers and those whose timing changed wait for their first occurrence
  * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
  * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
- * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
+ * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta);
+ * without it, `onChecked` is told the checked schedulers.
  */
 export async function refreshProject(
   rt: Runtime,
   tenant: string,
   project: string,
   only?: string,
+  onChecked?: CheckedListener,
 ): Promise<RefreshResult> {
   const { repos, clock } = rt;
   const now = clock.now();
@@ -157,6 +169,7 @@ export async function refreshProject(
   for (const failure of failures) {
     if (only === undefined || failure.name === only) await reportFailure(rt, failure);
   }
+  if (only === undefined) await onChecked?.(tenant, project, schedulers);
   return { tenant, project, active: true, registered: [...schedulers.keys()], failures };
 }
 
@@ -168,20 +181,23 @@ export async function refreshTenant(rt: Runtime, tenant: string): Promise<Refres
 /**
  * Refreshes every project that is active, and unloads every loaded one that is not (bootstrap at
  * start, spec §8): after a restart every project that should be active is, without anyone acting.
+ * `onChecked` is told each project's checked schedulers.
  */
-export async function refreshAll(rt: Runtime): Promise<RefreshResult[]> {
-  return refreshProjects(rt, () => true);
+export async function refreshAll(rt: Runtime, onChecked?: CheckedListener): Promise<RefreshResult[]> {
+  return refreshProjects(rt, () => true, onChecked);
 }
 
 async function refreshProjects(
   rt: Runtime,
   include: (p: { tenant: string; project: string }) => boolean,
+  onChecked?: CheckedListener,
 ): Promise<RefreshResult[]> {
   const targets = new Map<string, { tenant: string; project: string }>();
   for (const p of [...(await activeProjects(rt.repos)), ...(await rt.repos.schedules.loadedProjects())]) {
     if (include(p) && p.project !== TENANT_PROJECT) targets.set(`${p.tenant}\u0000${p.project}`, p);
   }
   const results: RefreshResult[] = [];
-  for (const { tenant, project } of targets.values()) results.push(await refreshProject(rt, tenant, project));
+  for (const { tenant, project } of targets.values())
+    results.push(await refreshProject(rt, tenant, project, undefined, onChecked));
   return results;
 }

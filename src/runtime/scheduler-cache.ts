@@ -1,4 +1,5 @@
 import { recipePath } from '../recipes/paths.js';
+import type { SchedulerTarget } from '../scheduler/definition.js';
 import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js';
 import { type DocumentKey, documentKeyString, TENANT_PROJECT } from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
@@ -27,17 +28,77 @@ function candidates(tenant: string, project: string, path: string): DocumentKey[
       ];
 }
 
+/** Where a scheduler's target document can come from. */
+function targetCandidates(tenant: string, project: string, target: SchedulerTarget): DocumentKey[] {
+  return target.kind === 'recipe'
+    ? candidates(tenant, project, recipePath(target.recipe))
+    : candidates(tenant, project, workflowPath(target.workflow));
+}
+
+/** How many checked schedulers a cache keeps by default (about 2–3 KB each). */
+export const DEFAULT_CACHE_CAPACITY = 100_000;
+
+/** Schedulers per stamps query when seeding (three document keys each, under SQLite's variable limit). */
+const SEED_CHUNK = 1000;
+
 /**
  * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
  * (issue #4). An entry is used only while every document it was checked from — the scheduler
  * document and the documents its recipe or workflow could resolve to — has the stamp (row and
  * version) it had then; one query per tick reads the stamps for the whole due batch. Stamps are
- * read before the documents, so a change racing a fill only costs one more fill.
+ * read before the documents, so a change racing a fill only costs one more fill. At most
+ * `capacity` entries are kept; the least recently filled goes first (a deleted scheduler's entry
+ * with them).
  */
 export class SchedulerCache {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(private readonly repos: Repositories) {}
+  constructor(
+    private readonly repos: Repositories,
+    private readonly capacity = DEFAULT_CACHE_CAPACITY,
+  ) {}
+
+  /**
+   * Seeds entries with the schedulers of one (tenant, project) that a refresh has just checked
+   * (`schedulers` by name, as `loadProjectSchedulers` returns them), so that the first claims after
+   * a start parse nothing. An entry whose document changed since it was read is left out.
+   */
+  async remember(
+    tenant: string,
+    project: string,
+    schedulers: ReadonlyMap<string, EffectiveScheduler>,
+  ): Promise<void> {
+    const all = [...schedulers];
+    for (let i = 0; i < all.length && this.#entries.size < this.capacity; i += SEED_CHUNK) {
+      const chunk = all.slice(i, i + SEED_CHUNK).map(([name, scheduler]) => {
+        const documentKey: DocumentKey = {
+          tenant,
+          project: scheduler.document.project,
+          path: scheduler.document.path,
+        };
+        const sources = [documentKey, ...targetCandidates(tenant, project, scheduler.definition.target)];
+        return { key: schedulerKeyString({ tenant, project, name }), scheduler, sources };
+      });
+      const stamps = await this.repos.documents.stamps(chunk.flatMap((c) => c.sources));
+      for (const { key, scheduler, sources } of chunk) {
+        const stamp = stamps.get(documentKeyString(sources[0] as DocumentKey));
+        if (stamp?.endsWith(`.${scheduler.document.version}`))
+          this.#set(key, {
+            scheduler,
+            sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
+          });
+      }
+    }
+  }
+
+  #set(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    if (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+  }
 
   /**
    * The effective scheduler behind each state (same order), or undefined where its document is
@@ -78,11 +139,7 @@ export class SchedulerCache {
         name: state.name,
         path: `${document.project}/${document.path}`,
       });
-      const targetKeys =
-        target.kind === 'recipe'
-          ? candidates(state.tenant, state.project, recipePath(target.recipe))
-          : candidates(state.tenant, state.project, workflowPath(target.workflow));
-      const sources = [documentKey, ...targetKeys];
+      const sources = [documentKey, ...targetCandidates(state.tenant, state.project, target)];
       const stamps = await this.repos.documents.stamps(sources);
       const scheduler: EffectiveScheduler = {
         ...(await checkScheduler(this.repos, state.project, document)),
@@ -91,7 +148,7 @@ export class SchedulerCache {
       };
       // A write between the read and the stamps: used this once, checked again next time.
       if (stamps.get(documentKeyString(documentKey))?.endsWith(`.${document.version}`))
-        this.#entries.set(key, {
+        this.#set(key, {
           scheduler,
           sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
         });

@@ -53,6 +53,15 @@ export class Ticker {
     this.#schedulers = new SchedulerCache(rt.repos);
   }
 
+  /** Seeds the checked-scheduler cache with what a refresh just checked (see `SchedulerCache.remember`). */
+  remember(
+    tenant: string,
+    project: string,
+    schedulers: ReadonlyMap<string, EffectiveScheduler>,
+  ): Promise<void> {
+    return this.#schedulers.remember(tenant, project, schedulers);
+  }
+
   /**
    * One pass over the schedulers due at the clock's current instant (at most {@link BATCH}), and,
    * with `aheadMs` > 0, over those due within the next `aheadMs` milliseconds: claimed now and

@@ -112,7 +112,9 @@ export class Worker {
   async bootstrap(): Promise<void> {
     await this.#register();
     await this.reap(this.#options.exclusive);
-    await refreshAll(this.rt);
+    await refreshAll(this.rt, (tenant, project, schedulers) =>
+      this.ticker.remember(tenant, project, schedulers),
+    );
   }
 
   async #register(): Promise<void> {
@@ -229,7 +231,9 @@ export class Worker {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
     await this.reap(this.#options.exclusive);
-    await refreshAll(this.rt);
+    await refreshAll(this.rt, (tenant, project, schedulers) =>
+      this.ticker.remember(tenant, project, schedulers),
+    );
     this.#unsubscribe = await this.rt.repos.store.onChange(() => {
       // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
       // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).

@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SchedulerCache } from '../../src/runtime/scheduler-cache.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { DIALECTS } from '../support/dialects.js';
+import { controlledEngine } from '../support/engine.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { claimedRunRow } from '../support/runs.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -160,5 +162,79 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
         [at('2026-06-01T08:00:10Z'), 'one'],
       ]),
     );
+  });
+  it('starts a batch durably a lead before its occurrence and enters its engines at the instant (issue #4)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const engine = controlledEngine();
+    t.rt.engines.register(engine);
+    await applyProject({
+      '_vance/recipes/held.yaml': 'description: held by the test\nengine: held\n',
+      '_vance/scheduler/early.yaml': cronScheduler('*/10 * * * * *', 'held'),
+    });
+    const worker = t.worker();
+    await worker.bootstrap();
+    const due = at('2026-06-01T08:00:10Z');
+    t.clock.set(due - 300);
+    await worker.tick(500);
+    const [claimed] = await t.rt.repos.runs.listForScheduler(T, P, 'early', 10);
+    const state = async () => (await t.rt.repos.runs.get(claimed?.correlationId ?? ''))?.state;
+    // No start measured yet: the lead is its floor, 1 ms.
+    t.clock.set(due - 1);
+    await until(async () => (await state()) === 'started', 'the batch starts a lead ahead');
+    expect(engine.processes).toHaveLength(0);
+    const entered = engine.started();
+    t.clock.set(due);
+    const held = await entered;
+    expect(held.request.context.scheduledFor).toBe(due);
+    held.finish();
+    await worker.executor.settled();
+    expect(await t.rt.repos.runs.get(claimed?.correlationId ?? '')).toMatchObject({
+      state: 'ended',
+      outcome: 'completed',
+      startedAt: due,
+    });
+  });
+
+  it('the first claims after a worker starts read no scheduler document: the bootstrap refresh seeds the checked schedulers (issue #4)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({
+      '_vance/scheduler/a.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+      '_vance/scheduler/b.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+    });
+    const worker = t.worker();
+    await worker.bootstrap();
+    const reads = vi.spyOn(t.rt.repos.documents, 'get');
+    t.clock.set(at('2026-06-01T08:00:10Z'));
+    expect(await worker.tick()).toMatchObject({ claimed: 2, fired: 2 });
+    await worker.executor.settled();
+    const schedulerReads = reads.mock.calls.filter(([key]) => key.path.startsWith('_vance/scheduler/'));
+    expect(schedulerReads).toEqual([]);
+    expect((await t.rt.repos.runs.listForScheduler(T, P, 'a', 10)).map((r) => r.outcome)).toEqual([
+      'completed',
+    ]);
+  });
+  it('keeps at most its capacity of checked schedulers, dropping the least recently filled (issue #4)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({
+      '_vance/scheduler/a.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+      '_vance/scheduler/b.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+    });
+    const state = async (name: string) => {
+      const found = await t.rt.repos.schedules.get({ tenant: T, project: P, name });
+      if (found === undefined) throw new Error(`no state for ${name}`);
+      return found;
+    };
+    const [a, b] = [await state('a'), await state('b')];
+    const cache = new SchedulerCache(t.rt.repos, 1);
+    const reads = vi.spyOn(t.rt.repos.documents, 'get');
+    const read = () =>
+      reads.mock.calls.map(([key]) => key.path).filter((path) => path.startsWith('_vance/scheduler/'));
+    await cache.resolve([a]);
+    await cache.resolve([a]);
+    expect(read()).toEqual(['_vance/scheduler/a.yaml']);
+    await cache.resolve([b]);
+    const [again] = await cache.resolve([a]);
+    expect(again?.definition.trigger.kind).toBe('cron');
+    expect(read()).toEqual(['_vance/scheduler/a.yaml', '_vance/scheduler/b.yaml', '_vance/scheduler/a.yaml']);
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * How long before an occurrence a batch start begins (issue #4): the start transaction's recent
+ * durations, so that the runs are durably started when the instant comes and their engines are
+ * entered at it, not one transaction later. The lead is the slowest of the last `window` starts
+ * plus a quarter and a millisecond, between `minMs` and `maxMs` (milliseconds).
+ */
+export class StartLead {
+  readonly #recent: number[] = [];
+
+  constructor(
+    private readonly window = 16,
+    private readonly minMs = 1,
+    private readonly maxMs = 100,
+  ) {}
+
+  /** Records one start transaction's duration, in milliseconds. */
+  observe(ms: number): void {
+    this.#recent.push(ms);
+    if (this.#recent.length > this.window) this.#recent.shift();
+  }
+
+  /** The lead for the next start, whole milliseconds in [minMs, maxMs]. */
+  ms(): number {
+    const slowest = this.#recent.reduce((a, b) => Math.max(a, b), 0);
+    return Math.min(this.maxMs, Math.max(this.minMs, Math.ceil(slowest * 1.25) + 1));
+  }
+}
