@@ -238,6 +238,12 @@ export class Executor {
     // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
     // in between ends the runs worker-lost, as one right after the commit would); each run's start
     // is the instant its engine is called.
+    const overran = clock.now() - dueAt;
+    if (overran > 0)
+      log.debug(
+        { runs: launch.length, overranMs: overran, leadMs: this.#lead.ms() },
+        'batch start overran its lead',
+      );
     await reach(clock, dueAt);
     // Their processes, START lines and pending run logs are written meanwhile, and each run's end
     // waits for them (a crash in between ends the runs worker-lost, and the feed keeps the trace:

@@ -2,13 +2,14 @@
  * How long before an occurrence a batch start begins (issue #4): the start transaction's recent
  * durations, so that the runs are durably started when the instant comes and their engines are
  * entered at it, not one transaction later. The lead is the slowest of the last `window` starts
- * plus a quarter and a millisecond, between `minMs` and `maxMs` (milliseconds).
+ * (about a minute of due seconds by default) times 1.5 plus 2 ms, between `minMs` and `maxMs`
+ * (milliseconds): a start is as slow as the store's slowest moment, not its average.
  */
 export class StartLead {
   readonly #recent: number[] = [];
 
   constructor(
-    private readonly window = 16,
+    private readonly window = 64,
     private readonly minMs = 1,
     private readonly maxMs = 100,
   ) {}
@@ -22,6 +23,6 @@ export class StartLead {
   /** The lead for the next start, whole milliseconds in [minMs, maxMs]. */
   ms(): number {
     const slowest = this.#recent.reduce((a, b) => Math.max(a, b), 0);
-    return Math.min(this.maxMs, Math.max(this.minMs, Math.ceil(slowest * 1.25) + 1));
+    return Math.min(this.maxMs, Math.max(this.minMs, Math.ceil(slowest * 1.5) + 2));
   }
 }
