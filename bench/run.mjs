@@ -16,6 +16,19 @@ const SCENARIOS = {
     description: 'next() calls per second, Ursa beside croner and cron-parser',
     flags: ['--slowest'], // --slowest[=N]: also list Ursa's N slowest corpus entries
   },
+  precision: {
+    module: './precision.mjs',
+    description:
+      'fire lateness of 1,000 schedules at one instant and every second: Ursa (SQLite, PostgreSQL) beside croner, node-cron, BullMQ, graphile-worker, pg-boss',
+    // --count=N (1000), --every-count=N (1000), --seconds=N (30), --rounds=N (3), --systems=a,b
+    flags: ['--count', '--every-count', '--seconds', '--rounds', '--systems'],
+  },
+  catchup: {
+    module: './catchup.mjs',
+    description:
+      'runs created and time to decide after an outage of 1 hour, 1 day, 10 years (SQLite, PostgreSQL)',
+    flags: ['--rounds'], // --rounds=N (5)
+  },
   workers: {
     module: './workers.mjs',
     description:

@@ -189,7 +189,7 @@ export class Executor {
         if (!retention.has(key))
           retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
       }
-      if (!(await this.#until(dueAt - this.#lead.ms()))) {
+      if (!(await this.#until(dueAt - this.#lead.ms(items.length)))) {
         // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
         for (const { run } of items) this.#inflight.delete(run.correlationId);
         return;
@@ -219,7 +219,7 @@ export class Executor {
         this.workerId,
         at,
       );
-      this.#lead.observe(performance.now() - began);
+      this.#lead.observe(performance.now() - began, items.length);
     } catch (error) {
       // The store failed the batch: nothing of it was written; the single path retries each run.
       log.warn({ err: error, runs: items.length }, 'batch start failed; starting one run at a time');
@@ -241,7 +241,7 @@ export class Executor {
     const overran = clock.now() - dueAt;
     if (overran > 0)
       log.debug(
-        { runs: launch.length, overranMs: overran, leadMs: this.#lead.ms() },
+        { runs: launch.length, overranMs: overran, leadMs: this.#lead.ms(launch.length) },
         'batch start overran its lead',
       );
     await reach(clock, dueAt);

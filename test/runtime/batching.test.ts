@@ -178,7 +178,7 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     await worker.tick(500);
     const [claimed] = await t.rt.repos.runs.listForScheduler(T, P, 'early', 10);
     const state = async () => (await t.rt.repos.runs.get(claimed?.correlationId ?? ''))?.state;
-    // No start measured yet: the lead is 2 ms.
+    // No start measured yet: the lead for one run is 3 ms.
     t.clock.set(due - 1);
     await until(async () => (await state()) === 'started', 'the batch starts a lead ahead');
     expect(engine.processes).toHaveLength(0);
