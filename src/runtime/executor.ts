@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { EngineResult } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
@@ -103,6 +104,8 @@ export class Executor {
       maxMs: 60_000,
     },
   ) {
+    // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
+    setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
     this.recorder = new RunRecorder(rt);
     this.workflows = new WorkflowRunner(rt, workerId);
   }
