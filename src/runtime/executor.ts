@@ -91,6 +91,9 @@ export class Executor {
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
   readonly #lead = new StartLead();
+  // Runs whose engine has returned and whose end is not written yet, by scheduler key: their lane
+  // is free in fact but not yet in the store, so a start of the same scheduler waits for the write.
+  readonly #ending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly rt: Runtime,
@@ -197,6 +200,7 @@ export class Executor {
         for (const { run } of items) this.#inflight.delete(run.correlationId);
         return;
       }
+      await this.#endsWritten(items.map(({ run }) => run));
       const began = performance.now();
       const at = clock.now();
       started = items.map(({ run, scheduler }) => ({
@@ -493,6 +497,7 @@ export class Executor {
       ? undefined
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
+    await this.#endsWritten([held]);
     const at = clock.now();
     const { decision, active } = await repos.lanes.admit({
       key: held,
@@ -629,8 +634,11 @@ export class Executor {
     const { status, reason } = await handle.done;
     const outcome = status === 'completed' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt: this.rt.clock.now() };
-    const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
-    if (!(await this.#ends.add({ run, scheduler, workflowRun }))) return;
+    const ended = this.#ended(run, async () => {
+      const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
+      return this.#ends.add({ run, scheduler, workflowRun });
+    });
+    if (!(await ended)) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
     this.rt.log.info(
       { scheduler: run.name, correlationId: run.correlationId, workflowRunId, outcome, reason },
@@ -727,10 +735,14 @@ export class Executor {
     const outcome = OUTCOME_OF[result.status];
     const reason = result.reason ?? null;
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt };
-    // Its process row and START line first (a batch writes them while the engines run).
-    await recorded;
+    const written = this.#ended(run, async () => {
+      await this.faults.beforeEnd?.(run);
+      // Its process row and START line first (a batch writes them while the engines run).
+      await recorded;
+      return this.#ends.add({ run, scheduler, result });
+    });
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
-    if (!(await this.#ends.add({ run, scheduler, result }))) return;
+    if (!(await written)) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
     log.info(
       {
@@ -747,6 +759,27 @@ export class Executor {
     // Only queue and cancelPrevious leave a run waiting (one left by a policy changed since is
     // found by the worker's periodic look for waiting runs).
     if (definition.overlap !== 'skip') await this.promoteWaiting(run, scheduler);
+  }
+
+  /** Runs `write` (the end of `run`'s record) as the pending end of its scheduler's lane, see #ending. */
+  #ended<T>(run: Run, write: () => Promise<T>): Promise<T> {
+    const key = schedulerKeyString(run);
+    const done = write();
+    const settled = done.then(
+      () => {},
+      () => {},
+    );
+    this.#ending.set(key, settled);
+    void settled.then(() => {
+      if (this.#ending.get(key) === settled) this.#ending.delete(key);
+    });
+    return done;
+  }
+
+  /** Resolves once the pending ends of these runs' schedulers (engines returned here) are written. */
+  async #endsWritten(runs: readonly Run[]): Promise<void> {
+    const pending = runs.flatMap((run) => this.#ending.get(schedulerKeyString(run)) ?? []);
+    if (pending.length > 0) await Promise.all(pending);
   }
 
   /** Writes the ends of one turn's runs together (see `Runs.endMany`); per run, whether it ended here. */

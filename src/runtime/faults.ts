@@ -14,6 +14,8 @@ export interface RunFaults {
   readonly afterSpawn?: (run: Run) => void | Promise<void>;
   /** A one-shot: right after its fired marker, before its document goes to the trash. */
   readonly afterMarker?: (run: Run) => void | Promise<void>;
+  /** Right after a run's engine returned, before its end is written. */
+  readonly beforeEnd?: (run: Run) => void | Promise<void>;
 }
 
 /**

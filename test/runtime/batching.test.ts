@@ -237,4 +237,41 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     expect(again?.definition.trigger.kind).toBe('cron');
     expect(read()).toEqual(['_vance/scheduler/a.yaml', '_vance/scheduler/b.yaml', '_vance/scheduler/a.yaml']);
   });
+  it('a run whose previous run ended here but is not yet written waits for that write, and starts instead of being skipped for overlap (overlap: skip)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({ '_vance/scheduler/tick.yaml': cronScheduler('*/10 * * * * *', 'noop') });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = 0;
+    const worker = t.worker({
+      faults: {
+        beforeEnd: async () => {
+          if (held++ === 0) await gate;
+        },
+      },
+    });
+    await worker.bootstrap();
+    const first = at('2026-06-01T08:00:10Z');
+    t.clock.set(first);
+    await worker.tick();
+    await until(async () => held === 1, 'the first run’s engine returned, its end held');
+    t.clock.set(first + 10_000);
+    await worker.tick();
+    const states = async () =>
+      (await t.rt.repos.runs.listForScheduler(T, P, 'tick', 10)).map((r) => [r.scheduledFor, r.state]);
+    // The second run's start waits: its lane is still `started` in the store.
+    expect(await states()).toEqual([
+      [first + 10_000, 'claimed'],
+      [first, 'started'],
+    ]);
+    release();
+    await worker.executor.settled();
+    const runs = await t.rt.repos.runs.listForScheduler(T, P, 'tick', 10);
+    expect(runs.map((r) => [r.scheduledFor, r.outcome])).toEqual([
+      [first + 10_000, 'completed'],
+      [first, 'completed'],
+    ]);
+  });
 });
