@@ -25,7 +25,7 @@ export interface TickResult {
   readonly skipped: number;
 }
 
-const BATCH = 500;
+const BATCH = 1000;
 
 /** A due occurrence of this tick: the run its claim inserts, and whether it is recorded skipped. */
 interface Candidate {

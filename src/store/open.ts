@@ -89,6 +89,28 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * The database as Kysely's SQLite driver sees it, with prepared statements kept by SQL text (the
+ * `capacity` most recently used): Kysely prepares every query it runs, and preparing the
+ * multi-row statements of a due second's batch cost more than running them (issue #11). Safe
+ * because the driver runs one query at a time on its one connection and never streams here.
+ */
+function withStatementCache(database: SQLite.Database, capacity = 256): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        if (statements.size >= capacity) statements.delete(statements.keys().next().value as string);
+      } else statements.delete(sql);
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 function openSqlite(path: string): Store {
   const file = resolve(path);
   let database: SQLite.Database;
@@ -103,7 +125,9 @@ function openSqlite(path: string): Store {
   } catch (error) {
     throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
   }
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+  });
   // One process per SQLite file (decisions §5), so a change needs to reach only this process.
   const changes = new EventEmitter();
   return {

@@ -274,4 +274,18 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
       [first, 'completed'],
     ]);
   });
+  it('claims and starts 1,000 occurrences due at one instant in one tick, within the parameter limits of the store (issue #11)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1000; i++)
+      files[`_vance/scheduler/s${String(i).padStart(4, '0')}.yaml`] = cronScheduler('0 * * * * *', 'noop');
+    await applyProject(files);
+    const worker = t.worker();
+    await worker.bootstrap();
+    t.clock.set(at('2026-06-01T08:01:00Z'));
+    expect(await worker.tick()).toMatchObject({ due: 1000, claimed: 1000, fired: 1000 });
+    await worker.executor.settled();
+    const rows = await t.store.db.selectFrom('runs').select(['outcome']).execute();
+    expect(rows.filter((r) => r.outcome === 'completed')).toHaveLength(1000);
+  }, 60_000);
 });
