@@ -29,6 +29,12 @@ const SCENARIOS = {
       'runs created and time to decide after an outage of 1 hour, 1 day, 10 years (SQLite, PostgreSQL)',
     flags: ['--rounds'], // --rounds=N (5)
   },
+  scale: {
+    module: './scale.mjs',
+    description:
+      'bootstrap, memory and tick cost with 10,000 and 100,000 schedulers (--sizes adds 1,000,000)',
+    flags: ['--sizes'], // --sizes=10000,100000,1000000
+  },
   workers: {
     module: './workers.mjs',
     description:

@@ -11,7 +11,7 @@ export const pgBoss = {
   version: versionOf('pg-boss'),
   granularity: 'minute',
   store: 'PostgreSQL',
-  async open({ postgres }) {
+  async open({ postgres, ids }) {
     const database = await postgres.createDatabase();
     const boss = new PgBoss({
       connectionString: database.url,
@@ -21,15 +21,15 @@ export const pgBoss = {
     });
     boss.on('error', () => {});
     await boss.start();
+    // Each v10 queue is a partition table: made before the instant is chosen.
+    for (const id of ids) await boss.createQueue(id);
     return {
       async schedule(items, onFire) {
-        for (const { id, cron } of items) {
-          await boss.createQueue(id);
-          await boss.schedule(id, cron, {}, { tz: 'UTC' });
+        for (const { id, cron } of items) await boss.schedule(id, cron, {}, { tz: 'UTC' });
+        for (const { id } of items)
           await boss.work(id, { pollingIntervalSeconds: 0.5 }, async () => {
             onFire(undefined, Date.now());
           });
-        }
       },
       async close() {
         await boss.stop({ graceful: false, wait: true, close: true });
