@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createUrsa, fixedClock } from '../dist/index.js';
 import { Worker } from '../dist/runtime/worker.js';
+import { usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
 import { formatTable } from './lib/table.mjs';
 import { postgresServer } from './workers/postgres.mjs';
@@ -28,10 +29,6 @@ const OUTAGES = [
 ];
 const DEFAULTS = { rounds: 5 };
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-function usageError(message) {
-  return Object.assign(new Error(message), { usage: true });
-}
 
 function parseArgs(args) {
   const options = { ...DEFAULTS };

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { positive, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
 import { formatTable } from './lib/table.mjs';
 import { bullmq } from './peers/bullmq.mjs';
@@ -50,17 +51,8 @@ const TARGETS = {
   every: { 'ursa-sqlite': 10 },
 };
 
-function usageError(message) {
-  return Object.assign(new Error(message), { usage: true });
-}
-
 function parseArgs(args) {
   const options = { ...DEFAULTS, systems: Object.keys(SYSTEMS) };
-  const positive = (arg, value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw usageError(`${arg}: expected a whole number >= 1`);
-    return n;
-  };
   for (const arg of args) {
     const [flag, value] = arg.split(/=(.*)/s);
     if (value === undefined) throw usageError(`${arg}: expected ${flag}=<value>`);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { usageError } from './lib/args.mjs';
 import { formatCount, formatTable } from './lib/table.mjs';
 import { seed } from './scale/seed.mjs';
 
@@ -15,10 +16,6 @@ import { seed } from './scale/seed.mjs';
  */
 const MEASURE = fileURLToPath(new URL('./scale/measure.mjs', import.meta.url));
 const AT = Date.parse('2026-06-01T00:00:00Z');
-
-function usageError(message) {
-  return Object.assign(new Error(message), { usage: true });
-}
 
 function parseArgs(args) {
   const options = { sizes: [10_000, 100_000] };

@@ -5,6 +5,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { positive, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
 import { formatCount, formatTable } from './lib/table.mjs';
 import { postgresServer } from './workers/postgres.mjs';
@@ -64,17 +65,8 @@ const SETTLE_TIMEOUT_MS = 5_000;
 const DRAIN_TIMEOUT_MS = 120_000;
 const WAKE_TIMEOUT_MS = 30_000;
 
-function usageError(message) {
-  return Object.assign(new Error(message), { usage: true });
-}
-
 function parseArgs(args) {
   const options = { ...DEFAULTS, stores: ['postgresql', 'sqlite'], trace: false };
-  const positive = (arg, value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw usageError(`${arg}: expected a whole number >= 1`);
-    return n;
-  };
   for (const arg of args) {
     const [flag, value] = arg.split(/=(.*)/s);
     if (flag === '--trace' && value === undefined) options.trace = true;
