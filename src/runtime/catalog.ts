@@ -102,6 +102,35 @@ export async function findRecipe(
   });
 }
 
+/**
+ * Lookups the checks of one refresh share (issue #11): each recipe of a project and each user is
+ * read once per refresh, not once per scheduler that names it. Keys are `tenant\0project\0recipe`
+ * and `tenant\0user`; values the pending lookups (a failed one fails every scheduler naming it).
+ */
+export interface CheckLookups {
+  readonly recipes: Map<string, Promise<RecipeDefinition | undefined>>;
+  readonly users: Map<string, Promise<boolean>>;
+}
+
+/** Fresh, empty {@link CheckLookups}, for one refresh. */
+export function checkLookups(): CheckLookups {
+  return { recipes: new Map(), users: new Map() };
+}
+
+function memo<T>(
+  cache: Map<string, Promise<T>> | undefined,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  if (cache === undefined) return load();
+  let pending = cache.get(key);
+  if (pending === undefined) {
+    pending = load();
+    cache.set(key, pending);
+  }
+  return pending;
+}
+
 function issuesOf(error: UrsaError): readonly ValidationIssue[] {
   return error.issues ?? [{ path: error.field ?? '', message: error.message }];
 }
@@ -118,6 +147,8 @@ export async function checkScheduler(
   document: StoredDocument,
   /** A user known to exist without looking (the caller of a write, whom the write registers). */
   knownUser?: string,
+  /** Lookups shared with the other checks of the same refresh. */
+  lookups?: CheckLookups,
 ): Promise<{
   definition: SchedulerDefinition;
   runAs: string;
@@ -140,7 +171,13 @@ export async function checkScheduler(
   const definition = parseSchedulerDocument(document.body, { name, path: source });
   const runAs = definition.runAs ?? document.createdBy;
   const checkUser = async () => {
-    if (runAs !== knownUser && (await repos.users.get(document.tenant, runAs)) === undefined) {
+    const exists = () =>
+      memo(
+        lookups?.users,
+        `${document.tenant}\u0000${runAs}`,
+        async () => (await repos.users.get(document.tenant, runAs)) !== undefined,
+      );
+    if (runAs !== knownUser && !(await exists())) {
       throw refuse(
         'USER_NOT_FOUND',
         'runAs',
@@ -160,7 +197,9 @@ export async function checkScheduler(
     return { definition, runAs, workflow };
   }
   const recipeName = definition.target.recipe;
-  const recipe = await findRecipe(repos, document.tenant, project, recipeName);
+  const recipe = await memo(lookups?.recipes, `${document.tenant}\u0000${project}\u0000${recipeName}`, () =>
+    findRecipe(repos, document.tenant, project, recipeName),
+  );
   if (recipe === undefined) {
     throw refuse(
       'RECIPE_NOT_FOUND',
@@ -195,9 +234,10 @@ export async function loadProjectSchedulers(
 
   const schedulers = new Map<string, EffectiveScheduler>();
   const failures: LoadFailure[] = [];
+  const lookups = checkLookups();
   for (const [name, { document, source }] of byName) {
     try {
-      const checked = await checkScheduler(repos, project, document);
+      const checked = await checkScheduler(repos, project, document, undefined, lookups);
       schedulers.set(name, { ...checked, source, document });
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;

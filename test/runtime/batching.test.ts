@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import { SchedulerCache } from '../../src/runtime/scheduler-cache.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -288,4 +289,23 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     const rows = await t.store.db.selectFrom('runs').select(['outcome']).execute();
     expect(rows.filter((r) => r.outcome === 'completed')).toHaveLength(1000);
   }, 60_000);
+  it('a refresh reads each recipe and user of a project once, not once per scheduler naming it (issue #11)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    await applyProject({
+      '_vance/recipes/say.yaml': shellRecipe('echo hi'),
+      '_vance/scheduler/a.yaml': cronScheduler('*/10 * * * * *', 'say'),
+      '_vance/scheduler/b.yaml': cronScheduler('*/10 * * * * *', 'say'),
+      '_vance/scheduler/c.yaml': cronScheduler('*/10 * * * * *', 'say'),
+    });
+    const reads = vi.spyOn(t.rt.repos.documents, 'get');
+    const users = vi.spyOn(t.rt.repos.users, 'get');
+    const { schedulers, failures } = await loadProjectSchedulers(t.rt.repos, T, P);
+    expect([...schedulers.keys()].sort()).toEqual(['a', 'b', 'c']);
+    expect(failures).toEqual([]);
+    expect(reads.mock.calls.map(([key]) => `${key.project}/${key.path}`).sort()).toEqual([
+      `_tenant/_vance/recipes/say.yaml`,
+      `${P}/_vance/recipes/say.yaml`,
+    ]);
+    expect(users).toHaveBeenCalledTimes(1);
+  });
 });
