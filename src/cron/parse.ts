@@ -33,6 +33,21 @@ function rangeText(spec: FieldSpec): string {
 const DIGITS = /^[0-9]+$/;
 const NAME = /^[A-Z]{3}$/;
 
+/**
+ * Upper case for ASCII letters only. `String.prototype.toUpperCase` maps some non-ASCII letters
+ * onto ASCII ones (`ſ` → `S`, `ı` → `I`), which let `ſun` or `FRı` pass as weekday names; the
+ * dialect is ASCII (decisions §3), so those must stay as written and be refused (issue #12,
+ * found by test/properties/cron.test.ts).
+ */
+function asciiUpper(text: string): string {
+  return text.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+}
+
+/** Lower case for ASCII letters only: the Kelvin sign `\u212A` must not make `@wee\u212Aly` a macro. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
 /** A single value: ASCII digits (no sign) or, where the field has them, a three-letter name. */
 function parseValue(spec: FieldSpec, text: string, item: string): number {
   if (DIGITS.test(text)) {
@@ -42,7 +57,7 @@ function parseValue(spec: FieldSpec, text: string, item: string): number {
     }
     return value;
   }
-  const upper = text.toUpperCase();
+  const upper = asciiUpper(text);
   if (spec.names && NAME.test(upper)) {
     const value = spec.names[upper];
     if (value !== undefined) return value;
@@ -131,7 +146,7 @@ function parseDaysOfMonth(text: string): DayOfMonthRule[] | null {
   let mask = 0;
   let every = false;
   for (const raw of splitList(DAY_OF_MONTH, text)) {
-    const item = raw.toUpperCase();
+    const item = asciiUpper(raw);
     if (item === 'L') {
       rules.push({ kind: 'last', offset: 0 });
     } else if (item === 'LW') {
@@ -156,7 +171,8 @@ function parseDaysOfMonth(text: string): DayOfMonthRule[] | null {
       fail('day-of-month', raw, 'W is allowed only as nW or LW', DOM_ALLOWED);
     } else {
       if (item === '*' || item === '?') every = true;
-      for (const v of parsePlainItem(DAY_OF_MONTH, item)) mask |= 1 << v;
+      // The item as written: an error's value is what the user wrote, not its upper case (issue #12).
+      for (const v of parsePlainItem(DAY_OF_MONTH, raw)) mask |= 1 << v;
     }
   }
   if (every) return null;
@@ -174,7 +190,7 @@ function parseDaysOfWeek(text: string): DayOfWeekRule[] | null {
   let mask = 0;
   let every = false;
   for (const raw of splitList(DAY_OF_WEEK, text)) {
-    const item = raw.toUpperCase();
+    const item = asciiUpper(raw);
     const hash = item.indexOf('#');
     if (hash !== -1) {
       const weekday = parseWeekday(item.slice(0, hash), raw);
@@ -189,7 +205,8 @@ function parseDaysOfWeek(text: string): DayOfWeekRule[] | null {
       rules.push({ kind: 'lastOfMonth', weekday: parseWeekday(day, raw) });
     } else {
       if (item === '*' || item === '?') every = true;
-      for (const v of parsePlainItem(DAY_OF_WEEK, item)) mask |= 1 << (v % 7);
+      // As written, like day-of-month (parseValue upper-cases names itself).
+      for (const v of parsePlainItem(DAY_OF_WEEK, raw)) mask |= 1 << (v % 7);
     }
   }
   if (every || mask === 0x7f) return null;
@@ -220,7 +237,7 @@ export function parseCron(text: unknown): CronExpression {
   const trimmed = text.replace(OUTER_WHITE_SPACE, '');
   let body = trimmed;
   if (trimmed.startsWith('@')) {
-    const expansion = MACROS[trimmed.toLowerCase()];
+    const expansion = MACROS[asciiLower(trimmed)];
     if (expansion === undefined) {
       fail('expression', trimmed, 'unknown macro', Object.keys(MACROS).join(' '));
     }
