@@ -7,6 +7,7 @@ import { parseSchedulerDocument } from '../scheduler/document.js';
 import { validateName } from '../scheduler/name.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import { MAX_DOCUMENT_BYTES } from '../yaml/limits.js';
 import type { Caller } from './caller.js';
 import { displayTimezone } from './settings.js';
 
@@ -65,8 +66,10 @@ export function fillTimezone(text: string, zone: string): string {
  * replaced body goes to the archive) and refreshes that scheduler. Nothing is written when any
  * check fails.
  *
- * @throws UrsaError `NAME_INVALID`, `DOCUMENT_INVALID`, `SCHEDULER_INVALID`, `RECIPE_NOT_FOUND`,
- *   `USER_NOT_FOUND`, or `FORBIDDEN` when a non-admin names another user as `runAs` (decisions §6).
+ * @throws UrsaError `NAME_INVALID`, `DOCUMENT_INVALID` (also when the filled-in timezone would
+ *   take the document over 64 KiB), `SCHEDULER_INVALID`, `RECIPE_NOT_FOUND`, `USER_NOT_FOUND`, or
+ *   `FORBIDDEN` when a non-admin names another user as `runAs`, or leaves `runAs` out of a
+ *   document another user created, which would keep it running as that user (decisions §6).
  */
 export async function setScheduler(
   rt: Runtime,
@@ -99,9 +102,32 @@ export async function setScheduler(
       },
     );
   }
+  if (filledTimezone !== undefined && Buffer.byteLength(body, 'utf8') > MAX_DOCUMENT_BYTES) {
+    const message = `the document is ${Buffer.byteLength(yaml, 'utf8')} bytes, and ${Buffer.byteLength(body, 'utf8')} with timezone: ${filledTimezone} filled in (spec §10c); the limit is ${MAX_DOCUMENT_BYTES} bytes (64 KiB): name the timezone and shorten the document`;
+    throw new UrsaError('DOCUMENT_INVALID', `${source}: timezone: ${message}`, {
+      field: 'timezone',
+      value: Buffer.byteLength(body, 'utf8'),
+      allowed: `at most ${MAX_DOCUMENT_BYTES} bytes with the timezone`,
+      issues: [{ path: 'timezone', message }],
+    });
+  }
   const now = clock.now();
   const key = { tenant: caller.tenant, project: caller.project, path };
   const existing = await repos.documents.get(key);
+  // Without runAs a scheduler runs as its document's creator (spec §2), who stays the creator
+  // when another user replaces it: a non-admin may not leave it running as someone else that way.
+  if (written.runAs === undefined && caller.role !== 'admin' && existing !== undefined) {
+    const creator = existing.createdBy;
+    if (creator !== caller.user) {
+      const message = `is missing, so the scheduler would keep running as ${creator}, who created it; only an admin may make it run as another user than the caller (${caller.user}): write runAs: ${caller.user}`;
+      throw new UrsaError('FORBIDDEN', `${source}: runAs: ${message}`, {
+        field: 'runAs',
+        value: creator,
+        allowed: caller.user,
+        issues: [{ path: 'runAs', message }],
+      });
+    }
+  }
   const candidate: StoredDocument = {
     ...key,
     body,

@@ -31,7 +31,12 @@ async function observe() {
     : undefined;
   const get = await call('scheduler_get', { name: 'backup' });
   const fire = await call('scheduler_fire', { name: 'backup' });
-  const set = await call('scheduler_set', { name: 'backup', yaml: doc('full').replace('03', '04') });
+  // runAs: mia, the agent's own user: without it the scheduler would keep running as its creator
+  // (ada), which decisions §6 refuses (test/hostile/run-as.test.ts); here only the lock gate decides.
+  const set = await call('scheduler_set', {
+    name: 'backup',
+    yaml: doc('full', 'runAs: mia\n').replace('03', '04'),
+  });
   const del = await call('scheduler_delete', { name: 'backup' });
   const code = (r: ToolResult) => (r.ok ? 'allowed' : r.error.code);
   return {
