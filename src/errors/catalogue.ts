@@ -76,6 +76,14 @@ export const errorCatalogue = {
     status: 400,
     doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..` (decisions §6).',
   },
+  STORE_BUSY: {
+    status: 503,
+    doc: 'The SQLite store stayed write-locked by another connection (a backup, the sqlite3 shell, a local `ursa` command) for longer than its busy timeout; nothing was written, and the request can be retried.',
+  },
+  STORE_FULL: {
+    status: 507,
+    doc: 'The disk of the SQLite store is full: the write was rolled back whole and the store holds what it held before; free space and retry.',
+  },
   STORE_LOCKED: {
     status: 409,
     doc: 'A second Ursa worker tried to run on a SQLite file another process is using; SQLite supports one process, PostgreSQL several.',

@@ -22,7 +22,16 @@ export {
   type NewInboxItem,
 } from './inbox.js';
 export { type LaneRequest, type LaneResult, Lanes } from './lanes.js';
-export { isPostgresUrl, migrate, openStore, redactUrl, type Store, type StoreDialect } from './open.js';
+export {
+  DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+  isPostgresUrl,
+  migrate,
+  openStore,
+  redactUrl,
+  type Store,
+  type StoreDialect,
+  type StoreOptions,
+} from './open.js';
 export {
   ACTIVE_STATUSES,
   Processes,

@@ -9,6 +9,7 @@ import {
   Kysely,
   Migrator,
   PostgresDialect,
+  type QueryResult,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -69,24 +70,126 @@ function unavailable(location: string, reason: string): UrsaError {
  * transaction that reads first and then writes fails at once with SQLITE_BUSY when another
  * connection wrote meanwhile, whereas waiting for the lock at `begin` honours busy_timeout.
  * Every Ursa transaction writes, so nothing is lost by locking early.
+ *
+ * Its connection also waits out another connection's write lock (a backup, the sqlite3 shell, a
+ * local `ursa` command) and translates the driver's faults (issue #12): see {@link GuardedSqliteConnection}.
+ * A rollback after SQLite already rolled the transaction back itself (SQLITE_FULL does) is a no-op,
+ * so the original error reaches the caller instead of "cannot rollback - no transaction is active".
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  #guarded: GuardedSqliteConnection | undefined;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly guard: SqliteGuard,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    if (this.#guarded?.inner !== connection)
+      this.#guarded = new GuardedSqliteConnection(connection, this.guard);
+    return this.#guarded;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.guard.database.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly guard: SqliteGuard,
+  ) {
     super(config);
     this.#config = config;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.guard);
   }
+}
+
+/** What the SQLite connection guard needs: the raw database, its file and the busy budget. */
+interface SqliteGuard {
+  readonly database: SQLite.Database;
+  readonly file: string;
+  readonly busyTimeoutMs: number;
+}
+
+/** How long one SQLite statement blocks the event loop waiting for a lock (busy_timeout), milliseconds. */
+const SQLITE_BUSY_SLICE_MS = 50;
+/** The longest pause between two attempts of a statement blocked by another connection, milliseconds. */
+const SQLITE_BUSY_PAUSE_MAX_MS = 250;
+
+/**
+ * The one SQLite connection with the store's fault handling (issue #12):
+ *
+ * - A statement outside a transaction (or the `begin immediate` of one) that finds another
+ *   connection holding the write lock (SQLITE_BUSY) is retried: each attempt blocks at most
+ *   {@link SQLITE_BUSY_SLICE_MS} (busy_timeout), and between attempts the event loop runs (timers,
+ *   engines, the heartbeat), until `busyTimeoutMs` in all; then `STORE_BUSY`. Nothing was written
+ *   by a busy attempt, so a retry never doubles a write. Inside a transaction Ursa already holds
+ *   the write lock, so a busy statement there fails the transaction, which rolls back whole.
+ * - A full disk (SQLITE_FULL: the file or its write-ahead log cannot grow) is `STORE_FULL`; SQLite
+ *   has rolled back the statement's transaction, so the store holds what it held before.
+ */
+class GuardedSqliteConnection implements DatabaseConnection {
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly guard: SqliteGuard,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (typeof code !== 'string') throw error;
+        if (code.startsWith('SQLITE_BUSY')) {
+          waited += SQLITE_BUSY_SLICE_MS;
+          if (this.guard.database.inTransaction || waited >= this.guard.busyTimeoutMs)
+            throw busy(this.guard, code);
+          const pause = Math.min(5 * 2 ** attempt, SQLITE_BUSY_PAUSE_MAX_MS);
+          waited += pause;
+          await new Promise((resolve) => setTimeout(resolve, pause));
+          continue;
+        }
+        if (code === 'SQLITE_FULL') throw full(this.guard, code);
+        throw error;
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+function busy(guard: SqliteGuard, code: string): UrsaError {
+  return new UrsaError(
+    'STORE_BUSY',
+    `store: ${guard.file}: another connection held the write lock for more than ${guard.busyTimeoutMs} ms (${code}); nothing was written — Ursa retries on its next pass`,
+    { field: 'db', value: guard.file },
+  );
+}
+
+function full(guard: SqliteGuard, code: string): UrsaError {
+  return new UrsaError(
+    'STORE_FULL',
+    `store: ${guard.file}: the disk is full (${code}); the write was rolled back whole — free space and Ursa goes on where it stopped`,
+    { field: 'db', value: guard.file },
+  );
 }
 
 /**
@@ -111,7 +214,7 @@ function withStatementCache(database: SQLite.Database, capacity = 256): SqliteDi
   };
 }
 
-function openSqlite(path: string): Store {
+function openSqlite(path: string, busyTimeoutMs: number): Store {
   const file = resolve(path);
   let database: SQLite.Database;
   try {
@@ -119,14 +222,17 @@ function openSqlite(path: string): Store {
     database = new SQLite(file);
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
-    database.pragma('busy_timeout = 5000');
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_SLICE_MS}`);
     // The worker checkpoints between occurrences (Store.checkpoint); the automatic one is a backstop.
     database.pragma('wal_autocheckpoint = 10000');
   } catch (error) {
     throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
   }
   const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect(
+      { database: withStatementCache(database) },
+      { database, file, busyTimeoutMs },
+    ),
   });
   // One process per SQLite file (decisions §5), so a change needs to reach only this process.
   const changes = new EventEmitter();
@@ -162,7 +268,15 @@ const types = {
 
 function openPostgres(url: string): Store {
   const location = redactUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 10, types });
+  // A connection attempt to a server that does not answer (a partition, not a refusal) gives up
+  // instead of holding the loop; the worker's next pass tries again (issue #12).
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -173,19 +287,73 @@ function openPostgres(url: string): Store {
     notifyChange: async () => {
       await pool.query(`NOTIFY ${CHANNEL}`);
     },
-    onChange: async (listener) => {
-      // LISTEN needs a connection of its own: a pooled one goes back to the pool and stops hearing.
-      const client = new pg.Client({ connectionString: url, types });
-      client.on('error', () => {});
-      client.on('notification', (message) => {
-        if (message.channel === CHANNEL) listener();
-      });
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      return () => client.end();
-    },
+    onChange: (listener) => listen(url, listener),
     checkpoint: async () => {},
     close: () => db.destroy(),
+  };
+}
+
+/** The longest pause between two attempts to re-open a lost LISTEN connection, milliseconds. */
+const LISTEN_RETRY_MAX_MS = 5_000;
+
+/**
+ * Calls `listener` on every NOTIFY of the change channel, on a connection of its own (a pooled one
+ * goes back to the pool and stops hearing). A LISTEN connection the server drops (a restart, a
+ * failover, a network cut) is opened again with backoff (100 ms doubling up to
+ * {@link LISTEN_RETRY_MAX_MS}), and once it hears again `listener` is called once: a change may
+ * have been announced while nobody listened (issue #12).
+ *
+ * @throws the driver's error when the first connection cannot be opened.
+ * @returns the unsubscribe function.
+ */
+async function listen(url: string, listener: () => void): Promise<() => Promise<void>> {
+  let closed = false;
+  let current: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const open = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
+    current = client;
+    client.on('error', () => {}); // 'end' follows; it reconnects
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL) listener();
+    });
+    client.once('end', () => {
+      if (current !== client) return;
+      current = undefined;
+      reopenLater();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    failures = 0;
+  };
+  const reopenLater = (): void => {
+    if (closed || retry !== undefined) return;
+    const ms = Math.min(100 * 2 ** failures++, LISTEN_RETRY_MAX_MS);
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (closed) return;
+      open().then(
+        () => {
+          if (closed) void current?.end().catch(() => {});
+          else listener();
+        },
+        () => {
+          const failed = current;
+          current = undefined;
+          void failed?.end().catch(() => {});
+          reopenLater();
+        },
+      );
+    }, ms);
+  };
+  await open();
+  return async () => {
+    closed = true;
+    clearTimeout(retry);
+    const client = current;
+    current = undefined;
+    await client?.end().catch(() => {});
   };
 }
 
@@ -202,15 +370,33 @@ export async function migrate(store: Store): Promise<void> {
   }
 }
 
+/** How a store is opened. */
+export interface StoreOptions {
+  /**
+   * SQLite: how long in all, milliseconds, a statement waits for a write lock another connection
+   * holds (a backup, the sqlite3 shell, a local `ursa` command) before it fails with `STORE_BUSY`;
+   * beyond the first 50 ms the wait is asynchronous, so the event loop keeps running. Default
+   * {@link DEFAULT_SQLITE_BUSY_TIMEOUT_MS}. PostgreSQL waits for its locks itself.
+   */
+  readonly busyTimeoutMs?: number;
+}
+
+/** The default of {@link StoreOptions.busyTimeoutMs}, milliseconds. */
+export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 30_000;
+
 /**
  * Opens the store at `location` — a SQLite file path, or a `postgres://` URL — and brings its
- * schema up to date.
+ * schema up to date. Later failures of its queries: `STORE_BUSY` and `STORE_FULL` (SQLite, see
+ * {@link StoreOptions}); a PostgreSQL server that went away surfaces as the driver's error of the
+ * query, and the pool connects again on the next one.
  *
  * @throws UrsaError `STORE_UNAVAILABLE` when the database cannot be opened, reached or migrated
  *   (the message names the location without its password, never the driver's text).
  */
-export async function openStore(location: string): Promise<Store> {
-  const store = isPostgresUrl(location) ? openPostgres(location) : openSqlite(location);
+export async function openStore(location: string, options: StoreOptions = {}): Promise<Store> {
+  const store = isPostgresUrl(location)
+    ? openPostgres(location)
+    : openSqlite(location, options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
   try {
     await migrate(store);
   } catch (error) {

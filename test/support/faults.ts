@@ -1,0 +1,153 @@
+import { createServer, type Server, Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { defaultEngines } from '../../src/engines/index.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import type { Runtime } from '../../src/runtime/context.js';
+import { repositories, type Store } from '../../src/store/index.js';
+import type { Clock } from '../../src/time/clock.js';
+import { TEST_SETTINGS } from './runtime.js';
+
+/** A log line as pino wrote it (JSON), with its message and level. */
+export interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly err?: { readonly code?: string; readonly message?: string };
+  readonly [key: string]: unknown;
+}
+
+/** A logger at `level` whose lines are kept in `lines`, for tests that assert what was logged. */
+export function capturedLog(level = 'info'): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString().split('\n')) if (text !== '') lines.push(JSON.parse(text));
+      done();
+    },
+  });
+  return { log: createLogger(level, sink), lines };
+}
+
+/** A runtime over `store` (opened by the test, with the options its fault needs) and `clock`. */
+export function runtimeOn(store: Store, clock: Clock, log: Logger = createLogger('silent')): Runtime {
+  return { repos: repositories(store), clock, settings: TEST_SETTINGS, engines: defaultEngines(), log };
+}
+
+/** A run row as the coverage check reads it. */
+export interface RunRow {
+  readonly name: string;
+  readonly scheduled_for: number | string;
+  readonly coalesced: number | string;
+  readonly coalesced_until: number | string | null;
+}
+
+/**
+ * Checks decisions §4 over `[from, to]` (UTC ms, every `stepMs`): each occurrence of each
+ * scheduler is a run, or absorbed by a coalesced run (after its served occurrence, up to its
+ * `coalesced_until`), and none has two runs. Returns what is missing and what is doubled.
+ */
+export function coverage(
+  runs: readonly RunRow[],
+  names: readonly string[],
+  from: number,
+  to: number,
+  stepMs: number,
+): { missing: string[]; doubled: string[] } {
+  const missing: string[] = [];
+  const doubled: string[] = [];
+  for (const name of names) {
+    const mine = runs.filter((r) => r.name === name);
+    const counts = new Map<number, number>();
+    for (const r of mine) counts.set(Number(r.scheduled_for), (counts.get(Number(r.scheduled_for)) ?? 0) + 1);
+    for (const [at, n] of counts) if (n > 1) doubled.push(`${name}@${new Date(at).toISOString()}×${n}`);
+    const absorbed = mine
+      .filter((r) => Number(r.coalesced) === 1)
+      .map((r) => [Number(r.scheduled_for), Number(r.coalesced_until)] as const);
+    for (let at = from; at <= to; at += stepMs) {
+      if (!counts.has(at) && !absorbed.some(([a, b]) => at > a && at <= b))
+        missing.push(`${name}@${new Date(at).toISOString()}`);
+    }
+  }
+  return { missing, doubled };
+}
+
+/**
+ * A TCP proxy in front of a server (PostgreSQL), for outages without touching the server:
+ * {@link cut} drops every open connection and refuses new ones (ECONNREFUSED, as a stopped
+ * server), {@link restore} listens again on the same port.
+ */
+export class TcpProxy {
+  readonly #sockets = new Set<Socket>();
+  #server: Server | undefined;
+  #port = 0;
+
+  private constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  /** Starts a proxy on 127.0.0.1 (a free port) to `host:port`. */
+  static async start(host: string, port: number): Promise<TcpProxy> {
+    const proxy = new TcpProxy(host, port);
+    await proxy.restore();
+    return proxy;
+  }
+
+  /** The proxy's port. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Connections made through the proxy so far that are still open. */
+  get open(): number {
+    return this.#sockets.size;
+  }
+
+  /** Drops every connection and stops listening: the server is gone, as far as clients can tell. */
+  async cut(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Listens again (on the same port once it has one). */
+  async restore(): Promise<void> {
+    if (this.#server !== undefined) return;
+    const server = createServer((client) => {
+      const upstream = new Socket();
+      this.#sockets.add(client);
+      this.#sockets.add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        this.#sockets.delete(client);
+        this.#sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      upstream.connect(this.targetPort, this.targetHost, () => {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, '127.0.0.1', () => resolve());
+    });
+    this.#port = (server.address() as { port: number }).port;
+    this.#server = server;
+  }
+
+  async close(): Promise<void> {
+    await this.cut();
+  }
+}
+
+/** `url` (postgres://…) with its host and port replaced by the proxy's. */
+export function throughProxy(url: string, proxy: TcpProxy): string {
+  const via = new URL(url);
+  via.hostname = '127.0.0.1';
+  via.port = String(proxy.port);
+  return via.toString();
+}
