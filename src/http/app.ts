@@ -5,7 +5,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Runtime } from '../runtime/context.js';
 import type { WorkflowRunner } from '../runtime/workflow-runner.js';
 import { bearer } from './auth.js';
-import { sendProblem } from './problem.js';
+import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { resourceRoutes } from './routes/resources.js';
@@ -34,6 +34,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: false,
     bodyLimit: options.bodyLimit ?? 256 * 1024,
     ajv: { customOptions: { removeAdditional: false } },
+    // A path segment may be a whole name (128 characters, decisions §6) and more, so the route's
+    // own schema refuses a long one by its field path; beyond this the router refuses it.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's own refusals (bad percent-encoding, an overlong segment) leave as problems too.
+    frameworkErrors: (error, request, reply) => sendProblem(error, request, reply),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

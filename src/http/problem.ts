@@ -2,6 +2,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { type ErrorCode, errorCatalogue, UrsaError, type ValidationIssue } from '../errors/index.js';
 
+/** Longest path segment (a tenant, project or scheduler name, an id) the router hands to a route. */
+export const MAX_PARAM_LENGTH = 1024;
+
 /** An RFC 9457 problem document, with Ursa's stable `code` and, for validation, every field path. */
 export interface Problem {
   readonly type: string;
@@ -48,6 +51,17 @@ export function problemOf(error: unknown): Problem {
       errors,
     );
   }
+  // The router's refusals: their own text would repeat the whole path, so only the reason goes out.
+  if (fastifyError.code === 'FST_ERR_BAD_URL')
+    return problem('VALIDATION_FAILED', 'the URL path is malformed (e.g. a bad percent-encoding)', [
+      { path: 'url', message: 'malformed: every % must start a valid UTF-8 percent-encoding' },
+    ]);
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return problem(
+      'VALIDATION_FAILED',
+      `a segment of the URL path is longer than ${MAX_PARAM_LENGTH} characters; a name is at most 128`,
+      [{ path: 'url', message: `a path segment is longer than ${MAX_PARAM_LENGTH} characters` }],
+    );
   const status = fastifyError.statusCode;
   if (status === 413)
     return problem('VALIDATION_FAILED', 'the request body is too large', [

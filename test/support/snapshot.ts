@@ -26,7 +26,7 @@ export type StoreSnapshot = Readonly<Record<(typeof TABLES)[number], readonly st
  * nothing at all (decisions §6: bad input never half-writes): `expect(await snapshot(s)).toEqual(before)`.
  */
 export async function snapshot(store: Store): Promise<StoreSnapshot> {
-  const out: Record<string, string[]> = {};
+  const out: Partial<Record<(typeof TABLES)[number], readonly string[]>> = {};
   for (const table of TABLES) {
     const rows = await store.db.selectFrom(table).selectAll().execute();
     out[table] = rows
