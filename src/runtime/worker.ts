@@ -47,6 +47,12 @@ export interface WorkerOptions {
  */
 export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
 
+/**
+ * The first pause of the loop after a failed pass, milliseconds; it doubles with each further
+ * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
+ */
+const LOOP_RETRY_BASE_MS = 50;
+
 /** What a reap found and did. */
 export interface ReapResult {
   /** Runs of dead workers that were running: ended `failed`, reason `worker-lost`. */
@@ -259,6 +265,9 @@ export class Worker {
 
   async #run(): Promise<void> {
     const { clock, repos, log } = this.rt;
+    // Consecutive failed passes (the store unreachable, full or locked), and the clock's instant of the first.
+    let failures = 0;
+    let failingSince = 0;
     while (!this.#stopping) {
       try {
         const ahead = this.#options.acquireAheadMs;
@@ -277,14 +286,23 @@ export class Worker {
             log.info(swept, 'expired documents and feed lines deleted');
         }
         const earliest = await repos.schedules.earliestNextRunAt();
+        if (failures > 0) {
+          log.warn({ failures, downMs: clock.now() - failingSince }, 'scheduler loop recovered');
+          failures = 0;
+        }
         const max = this.#options.maxSleepMs;
+        // Sleeps are timers (monotonic) capped at maxSleepMs; every wake decides anew by the clock,
+        // so a wall clock that jumps either way is noticed within one cap (issue #12).
         await this.#sleep(
           earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max),
         );
       } catch (error) {
         this.rt.metrics?.storeErrors.inc();
-        log.error({ err: error }, 'scheduler loop error; retrying');
-        await this.#sleep(this.#options.maxSleepMs);
+        if (failures++ === 0) failingSince = clock.now();
+        // The first failure, then the 2nd, 4th, 8th, …: an outage of an hour is a dozen lines, not thousands.
+        if ((failures & (failures - 1)) === 0)
+          log.error({ err: error, failures }, 'scheduler loop error; retrying');
+        await this.#sleep(Math.min(LOOP_RETRY_BASE_MS * 2 ** (failures - 1), this.#options.maxSleepMs));
       }
     }
   }

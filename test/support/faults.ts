@@ -71,76 +71,75 @@ export function coverage(
 }
 
 /**
- * A TCP proxy in front of a server (PostgreSQL), for outages without touching the server:
- * {@link cut} drops every open connection and refuses new ones (ECONNREFUSED, as a stopped
- * server), {@link restore} listens again on the same port.
+ * A TCP proxy in front of a server (PostgreSQL), for outages without touching the server (other
+ * tests use it): {@link cut} drops every open connection and resets each new one at once, as a
+ * server that went away does; {@link restore} lets connections through again.
  */
 export class TcpProxy {
   readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
-  #port = 0;
+  #down = false;
+  #refused = 0;
 
   private constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
+    private readonly server: Server,
+    readonly port: number,
   ) {}
 
   /** Starts a proxy on 127.0.0.1 (a free port) to `host:port`. */
   static async start(host: string, port: number): Promise<TcpProxy> {
-    const proxy = new TcpProxy(host, port);
-    await proxy.restore();
+    let proxy: TcpProxy | undefined;
+    const server = createServer((client) => proxy?.accept(client, host, port));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    proxy = new TcpProxy(server, (server.address() as { port: number }).port);
     return proxy;
   }
 
-  /** The proxy's port. */
-  get port(): number {
-    return this.#port;
+  /** Connections reset because the proxy was cut: each is a client's attempt to reconnect. */
+  get refused(): number {
+    return this.#refused;
   }
 
-  /** Connections made through the proxy so far that are still open. */
-  get open(): number {
-    return this.#sockets.size;
+  private accept(client: Socket, host: string, port: number): void {
+    if (this.#down) {
+      this.#refused++;
+      client.destroy();
+      return;
+    }
+    const upstream = new Socket();
+    this.#sockets.add(client);
+    this.#sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      this.#sockets.delete(client);
+      this.#sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    upstream.connect(port, host, () => {
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
   }
 
-  /** Drops every connection and stops listening: the server is gone, as far as clients can tell. */
-  async cut(): Promise<void> {
-    const server = this.#server;
-    this.#server = undefined;
+  /** Drops every connection and resets new ones: the server is gone, as far as clients can tell. */
+  cut(): void {
+    this.#down = true;
     for (const socket of this.#sockets) socket.destroy();
     this.#sockets.clear();
-    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  /** Listens again (on the same port once it has one). */
-  async restore(): Promise<void> {
-    if (this.#server !== undefined) return;
-    const server = createServer((client) => {
-      const upstream = new Socket();
-      this.#sockets.add(client);
-      this.#sockets.add(upstream);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        this.#sockets.delete(client);
-        this.#sockets.delete(upstream);
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-      upstream.connect(this.targetPort, this.targetHost, () => {
-        client.pipe(upstream);
-        upstream.pipe(client);
-      });
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, '127.0.0.1', () => resolve());
-    });
-    this.#port = (server.address() as { port: number }).port;
-    this.#server = server;
+  /** Lets connections through again. */
+  restore(): void {
+    this.#down = false;
   }
 
   async close(): Promise<void> {
-    await this.cut();
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 
