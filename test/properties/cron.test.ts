@@ -560,8 +560,8 @@ function parseOrRefuse(text: unknown): CronExpression | undefined {
   return cron;
 }
 
-describe('the oracle itself', () => {
-  it('reads the DST transitions the tests rely on from Intl', () => {
+describe('the oracle itself (decisions §3)', () => {
+  it('decisions §3 oracle: reads the DST transitions the tests rely on from Intl', () => {
     const at = (id: string, instant: string) =>
       model(id).transitions.find((t) => t.at === Date.parse(instant)) ?? 'missing';
     expect(at('Europe/Berlin', '2026-03-29T01:00:00Z')).toEqual({
@@ -583,7 +583,7 @@ describe('the oracle itself', () => {
     for (const id of DST_ZONES) expect(model(id).transitions).toHaveLength(10);
   });
 
-  it('applies decisions §3 to the README examples', () => {
+  it('decisions §3 oracle: applies the gap rule to the README example (daily 02:30 in Berlin)', () => {
     const berlin = model('Europe/Berlin');
     const daily0230: Expr = {
       text: '0 30 2 * * *',
