@@ -47,8 +47,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 async function reach(clock: Runtime['clock'], instant: number): Promise<void> {
   for (let ms = instant - clock.now(); ms > 0; ms = instant - clock.now())
-    await new Promise((resolve) => (ms > 1 ? setTimeout(resolve, ms - 1) : setImmediate(resolve)));
+    await new Promise((resolve) =>
+      ms > 1 ? setTimeout(resolve, Math.min(ms - 1, MAX_WAIT_MS)) : setImmediate(resolve),
+    );
 }
+
+/**
+ * The longest timer of a wait for an instant, milliseconds: timers are monotonic, the instant is
+ * the wall clock's, so a wait re-reads the clock at least this often and a clock set back (or
+ * forward) is followed within it, not a timer's full length later (issue #12).
+ */
+const MAX_WAIT_MS = 1000;
 
 /** A claimed run to dispatch, with the checked scheduler it was claimed for. */
 interface Dispatch {
@@ -314,7 +323,7 @@ export class Executor {
         if (this.#stopped.signal.aborted) return false;
         const ms = instant - this.rt.clock.now();
         if (ms <= 0) return true;
-        await sleep(ms, this.#stopped.signal);
+        await sleep(Math.min(ms, MAX_WAIT_MS), this.#stopped.signal);
       }
     })();
     this.#held.add(wait);

@@ -1,0 +1,159 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Runtime } from '../../src/runtime/context.js';
+import type { Worker } from '../../src/runtime/worker.js';
+import { applyDirectory } from '../../src/service/apply.js';
+import { iso } from '../support/cases.js';
+import { DIALECTS } from '../support/dialects.js';
+import { cronScheduler, projectFolder } from '../support/project.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { until } from '../support/until.js';
+
+const T = 'acme';
+const P = 'ops';
+let t: TestRuntime | undefined;
+let running: Worker | undefined;
+afterEach(async () => {
+  await running?.stop();
+  await t?.close();
+  t = running = undefined;
+});
+
+async function setup(dialect: (typeof DIALECTS)[number], files: Record<string, string>) {
+  t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+  await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  return t;
+}
+
+async function runsOf(rt: Runtime, name: string) {
+  return (await rt.repos.runs.listForScheduler(T, P, name, 100)).reverse();
+}
+
+async function feedOf(rt: Runtime, name: string) {
+  return (await rt.repos.feed.listForRef(T, P, 'SCHEDULER', name, 100)).reverse();
+}
+
+// issue #12, decisions §4: the wall clock jumps; sleeping is by timers (monotonic), deciding by the clock.
+describe.each(DIALECTS)('wall-clock jumps on %s (issue #12, decisions §4)', (dialect) => {
+  it('jumping forward an hour: the running loop catches up once per scheduler by its misfire policy, no storm', async () => {
+    const t = await setup(dialect, {
+      '_vance/scheduler/once.yaml': cronScheduler('*/10 * * * * *', 'noop'),
+      '_vance/scheduler/skip.yaml': cronScheduler('*/10 * * * * *', 'noop', 'misfire: skip\n'),
+    });
+    running = t.worker({ acquireAheadMs: 0, maxSleepMs: 20 });
+    await running.start();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await until(async () => (await runsOf(t.rt, 'skip'))[0]?.state === 'ended', 'the 08:00:10 runs');
+    await until(async () => (await runsOf(t.rt, 'once'))[0]?.state === 'ended', 'the 08:00:10 runs');
+
+    t.clock.set(Date.parse('2026-06-01T09:00:15Z'));
+    await until(async () => (await runsOf(t.rt, 'once')).at(-1)?.state === 'ended', 'the catch-up');
+    await until(async () => (await runsOf(t.rt, 'skip')).length === 2, 'the skipped line');
+    await running.stop();
+    running = undefined;
+
+    // misfire: once — one run for the hour (359 occurrences), coalesced, at its oldest occurrence.
+    const once = await runsOf(t.rt, 'once');
+    expect(
+      once.map((r) => [
+        iso(r.scheduledFor),
+        r.outcome,
+        r.coalesced,
+        r.coalescedUntil && iso(r.coalescedUntil),
+      ]),
+    ).toEqual([
+      ['2026-06-01T08:00:10Z', 'completed', false, null],
+      ['2026-06-01T08:00:20Z', 'completed', true, '2026-06-01T09:00:10Z'],
+    ]);
+    expect((await feedOf(t.rt, 'once')).map((l) => `${l.kind} ${l.outcome}`)).toEqual([
+      'START pending',
+      'END completed',
+      'START pending',
+      'END completed',
+    ]);
+    // misfire: skip — nothing runs; one SKIPPED line names the occurrence and the reason.
+    const skip = await runsOf(t.rt, 'skip');
+    expect(skip.map((r) => [iso(r.scheduledFor), r.outcome, r.reason])).toEqual([
+      ['2026-06-01T08:00:10Z', 'completed', null],
+      ['2026-06-01T08:00:20Z', 'skipped_misfire', expect.any(String)],
+    ]);
+    const skipped = (await feedOf(t.rt, 'skip')).filter((l) => l.kind === 'SKIPPED');
+    expect(skipped.map((l) => [l.outcome, l.payload.scheduledFor])).toEqual([
+      ['skipped_misfire', Date.parse('2026-06-01T08:00:20Z')],
+    ]);
+    for (const name of ['once', 'skip']) {
+      const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name });
+      expect(iso(state?.nextRunAt as number)).toBe('2026-06-01T09:00:20Z');
+    }
+  });
+
+  it('jumping back an hour: nothing fires twice, a restart keeps the stored state, and it goes on where it was', async () => {
+    const t = await setup(dialect, { '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'noop') });
+    const worker = t.worker({ acquireAheadMs: 0 });
+    await worker.bootstrap();
+    for (const at of ['08:00:10', '08:00:20', '08:00:30']) {
+      t.clock.set(Date.parse(`2026-06-01T${at}Z`));
+      expect(await worker.tick()).toMatchObject({ claimed: 1, fired: 1 });
+      await worker.executor.settled();
+    }
+
+    // Back an hour: the stored nextRunAt (08:00:40) is ahead of the clock, so nothing is due — not
+    // 07:00:40, nor again 08:00:10 when the clock gets there.
+    t.clock.set(Date.parse('2026-06-01T07:00:31Z'));
+    expect(await worker.tick()).toMatchObject({ due: 0, claimed: 0 });
+    // A restart an hour back (bootstrap refreshes every project): unchanged timing keeps the state.
+    const restarted = t.worker({ acquireAheadMs: 0 }, await t.peer());
+    await restarted.bootstrap();
+    for (const at of ['07:00:40', '07:30:00', '08:00:10', '08:00:30']) {
+      t.clock.set(Date.parse(`2026-06-01T${at}Z`));
+      expect(await restarted.tick(), at).toMatchObject({ due: 0, claimed: 0 });
+    }
+    const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name: 'job' });
+    expect(iso(state?.nextRunAt as number)).toBe('2026-06-01T08:00:40Z');
+    expect(iso(state?.lastScheduledAt as number)).toBe('2026-06-01T08:00:30Z');
+
+    // The clock reaches the stored occurrence again: it fires once, on time, not coalesced.
+    t.clock.set(Date.parse('2026-06-01T08:00:40Z'));
+    expect(await restarted.tick()).toEqual({ due: 1, claimed: 1, coalesced: 0, fired: 1, skipped: 0 });
+    await restarted.executor.settled();
+    const runs = await runsOf(t.rt, 'job');
+    expect(runs.map((r) => [iso(r.scheduledFor), r.outcome, r.coalesced])).toEqual([
+      ['2026-06-01T08:00:10Z', 'completed', false],
+      ['2026-06-01T08:00:20Z', 'completed', false],
+      ['2026-06-01T08:00:30Z', 'completed', false],
+      ['2026-06-01T08:00:40Z', 'completed', false],
+    ]);
+  });
+
+  it('a clock set back an hour while a run waits for its instant: it waits by the clock, and starts once the clock is back', async () => {
+    const t = await setup(dialect, { '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'noop') });
+    // Count the clock's reads, to know when the waiting run has looked at it.
+    let reads = 0;
+    const clock = {
+      now: () => {
+        reads++;
+        return t.clock.now();
+      },
+    };
+    const rt: Runtime = { ...t.rt, clock };
+    const worker = t.worker({}, rt);
+    await worker.bootstrap();
+    // Claimed 400 ms ahead of 08:00:10 (the fire-ahead window), to start at its instant.
+    t.clock.set(Date.parse('2026-06-01T08:00:09.600Z'));
+    expect(await worker.tick(500)).toMatchObject({ claimed: 1, fired: 1 });
+    t.clock.set(Date.parse('2026-06-01T07:00:09.600Z'));
+    const before = reads;
+    // The waiting run reads the clock again after its timer, sees the instant an hour away, and waits on.
+    await until(() => reads > before + 1, 'the waiting run reading the clock');
+    let [run] = await runsOf(t.rt, 'job');
+    expect(run?.state).toBe('claimed');
+
+    // The clock is put right: the run starts within one capped timer (1 s), not an hour of timer later.
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await until(async () => (await runsOf(t.rt, 'job'))[0]?.state === 'ended', 'the run at its instant');
+    await worker.executor.settled();
+    [run] = await runsOf(t.rt, 'job');
+    expect(run).toMatchObject({ outcome: 'completed', coalesced: false });
+    expect(iso(run?.startedAt as number)).toBe('2026-06-01T08:00:10Z');
+    expect(await runsOf(t.rt, 'job')).toHaveLength(1);
+  });
+});
