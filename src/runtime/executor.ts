@@ -42,15 +42,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Resolves once `clock` reaches `instant` (UTC ms), to the millisecond: a timer to the last
- * millisecond, then turns of the event loop (a timer alone may be a millisecond or two late).
+ * Resolves once `clock` reaches `instant` (UTC ms), to the millisecond: a timer to
+ * {@link SPIN_MS} before it, then turns of the event loop. A process woken from a timer may run a
+ * millisecond or two late (the timer's own rounding, and the OS scheduling a sleeping process on
+ * a busy machine); one that is already running is not.
  */
 async function reach(clock: Runtime['clock'], instant: number): Promise<void> {
   for (let ms = instant - clock.now(); ms > 0; ms = instant - clock.now())
     await new Promise((resolve) =>
-      ms > 1 ? setTimeout(resolve, Math.min(ms - 1, MAX_WAIT_MS)) : setImmediate(resolve),
+      ms > SPIN_MS ? setTimeout(resolve, Math.min(ms - SPIN_MS, MAX_WAIT_MS)) : setImmediate(resolve),
     );
 }
+
+/** How long before an instant {@link reach} stops sleeping and turns the event loop, milliseconds. */
+const SPIN_MS = 3;
 
 /**
  * The longest timer of a wait for an instant, milliseconds: timers are monotonic, the instant is
@@ -268,15 +273,18 @@ export class Executor {
     const recorded = new Promise<void>((resolve) => {
       recordedNow = resolve;
     });
+    // Every engine is entered before any run's bookkeeping is chained, so a run's start is not
+    // delayed by the promises of the runs entered before it.
     const entered = launch.map(({ run, scheduler, params, controller }) => {
       const now: Run = { ...run, startedAt: clock.now() };
+      return { run: now, scheduler, params, running: this.#runEngine(now, scheduler, params, controller) };
+    });
+    for (const { run, scheduler, running } of entered)
       this.#track(
-        this.#launched(now, scheduler, params, controller, recorded).finally(() =>
+        this.#launched(run, scheduler, running, recorded).finally(() =>
           this.#inflight.delete(run.correlationId),
         ),
       );
-      return { run: now, scheduler, params };
-    });
     await this.#recordStarts(entered, retention)
       .catch((error: unknown) =>
         log.error({ err: error, runs: entered.length }, 'could not record the start of a batch'),
@@ -580,7 +588,7 @@ export class Executor {
       startDetails(started, scheduler),
     );
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
-    await this.#launched(started, scheduler, params, undefined);
+    await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }
 
   /**
@@ -704,25 +712,21 @@ export class Executor {
   }
 
   /**
-   * A started run from its START line on: the engine, one-shot bookkeeping, and the end (process,
-   * run, END line, run log, the lane's next run). `controller` is set when the run was registered
-   * here by a batch start, whose process row and START line `recorded` writes meanwhile.
+   * A started run from its engine's entry on (`running`: the engine was entered first, spec §10a:
+   * spawn, then the marker): one-shot bookkeeping, and the end (process, run, END line, run log,
+   * the lane's next run). A batch start's process row and START line are written meanwhile by
+   * `recorded`.
    */
   async #launched(
     started: Run,
     scheduler: EffectiveScheduler,
-    params: Readonly<Record<string, unknown>>,
-    controller: AbortController | undefined,
+    running: Promise<EngineResult>,
     recorded?: Promise<unknown>,
   ): Promise<void> {
     const { clock, log } = this.rt;
     const { definition } = scheduler;
     const processId = started.processId as string;
     const startedAt = started.startedAt as number;
-    // The engine first (spec §10a: spawn, then the marker); the bookkeeping follows, after a
-    // yield, so that a batch enters all its engines before any run's bookkeeping.
-    const running = this.#runEngine(started, scheduler, params, controller);
-    await null;
     this.rt.metrics?.lateness.observe(
       { trigger: started.trigger },
       (startedAt - started.scheduledFor) / 1000,
