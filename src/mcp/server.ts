@@ -4,16 +4,17 @@ import { type AgentIdentity, callTool, toolsFor } from '../tools/toolset.js';
 
 /**
  * An MCP server (Model Context Protocol) exposing Ursa's agent tools (spec §9, issue #8) to one
- * identity: the `default` toolset, plus the `admin` one for admins. Every failure is a tool
- * result with `isError` and a message saying what to change — never a transport failure.
+ * identity: the `default` toolset, plus the `admin` one for admins (only the read-only tools with
+ * `readOnly`, for a `read` token). Every failure is a tool result with `isError` and a message
+ * saying what to change — never a transport failure.
  */
 export function createMcpServer(
   rt: Runtime,
   identity: AgentIdentity,
-  options: { admin: boolean },
+  options: { admin: boolean; readOnly?: boolean },
 ): McpServer {
   const server = new McpServer({ name: 'ursa', version: '0.1.0' });
-  const tools = toolsFor(options.admin);
+  const tools = toolsFor(options.admin, options.readOnly ?? false);
   for (const tool of tools) {
     server.registerTool(
       tool.name,

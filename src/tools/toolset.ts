@@ -345,9 +345,14 @@ const documentList = defineTool({
 /** Every tool of Ursa (spec §9, issue #8). */
 export const TOOLS: readonly AnyTool[] = [list, get, set, remove, refresh, fire, documentRead, documentList];
 
-/** The tools an identity may use: `default`, plus `admin` ones for admins. */
-export function toolsFor(admin: boolean): readonly AnyTool[] {
-  return TOOLS.filter((tool) => tool.toolset === 'default' || admin);
+/**
+ * The tools an identity may use: `default`, plus `admin` ones for admins; with `readOnly` (a
+ * `read` token, decisions §6) only the `read-only` ones, so it cannot change a scheduler.
+ */
+export function toolsFor(admin: boolean, readOnly = false): readonly AnyTool[] {
+  return TOOLS.filter(
+    (tool) => (tool.toolset === 'default' || admin) && (!readOnly || tool.label === 'read-only'),
+  );
 }
 
 /** A tool's result: structured output, or an error the agent can act on (never a transport failure). */

@@ -5,7 +5,8 @@ import { type TestApp, testApp } from '../support/http.js';
 
 // decisions §6: "REST and MCP over HTTP need a bearer token … tokens are stored hashed." What a
 // stolen copy of the tokens table gives an attacker: no secret, and a hash that is no credential.
-// Roles and the 401/403/404 matrix over every endpoint: test/http/auth.test.ts.
+// Roles and the 401/403/404 matrix over every REST endpoint: test/http/auth.test.ts; here, the
+// roles over MCP.
 
 const UNKNOWN = {
   type: 'https://ursa.dev/errors#unauthenticated',
@@ -60,5 +61,46 @@ describe.each(DIALECTS)('bearer tokens on %s (decisions §6)', (dialect) => {
     });
     expect(mcp.statusCode).toBe(401);
     expect(mcp.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('gives a read token over MCP only the read-only tools: it cannot write a scheduler there either', async () => {
+    const rpc = async (token: string, id: number, method: string, params?: object) => {
+      const res = await a.app.inject({
+        method: 'POST',
+        url: '/mcp?project=ops',
+        headers: {
+          ...a.auth(token),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        payload: { jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) },
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json() as { result: { tools?: { name: string }[]; isError?: boolean } };
+    };
+    const names = async (token: string) =>
+      (await rpc(token, 1, 'tools/list')).result.tools?.map((t) => t.name);
+    expect(await names(a.tokens.read)).toEqual([
+      'scheduler_list',
+      'scheduler_get',
+      'document_read',
+      'document_list',
+    ]);
+    expect(await names(a.tokens.write)).toEqual([
+      'scheduler_list',
+      'scheduler_get',
+      'scheduler_set',
+      'scheduler_delete',
+      'document_read',
+      'document_list',
+    ]);
+    expect(await names(a.tokens.admin)).toContain('scheduler_fire');
+    const yaml = 'description: d\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
+    const set = await rpc(a.tokens.read, 2, 'tools/call', {
+      name: 'scheduler_set',
+      arguments: { name: 'x', yaml },
+    });
+    expect(set.result.isError).toBe(true);
+    expect(await a.t.rt.repos.documents.list('acme', 'ops', '')).toEqual([]);
   });
 });

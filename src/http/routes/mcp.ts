@@ -14,8 +14,9 @@ const query = z.strictObject({
 
 /**
  * MCP over Streamable HTTP at `/mcp?project=<p>` (issue #8): the identity is the bearer token's
- * tenant and user; admin tokens also get the admin toolset. Stateless: each request gets its own
- * server and transport, so any worker behind a load balancer can answer.
+ * tenant and user; admin tokens also get the admin toolset, read tokens only the read-only tools.
+ * Stateless: each request gets its own server and transport, so any worker behind a load balancer
+ * can answer.
  */
 export async function mcpRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -35,7 +36,8 @@ export async function mcpRoutes(app: FastifyInstance, options: AppOptions): Prom
       const server = createMcpServer(
         options.rt,
         { tenant: caller.tenant, project: caller.project, user: caller.user },
-        { admin: caller.role === 'admin' },
+        // A read token gets the read-only tools: over MCP as over REST it cannot write (decisions §6).
+        { admin: caller.role === 'admin', readOnly: caller.role === 'read' },
       );
       const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       reply.hijack();
