@@ -149,6 +149,7 @@ export class Lanes {
         update runs
         set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at}
         from ${valuesList(
+          this.store.dialect,
           chosen.map((request) => [request.correlationId, request.start.sessionId, request.start.processId]),
           ['text', 'text', 'text'],
         )} as v
@@ -177,6 +178,7 @@ export class Lanes {
       await sql`
         update runs set started_at = v.column2
         from ${valuesList(
+          this.store.dialect,
           starts.map((s) => [s.correlationId, s.startedAt]),
           ['text', 'bigint'],
         )} as v

@@ -7,6 +7,7 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
+  type KyselyConfig,
   Migrator,
   PostgresDialect,
   type QueryResult,
@@ -214,7 +215,7 @@ function withStatementCache(database: SQLite.Database, capacity = 256): SqliteDi
   };
 }
 
-function openSqlite(path: string, busyTimeoutMs: number): Store {
+function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyConfig, 'log'>): Store {
   const file = resolve(path);
   let database: SQLite.Database;
   try {
@@ -233,6 +234,7 @@ function openSqlite(path: string, busyTimeoutMs: number): Store {
       { database: withStatementCache(database) },
       { database, file, busyTimeoutMs },
     ),
+    ...logging,
   });
   // One process per SQLite file (decisions §5), so a change needs to reach only this process.
   const changes = new EventEmitter();
@@ -266,7 +268,7 @@ const types = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string): Store {
+function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
   const location = redactUrl(url);
   // A connection attempt to a server that does not answer (a partition, not a refusal) gives up
   // instead of holding the loop; the worker's next pass tries again (issue #12).
@@ -277,9 +279,15 @@ function openPostgres(url: string): Store {
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
   });
-  // An idle client that loses its server must not crash the process; the next query reports it.
+  // A client that loses its server must not crash the process; the next query reports it. The
+  // pool listens on its idle clients only: one checked out (a transaction between two statements)
+  // needs a listener of its own, or a terminated connection kills the worker (issue #12, found
+  // by `npm run soak`). The pool drops such a client when it is released.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logging });
   return {
     db,
     dialect: 'postgres',
@@ -379,6 +387,21 @@ export interface StoreOptions {
    * {@link DEFAULT_SQLITE_BUSY_TIMEOUT_MS}. PostgreSQL waits for its locks itself.
    */
   readonly busyTimeoutMs?: number;
+  /**
+   * Called with each statement as it is executed: its SQL text and bound parameters (Kysely's
+   * query log). For diagnosis and for tests that check how a statement is planned.
+   */
+  readonly onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+}
+
+/** The Kysely settings of {@link StoreOptions.onQuery}: its query log, when one is asked for. */
+function queryLog({ onQuery }: StoreOptions): Pick<KyselyConfig, 'log'> {
+  if (onQuery === undefined) return {};
+  return {
+    log: (event) => {
+      if (event.level === 'query') onQuery(event.query.sql, event.query.parameters);
+    },
+  };
 }
 
 /** The default of {@link StoreOptions.busyTimeoutMs}, milliseconds. */
@@ -395,8 +418,8 @@ export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 30_000;
  */
 export async function openStore(location: string, options: StoreOptions = {}): Promise<Store> {
   const store = isPostgresUrl(location)
-    ? openPostgres(location)
-    : openSqlite(location, options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS);
+    ? openPostgres(location, queryLog(options))
+    : openSqlite(location, options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS, queryLog(options));
   try {
     await migrate(store);
   } catch (error) {

@@ -251,7 +251,15 @@ export class Runs {
         p === undefined ? [] : [[p.id, p.status, p.endedAt, p.exitCode, p.reason, p.outputTail, p.errorTail]],
       );
       if (finals.length > 0) {
-        const processes = valuesList(finals, ['text', 'text', 'bigint', 'bigint', 'text', 'text', 'text']);
+        const processes = valuesList(this.store.dialect, finals, [
+          'text',
+          'text',
+          'bigint',
+          'bigint',
+          'text',
+          'text',
+          'text',
+        ]);
         await sql`
           update processes
           set status = v.column2, ended_at = v.column3, exit_code = v.column4, reason = v.column5,
@@ -260,6 +268,7 @@ export class Runs {
           where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
       }
       const runs = valuesList(
+        this.store.dialect,
         ends.map(({ run }) => [run.correlationId, run.outcome, run.reason, run.endedAt, run.workerId]),
         ['text', 'text', 'text', 'bigint', 'text'],
       );

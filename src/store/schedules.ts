@@ -269,6 +269,7 @@ export class Schedules {
   async #claimIn(trx: Transaction<Database>, claims: readonly Claim[], now: number): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
     const swaps = valuesList(
+      this.store.dialect,
       claims.map(({ key, swap, run }) => [
         key.tenant,
         key.project,

@@ -2,7 +2,13 @@ import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger } from '../../src/log.js';
 import type { Runtime, RuntimeSettings } from '../../src/runtime/context.js';
 import { Worker, type WorkerOptions } from '../../src/runtime/worker.js';
-import { openStore, repositories, type Store, type StoreDialect } from '../../src/store/index.js';
+import {
+  openStore,
+  repositories,
+  type Store,
+  type StoreDialect,
+  type StoreOptions,
+} from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { freshDatabase } from './dialects.js';
 
@@ -27,13 +33,13 @@ export const TEST_SETTINGS: RuntimeSettings = {
 
 export async function testRuntime(
   start: string,
-  options: { dialect?: StoreDialect; settings?: Partial<RuntimeSettings> } = {},
+  options: { dialect?: StoreDialect; settings?: Partial<RuntimeSettings>; store?: StoreOptions } = {},
 ): Promise<TestRuntime> {
   const database = await freshDatabase(options.dialect ?? 'sqlite');
   const stores: Store[] = [];
   const clock = fixedClock(Date.parse(start));
   const runtimeOn = async (): Promise<Runtime> => {
-    const store = await openStore(database.location);
+    const store = await openStore(database.location, options.store);
     stores.push(store);
     return {
       repos: repositories(store),
