@@ -64,6 +64,19 @@ const SPIN_MS = 3;
  */
 const MAX_WAIT_MS = 1000;
 
+/** A backoff: `attempts` tries in all, the first retry after `baseMs`, doubling up to `maxMs`. */
+export interface Backoff {
+  readonly attempts: number;
+  readonly baseMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * How a record of what already happened (a batch's starts, a run's end) is retried while the
+ * store fails (issue #12): about 3 minutes, so that an outage of the store loses no outcome.
+ */
+export const RECORD_RETRY: Backoff = { attempts: 40, baseMs: 100, maxMs: 5000 };
+
 /** A claimed run to dispatch, with the checked scheduler it was claimed for. */
 interface Dispatch {
   readonly run: Run;
@@ -115,11 +128,9 @@ export class Executor {
     readonly workerId: string,
     private readonly faults: RunFaults = {},
     /** Backoff of a failing spawn: `attempts` retries, from `baseMs` doubling up to `maxMs`. */
-    private readonly retry: { attempts: number; baseMs: number; maxMs: number } = {
-      attempts: 5,
-      baseMs: 1000,
-      maxMs: 60_000,
-    },
+    private readonly retry: Backoff = { attempts: 5, baseMs: 1000, maxMs: 60_000 },
+    /** Backoff of a record the store refused (see {@link RECORD_RETRY}). */
+    private readonly recordRetry: Backoff = RECORD_RETRY,
   ) {
     // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
     setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
@@ -292,31 +303,59 @@ export class Executor {
       .finally(recordedNow);
   }
 
+  // The batch's start instants, processes and START lines (one transaction), then its pending run
+  // logs; each retried while the store fails, so that the runs' ends find them (issue #12).
   async #recordStarts(
     launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
     retention: ReadonlyMap<string, number>,
   ): Promise<void> {
-    await this.rt.repos.lanes.recordStarts(
-      launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
-      launched.map(({ run, scheduler, params }) =>
-        processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
-      ),
-      launched.map(({ run, scheduler }) =>
-        feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
-      ),
-    );
+    const { repos } = this.rt;
+    const first = launched[0]?.run.processId as string;
+    await this.#persist('the start of a batch', async (attempt) => {
+      // A retry after a commit whose answer was lost finds the processes written.
+      if (attempt > 0 && (await repos.processes.get(first)) !== undefined) return;
+      await repos.lanes.recordStarts(
+        launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
+        launched.map(({ run, scheduler, params }) =>
+          processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
+        ),
+        launched.map(({ run, scheduler }) =>
+          feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
+        ),
+      );
+    });
     // A run that already ended has its final log (the end writes it whole): this one yields to it.
-    await this.rt.repos.documents.createMissing(
-      launched.flatMap(({ run, scheduler }) => {
-        const row = this.recorder.runLogRow(
-          run,
-          scheduler,
-          retention.get(projectKey(run)) ?? -1,
-          run.startedAt as number,
-        );
-        return row === undefined ? [] : [row];
-      }),
-    );
+    const logs = launched.flatMap(({ run, scheduler }) => {
+      const row = this.recorder.runLogRow(
+        run,
+        scheduler,
+        retention.get(projectKey(run)) ?? -1,
+        run.startedAt as number,
+      );
+      return row === undefined ? [] : [row];
+    });
+    await this.#persist('the pending run logs of a batch', () => repos.documents.createMissing(logs));
+  }
+
+  /**
+   * Runs `write` until it succeeds: a record of what already happened is retried while the store
+   * fails (down, full, locked; issue #12), by `recordRetry`. `attempt` counts from 0.
+   * Rethrows the last error when the attempts are spent or a drain's grace period has ended.
+   */
+  async #persist<T>(what: string, write: (attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write(attempt);
+      } catch (error) {
+        const { attempts, baseMs, maxMs } = this.recordRetry;
+        if (error instanceof SimulatedCrash || this.#stopped.signal.aborted || attempt + 1 >= attempts)
+          throw error;
+        // The 1st, 2nd, 4th, 8th … failure: an outage is a few lines, not one per attempt.
+        if ((attempt & (attempt + 1)) === 0)
+          this.rt.log.warn({ err: error, attempt: attempt + 1 }, `could not write ${what}; retrying`);
+        await sleep(Math.min(baseMs * 2 ** attempt, maxMs), this.#stopped.signal);
+      }
+    }
   }
 
   /**
@@ -652,8 +691,10 @@ export class Executor {
     const outcome = status === 'completed' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt: this.rt.clock.now() };
     const ended = this.#ended(run, async () => {
-      const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
-      return this.#ends.add({ run, scheduler, workflowRun });
+      return this.#persist('the end of a run', async () => {
+        const workflowRun = await this.rt.repos.workflowRuns.get(run.tenant, workflowRunId);
+        return this.#ends.add({ run, scheduler, workflowRun });
+      });
     });
     if (!(await ended)) return;
     this.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
@@ -752,7 +793,7 @@ export class Executor {
       await this.faults.beforeEnd?.(run);
       // Its process row and START line first (a batch writes them while the engines run).
       await recorded;
-      return this.#ends.add({ run, scheduler, result });
+      return this.#persist('the end of a run', () => this.#ends.add({ run, scheduler, result }));
     });
     // Another worker already ended it (this worker's lease lapsed): its END line stands.
     if (!(await written)) return;

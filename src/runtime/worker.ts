@@ -6,7 +6,7 @@ import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
-import { Executor } from './executor.js';
+import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { refreshAll } from './registrar.js';
 import { sweep } from './sweeper.js';
@@ -38,6 +38,8 @@ export interface WorkerOptions {
   readonly faults?: RunFaults;
   /** First delay before retrying a failed spawn, milliseconds (doubling, 5 retries, at most a minute). */
   readonly spawnRetryBaseMs?: number;
+  /** Backoff of a record (a batch's starts, a run's end) the store refused; default {@link RECORD_RETRY}. */
+  readonly recordRetry?: Backoff;
 }
 
 /**
@@ -72,7 +74,7 @@ export class Worker {
   readonly id: string;
   readonly executor: Executor;
   readonly ticker: Ticker;
-  readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs'>>;
+  readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry'>>;
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -95,11 +97,17 @@ export class Worker {
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
     };
-    this.executor = new Executor(rt, this.id, options.faults, {
-      attempts: 5,
-      baseMs: options.spawnRetryBaseMs ?? 1000,
-      maxMs: 60_000,
-    });
+    this.executor = new Executor(
+      rt,
+      this.id,
+      options.faults,
+      {
+        attempts: 5,
+        baseMs: options.spawnRetryBaseMs ?? 1000,
+        maxMs: 60_000,
+      },
+      options.recordRetry ?? RECORD_RETRY,
+    );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
   }
 

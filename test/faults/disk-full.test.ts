@@ -77,7 +77,13 @@ describe('disk full on the SQLite file (issue #12)', () => {
     const files: Record<string, string> = {};
     for (const name of names) files[`_vance/scheduler/${name}.yaml`] = cronScheduler('* * * * * *', 'noop');
     await applyDirectory(rt, projectFolder(files), T, P, 'alice');
-    const worker = new Worker(rt, { acquireAheadMs: 0, exclusive: true });
+    // A record the full disk refused is retried only briefly here: this test is about what the
+    // recovery finds when the worker gave up on it (a longer retry is tested in store-write-retry).
+    const worker = new Worker(rt, {
+      acquireAheadMs: 0,
+      exclusive: true,
+      recordRetry: { attempts: 2, baseMs: 1, maxMs: 1 },
+    });
     await worker.bootstrap();
 
     // Every second fires while there is space.
