@@ -53,6 +53,24 @@ const SCENARIOS = {
       '--trace',
     ],
   },
+  throughput: {
+    module: './throughput.mjs',
+    description:
+      'sustained runs per second end to end, noop engine (SQLite 1, PostgreSQL 1/2/4 workers) beside graphile-worker jobs/s',
+    // --seconds=N window (20), --warmup=N (5), --rounds=N (3), --schedulers=N every second (5000),
+    // --workers=1,2,4, --stores=postgresql,sqlite, --systems=ursa,graphile-worker, --jobs=N
+    // graphile-worker's queue per round (400000)
+    flags: [
+      '--seconds',
+      '--warmup',
+      '--rounds',
+      '--schedulers',
+      '--workers',
+      '--stores',
+      '--systems',
+      '--jobs',
+    ],
+  },
 };
 
 function usage() {

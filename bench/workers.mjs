@@ -1,23 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { positive, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
+import { ursaSource } from './lib/setup.mjs';
 import { formatCount, formatTable } from './lib/table.mjs';
 import { postgresServer } from './workers/postgres.mjs';
-import {
-  assertRunning,
-  killWorkers,
-  readLogs,
-  sleep,
-  snapshotDist,
-  startWorkers,
-  stopWorkers,
-} from './workers/processes.mjs';
+import { killWorkers, readLogs, snapshotDist, startWorkers, stopWorkers } from './workers/processes.mjs';
 import {
   claimedBetween,
   dueAt,
@@ -28,12 +18,13 @@ import {
   runsBetween,
   seed,
   setAllNextRunAt,
+  sqliteVersion,
   startedBetween,
-  unfinished,
   waitingFor,
   workerRows,
   writeSchedulerFolder,
 } from './workers/store.mjs';
+import { DRAIN_TIMEOUT_MS, drain, until, waitReady } from './workers/wait.mjs';
 
 /**
  * Scenario `workers`: fire lateness and claims per second of real `ursa worker` processes with
@@ -60,9 +51,7 @@ const DEFAULTS = {
 };
 const TARGET_P99_MS = { postgresql: 25, sqlite: 5 };
 const PARK_MS = 86_400_000;
-const READY_TIMEOUT_MS = 240_000;
 const SETTLE_TIMEOUT_MS = 5_000;
-const DRAIN_TIMEOUT_MS = 120_000;
 const WAKE_TIMEOUT_MS = 30_000;
 
 function parseArgs(args) {
@@ -101,55 +90,6 @@ function distribution(samples) {
   };
   const nearest = (q) => at(Math.ceil(q * sorted.length) - 1);
   return { count: sorted.length, p50: nearest(0.5), p99: nearest(0.99), max: at(sorted.length - 1) };
-}
-
-/** Polls `check` every `everyMs` until it returns true or `timeoutMs` passes; returns whether it did. */
-async function until(check, { everyMs, timeoutMs, workers }) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (workers !== undefined) assertRunning(workers);
-    if (await check()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(everyMs);
-  }
-}
-
-/** Waits until every worker renewed its lease at least 1 s after it registered: its start-up is over. */
-async function waitReady(store, workers) {
-  const pids = workers.map((w) => w.pid);
-  let rows = [];
-  const ready = await until(
-    async () => {
-      rows = await workerRows(store, pids);
-      return rows.length === pids.length && rows.every((r) => r.heartbeatAt >= r.startedAt + 1000);
-    },
-    { everyMs: 200, timeoutMs: READY_TIMEOUT_MS, workers },
-  );
-  if (!ready) throw new Error(`workers not ready after ${READY_TIMEOUT_MS / 1000} s`);
-  return workers.map((w) => (rows.find((r) => r.pid === w.pid).heartbeatAt - w.spawnedAt) / 1000);
-}
-
-/**
- * Waits until the workers hold nothing in flight: no run claimed, queued or started. A count that
- * stays the same, above 0, for 3 s is a stuck run (see health), not a backlog: noop runs take ms.
- */
-async function drain(store, workers) {
-  let last = -1;
-  let since = Date.now();
-  let stuck = 0;
-  const done = await until(
-    async () => {
-      const n = await unfinished(store);
-      if (n !== last) {
-        last = n;
-        since = Date.now();
-      }
-      stuck = n > 0 && Date.now() - since >= 3000 ? n : 0;
-      return n === 0 || stuck > 0;
-    },
-    { everyMs: 250, timeoutMs: DRAIN_TIMEOUT_MS, workers },
-  );
-  return { drained: done && stuck === 0, stuck };
 }
 
 /**
@@ -318,34 +258,6 @@ async function runConfiguration({ store: storeName, location, count, dir, main, 
   } finally {
     killWorkers(workers);
     await store.close();
-  }
-}
-
-/** Which Ursa was measured: the commit of the working tree dist/ was built from, and its edits. */
-function ursaSource() {
-  const git = (...args) => {
-    const result = spawnSync('git', args, {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      encoding: 'utf8',
-    });
-    return result.status === 0 ? result.stdout.trim() : undefined;
-  };
-  const commit = git('rev-parse', '--short', 'HEAD');
-  if (commit === undefined) return 'working tree';
-  const edited = (git('status', '--porcelain', '--', 'src') ?? '').split('\n').filter((l) => l !== '').length;
-  return `working tree at ${commit}${edited === 0 ? '' : ` with ${edited} file(s) under src/ changed`}`;
-}
-
-function sqliteVersion() {
-  try {
-    const require = createRequire(import.meta.url);
-    const SQLite = require('better-sqlite3');
-    const db = new SQLite(':memory:');
-    const version = db.prepare('select sqlite_version() as v').get().v;
-    db.close();
-    return version;
-  } catch {
-    return 'unknown';
   }
 }
 

@@ -51,3 +51,15 @@ export function buildUrsa() {
   process.stderr.write('bench: building Ursa (npm run build)\n');
   run('npm', ['run', 'build', '--silent'], rootDir);
 }
+
+/** Which Ursa was measured: the commit of the working tree dist/ was built from, and its edits. */
+export function ursaSource() {
+  const git = (...args) => {
+    const result = spawnSync('git', args, { cwd: rootDir, encoding: 'utf8' });
+    return result.status === 0 ? result.stdout.trim() : undefined;
+  };
+  const commit = git('rev-parse', '--short', 'HEAD');
+  if (commit === undefined) return 'working tree';
+  const edited = (git('status', '--porcelain', '--', 'src') ?? '').split('\n').filter((l) => l !== '').length;
+  return `working tree at ${commit}${edited === 0 ? '' : ` with ${edited} file(s) under src/ changed`}`;
+}

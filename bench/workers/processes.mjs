@@ -35,15 +35,18 @@ function workerEnv(logLevel) {
 /**
  * Starts `count` real worker processes, `node <main> worker --db <location>` (`main`: the CLI of
  * {@link snapshotDist}), in `dir` (an empty folder: no ursa.yaml is read), each logging to its own
- * file there. `URSA_BENCH_WORKER_ARGS` adds Node options to each (e.g. `--cpu-prof`), for analysis.
+ * file there (`<name>-<k>.log`). `URSA_BENCH_WORKER_ARGS` adds Node options to each (e.g.
+ * `--cpu-prof`), for analysis. With `args`, runs `node <main> <args>` instead: a peer's worker
+ * script, say.
  */
-export function startWorkers({ main, count, location, dir, logLevel }) {
+export function startWorkers({ main, count, location, dir, logLevel, args, name = 'worker' }) {
   const workers = [];
   for (let k = 0; k < count; k++) {
-    const logFile = join(dir, `worker-${k + 1}.log`);
+    const logFile = join(dir, `${name}-${k + 1}.log`);
     const fd = openSync(logFile, 'w');
     const nodeArgs = (process.env.URSA_BENCH_WORKER_ARGS ?? '').split(' ').filter((a) => a !== '');
-    const child = spawn(process.execPath, [...nodeArgs, main, 'worker', '--db', location], {
+    const argv = args ?? ['worker', '--db', location];
+    const child = spawn(process.execPath, [...nodeArgs, main, ...argv], {
       cwd: dir,
       env: workerEnv(logLevel),
       stdio: ['ignore', fd, fd],

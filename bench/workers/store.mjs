@@ -1,6 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
 import { defaultEngines } from '../../dist/engines/index.js';
 import { createLogger } from '../../dist/log.js';
 import { applyDirectory } from '../../dist/service/apply.js';
@@ -21,16 +23,20 @@ const USER = 'bench';
 /** Scheduler `i` is `sNNNNN` and fires once a minute, at second `i % 60`. */
 export const schedulerName = (i) => `s${String(i).padStart(5, '0')}`;
 
-/** Writes `count` scheduler documents laid out like a project; returns the folder. */
-export function writeSchedulerFolder(dir, count) {
+/**
+ * Writes `count` scheduler documents laid out like a project; returns the folder. Scheduler `i`
+ * fires once a minute at second `i % 60`, or with `everySecond` every second (`* * * * * *`).
+ */
+export function writeSchedulerFolder(dir, count, { everySecond = false } = {}) {
   const folder = join(dir, '_vance', 'scheduler');
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < count; i++) {
+    const [when, cron] = everySecond
+      ? ['every second', '* * * * * *']
+      : [`once a minute at second ${i % 60}`, `${i % 60} * * * * *`];
     writeFileSync(
       join(folder, `${schedulerName(i)}.yaml`),
-      `description: Benchmark scheduler ${i}, once a minute at second ${i % 60}.\n` +
-        `cron: "${i % 60} * * * * *"\n` +
-        'recipe: noop\n',
+      `description: Benchmark scheduler ${i}, ${when}.\ncron: "${cron}"\nrecipe: noop\n`,
     );
   }
   return dir;
@@ -189,6 +195,32 @@ export async function claimedBetween(store, from, to) {
   return Number(row.n);
 }
 
+/**
+ * Runs that ended (state `ended`, ended_at) in [from, to), by outcome, and how many of them have
+ * what an ended run leaves in the store: an `END` feed line (trace id = correlation id) and a run
+ * log document at its log path that carries its final outcome (the log is rewritten at the end).
+ */
+export async function endedBetween(store, from, to) {
+  const { rows } = await sql`
+    select r.outcome as outcome, count(*) as n,
+      sum(case when exists (
+        select 1 from feed f
+        where f.tenant = r.tenant and f.project = r.project and f.ref_type = 'SCHEDULER'
+          and f.ref_id = r.name and f.trace_id = r.correlation_id and f.kind = 'END'
+      ) then 1 else 0 end) as end_lines,
+      sum(case when exists (
+        select 1 from documents d
+        where d.tenant = r.tenant and d.project = r.project and d.path = r.log_path
+          and d.body like ('%' || 'outcome: ' || r.outcome || '%')
+      ) then 1 else 0 end) as run_logs
+    from runs r
+    where r.state = 'ended' and r.ended_at >= ${from} and r.ended_at < ${to}
+    group by r.outcome`.execute(store.db);
+  const byOutcome = Object.fromEntries(rows.map((row) => [row.outcome, Number(row.n)]));
+  const total = (key) => rows.reduce((sum, row) => sum + Number(row[key]), 0);
+  return { runs: total('n'), endLines: total('end_lines'), runLogs: total('run_logs'), byOutcome };
+}
+
 /** The runs of occurrences in [from, to): the instants the lateness figures are made of. */
 export async function runsBetween(store, from, to) {
   const rows = await store.db
@@ -217,4 +249,18 @@ export async function endReasons(store) {
     .groupBy(['outcome', 'reason'])
     .execute();
   return rows.map((row) => ({ outcome: row.outcome, reason: row.reason, count: Number(row.n) }));
+}
+
+/** The version of the SQLite library Ursa's driver (better-sqlite3) is built with. */
+export function sqliteVersion() {
+  try {
+    const require = createRequire(import.meta.url);
+    const SQLite = require('better-sqlite3');
+    const db = new SQLite(':memory:');
+    const version = db.prepare('select sqlite_version() as v').get().v;
+    db.close();
+    return version;
+  } catch {
+    return 'unknown';
+  }
 }
