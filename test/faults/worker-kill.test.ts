@@ -10,6 +10,7 @@ import { applyDirectory } from '../../src/service/apply.js';
 import { ACTIVE_STATUSES, openStore, repositories } from '../../src/store/index.js';
 import { systemClock } from '../../src/time/clock.js';
 import { freshDatabase, type TestDatabase } from '../support/dialects.js';
+import { coverage } from '../support/faults.js';
 import { projectFolder } from '../support/project.js';
 
 const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -118,20 +119,8 @@ describe('three workers on PostgreSQL, one killed with SIGKILL every few seconds
       .execute();
     const from = Math.ceil(started / 1000) * 1000 + 2000;
     const to = Math.floor(chaosEnd / 1000) * 1000;
-    const missing: string[] = [];
-    for (let i = 0; i < SCHEDULERS; i++) {
-      const name = `s${String(i).padStart(3, '0')}`;
-      const mine = runs.filter((r) => r.name === name);
-      const served = new Set(mine.map((r) => Number(r.scheduled_for)));
-      const absorbed = mine
-        .filter((r) => Number(r.coalesced) === 1)
-        .map((r) => [Number(r.scheduled_for), Number(r.coalesced_until)] as const);
-      for (let s = from; s <= to; s += 1000) {
-        if (!served.has(s) && !absorbed.some(([a, b]) => s > a && s <= b))
-          missing.push(`${name}@${new Date(s).toISOString()}`);
-      }
-    }
-    expect(missing).toEqual([]);
+    const names = Array.from({ length: SCHEDULERS }, (_, i) => `s${String(i).padStart(3, '0')}`);
+    expect(coverage(runs, names, from, to, 1000)).toEqual({ missing: [], doubled: [] });
 
     // 3. Nothing is left running without a live worker.
     expect(runs.filter((r) => r.state === 'claimed' || r.state === 'started')).toEqual([]);

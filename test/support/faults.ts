@@ -1,5 +1,6 @@
 import { createServer, type Server, Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import { accountOccurrences } from '../../src/decisions/accounting.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime/context.js';
@@ -43,7 +44,9 @@ export interface RunRow {
 /**
  * Checks decisions §4 over `[from, to]` (UTC ms, every `stepMs`): each occurrence of each
  * scheduler is a run, or absorbed by a coalesced run (after its served occurrence, up to its
- * `coalesced_until`), and none has two runs. Returns what is missing and what is doubled.
+ * `coalesced_until`), and none is served twice (two runs, or a run inside a coalesced run's range);
+ * two runs of one occurrence outside the window count too. Returns what is missing and what is
+ * doubled. The accounting is Ursa's `accountOccurrences`, which the soak script uses as well.
  */
 export function coverage(
   runs: readonly RunRow[],
@@ -54,18 +57,23 @@ export function coverage(
 ): { missing: string[]; doubled: string[] } {
   const missing: string[] = [];
   const doubled: string[] = [];
+  const expected = Array.from({ length: Math.floor((to - from) / stepMs) + 1 }, (_, k) => from + k * stepMs);
   for (const name of names) {
     const mine = runs.filter((r) => r.name === name);
+    const account = accountOccurrences(
+      expected,
+      mine.map((r) => ({
+        scheduledFor: Number(r.scheduled_for),
+        coalescedUntil: Number(r.coalesced) === 1 ? Number(r.coalesced_until) : null,
+      })),
+    );
+    const twice = new Map(account.doubled.map(({ at, count }) => [at, count]));
     const counts = new Map<number, number>();
     for (const r of mine) counts.set(Number(r.scheduled_for), (counts.get(Number(r.scheduled_for)) ?? 0) + 1);
-    for (const [at, n] of counts) if (n > 1) doubled.push(`${name}@${new Date(at).toISOString()}×${n}`);
-    const absorbed = mine
-      .filter((r) => Number(r.coalesced) === 1)
-      .map((r) => [Number(r.scheduled_for), Number(r.coalesced_until)] as const);
-    for (let at = from; at <= to; at += stepMs) {
-      if (!counts.has(at) && !absorbed.some(([a, b]) => at > a && at <= b))
-        missing.push(`${name}@${new Date(at).toISOString()}`);
-    }
+    for (const [at, n] of counts) if (n > 1 && !twice.has(at)) twice.set(at, n);
+    for (const [at, n] of [...twice].sort(([a], [b]) => a - b))
+      doubled.push(`${name}@${new Date(at).toISOString()}×${n}`);
+    for (const at of account.missing) missing.push(`${name}@${new Date(at).toISOString()}`);
   }
   return { missing, doubled };
 }
