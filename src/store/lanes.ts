@@ -153,7 +153,10 @@ export class Lanes {
           chosen.map((request) => [request.correlationId, request.start.sessionId, request.start.processId]),
           ['text', 'text', 'text'],
         )} as v
-        where runs.correlation_id = v.column1 and runs.state in ('claimed', 'queued') and runs.worker_id = ${workerId}
+        where runs.correlation_id = v.column1
+          -- As expressions, so that SQLite looks each run up by its key instead of walking this
+          -- worker's claimed runs with the whole list for each (issue #11).
+          and (runs.state || '') in ('claimed', 'queued') and (runs.worker_id || '') = ${workerId}
           and not exists (
             select 1 from runs as other
             where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name

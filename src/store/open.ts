@@ -388,10 +388,11 @@ export interface StoreOptions {
    */
   readonly busyTimeoutMs?: number;
   /**
-   * Called with each statement as it is executed: its SQL text and bound parameters (Kysely's
-   * query log). For diagnosis and for tests that check how a statement is planned.
+   * Called with each statement once executed: its SQL text, bound parameters and duration in
+   * milliseconds (Kysely's query log). For diagnosis and for tests that check how a statement is
+   * planned.
    */
-  readonly onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  readonly onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
 }
 
 /** The Kysely settings of {@link StoreOptions.onQuery}: its query log, when one is asked for. */
@@ -399,7 +400,8 @@ function queryLog({ onQuery }: StoreOptions): Pick<KyselyConfig, 'log'> {
   if (onQuery === undefined) return {};
   return {
     log: (event) => {
-      if (event.level === 'query') onQuery(event.query.sql, event.query.parameters);
+      if (event.level === 'query')
+        onQuery(event.query.sql, event.query.parameters, event.queryDurationMillis);
     },
   };
 }
