@@ -6,7 +6,12 @@ import type { RecipeDefinition } from '../recipes/recipe.js';
 import { resolveRecipe } from '../recipes/resolve.js';
 import type { SchedulerDefinition } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
-import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import {
+  type DocumentHead,
+  documentKeyString,
+  type StoredDocument,
+  TENANT_PROJECT,
+} from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
@@ -16,7 +21,8 @@ import { workflowPath } from '../workflows/paths.js';
 export interface EffectiveScheduler {
   readonly definition: SchedulerDefinition;
   readonly source: 'project' | 'tenant';
-  readonly document: StoredDocument;
+  /** The document it was checked from; the body is not kept (a cache holds many of these, issue #11). */
+  readonly document: DocumentHead;
   /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
   readonly runAs: string;
   /** A recipe target: the recipe it resolved to when checked (project → `_tenant` → built-in). */
@@ -135,6 +141,14 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
   return error.issues ?? [{ path: error.field ?? '', message: error.message }];
 }
 
+/** What {@link checkScheduler} makes of a valid scheduler document. */
+export interface CheckedScheduler {
+  readonly definition: SchedulerDefinition;
+  readonly runAs: string;
+  readonly recipe?: RecipeDefinition | undefined;
+  readonly workflow?: WorkflowDefinition | undefined;
+}
+
 /**
  * Parses and checks one scheduler document for the project it fires in: the document itself
  * (spec §2), its recipe (it must resolve) and its user (`runAs` must exist).
@@ -149,12 +163,29 @@ export async function checkScheduler(
   knownUser?: string,
   /** Lookups shared with the other checks of the same refresh. */
   lookups?: CheckLookups,
-): Promise<{
-  definition: SchedulerDefinition;
-  runAs: string;
-  recipe?: RecipeDefinition | undefined;
-  workflow?: WorkflowDefinition | undefined;
-}> {
+): Promise<CheckedScheduler> {
+  const definition = parseSchedulerDocument(document.body, {
+    name: schedulerNameFromPath(document.path),
+    path: `${document.project}/${document.path}`,
+  });
+  return checkReferences(repos, project, document, definition, knownUser, lookups);
+}
+
+/**
+ * The second half of {@link checkScheduler}, for a document already parsed into `definition`:
+ * its recipe or workflow must resolve for `project` and its user must exist.
+ *
+ * @throws UrsaError `RECIPE_NOT_FOUND`, `RECIPE_INVALID`, `WORKFLOW_NOT_FOUND`, `WORKFLOW_INVALID`
+ *   or `USER_NOT_FOUND`.
+ */
+export async function checkReferences(
+  repos: Repositories,
+  project: string,
+  document: DocumentHead,
+  definition: SchedulerDefinition,
+  knownUser?: string,
+  lookups?: CheckLookups,
+): Promise<CheckedScheduler> {
   const source = `${document.project}/${document.path}`;
   const refuse = (
     code: 'RECIPE_NOT_FOUND' | 'USER_NOT_FOUND' | 'SCHEDULER_INVALID',
@@ -167,8 +198,6 @@ export async function checkScheduler(
       value,
       issues: [{ path: field, message: reason }],
     });
-  const name = schedulerNameFromPath(document.path);
-  const definition = parseSchedulerDocument(document.body, { name, path: source });
   const runAs = definition.runAs ?? document.createdBy;
   const checkUser = async () => {
     const exists = () =>
@@ -212,25 +241,71 @@ export async function checkScheduler(
   return { definition, runAs, recipe };
 }
 
+/** A document's head: the document without its body (see {@link EffectiveScheduler.document}). */
+export function headOf(document: DocumentHead): DocumentHead {
+  const { tenant, project, path, version, createdBy } = document;
+  return { tenant, project, path, version, createdBy };
+}
+
+/**
+ * The scheduler documents of a project after the cascade (spec §3), by name: its own
+ * `_vance/scheduler/*.yaml` and the tenant's, a project document replacing a tenant one of the
+ * same name. Heads only: no body is read.
+ */
+export async function projectSchedulerHeads(
+  repos: Repositories,
+  tenant: string,
+  project: string,
+  /** The `_tenant` heads when the caller already has them (one read per tenant, not per project). */
+  shared?: readonly DocumentHead[],
+): Promise<Map<string, { document: DocumentHead; source: 'project' | 'tenant' }>> {
+  const [own, tenantHeads] = await Promise.all([
+    repos.documents.heads(tenant, project, SCHEDULER_PREFIX),
+    project === TENANT_PROJECT
+      ? []
+      : (shared ?? repos.documents.heads(tenant, TENANT_PROJECT, SCHEDULER_PREFIX)),
+  ]);
+  const byName = new Map<string, { document: DocumentHead; source: 'project' | 'tenant' }>();
+  for (const document of tenantHeads)
+    byName.set(schedulerNameFromPath(document.path), { document, source: 'tenant' });
+  for (const document of own)
+    byName.set(schedulerNameFromPath(document.path), { document, source: 'project' });
+  return byName;
+}
+
 /**
  * The schedulers of a project after the cascade (spec §3): the union of its own
  * `_vance/scheduler/*.yaml` and the tenant's, a project document replacing a tenant one of the
  * same name whole. Broken documents are reported in `failures` and never stop the others.
+ * With `names`, only the schedulers of those names are read and checked (a delta refresh, or the
+ * documents a bootstrap found changed, issue #11).
  */
 export async function loadProjectSchedulers(
   repos: Repositories,
   tenant: string,
   project: string,
+  names?: ReadonlySet<string>,
 ): Promise<{ schedulers: Map<string, EffectiveScheduler>; failures: LoadFailure[] }> {
-  const [own, shared] = await Promise.all([
-    repos.documents.list(tenant, project, SCHEDULER_PREFIX),
-    project === TENANT_PROJECT ? [] : repos.documents.list(tenant, TENANT_PROJECT, SCHEDULER_PREFIX),
-  ]);
   const byName = new Map<string, { document: StoredDocument; source: 'project' | 'tenant' }>();
-  for (const document of shared)
-    byName.set(schedulerNameFromPath(document.path), { document, source: 'tenant' });
-  for (const document of own)
-    byName.set(schedulerNameFromPath(document.path), { document, source: 'project' });
+  if (names === undefined) {
+    const [own, shared] = await Promise.all([
+      repos.documents.list(tenant, project, SCHEDULER_PREFIX),
+      project === TENANT_PROJECT ? [] : repos.documents.list(tenant, TENANT_PROJECT, SCHEDULER_PREFIX),
+    ]);
+    for (const document of shared)
+      byName.set(schedulerNameFromPath(document.path), { document, source: 'tenant' });
+    for (const document of own)
+      byName.set(schedulerNameFromPath(document.path), { document, source: 'project' });
+  } else if (names.size > 0) {
+    const heads = [...(await projectSchedulerHeads(repos, tenant, project))].filter(([name]) =>
+      names.has(name),
+    );
+    const bodies = await repos.documents.getMany(heads.map(([, { document }]) => document));
+    for (const [name, { document, source }] of heads) {
+      const stored = bodies.get(documentKeyString(document));
+      if (stored !== undefined) byName.set(name, { document: stored, source });
+    }
+  }
 
   const schedulers = new Map<string, EffectiveScheduler>();
   const failures: LoadFailure[] = [];
@@ -238,7 +313,7 @@ export async function loadProjectSchedulers(
   for (const [name, { document, source }] of byName) {
     try {
       const checked = await checkScheduler(repos, project, document, undefined, lookups);
-      schedulers.set(name, { ...checked, source, document });
+      schedulers.set(name, { ...checked, source, document: headOf(document) });
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;
       failures.push({
@@ -290,5 +365,5 @@ export async function isProjectActive(
 ): Promise<boolean> {
   if (project === TENANT_PROJECT || (await repos.projects.isSuspended(tenant, project))) return false;
   if ((await repos.settings.get(tenant, 'project', project, 'lifecycleType')) === 'PERMANENT') return true;
-  return (await repos.documents.list(tenant, project, SCHEDULER_PREFIX)).length > 0;
+  return (await repos.documents.heads(tenant, project, SCHEDULER_PREFIX)).length > 0;
 }

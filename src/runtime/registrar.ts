@@ -2,6 +2,7 @@ import { firstRunAt } from '../decisions/advance.js';
 import type { SchedulerDefinition } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/documents.js';
+import type { ScheduleState } from '../store/schedules.js';
 import {
   activeProjects,
   type EffectiveScheduler,
@@ -12,16 +13,6 @@ import {
 import type { Runtime } from './context.js';
 
 /** What a refresh did. */
-/**
- * Told the schedulers a refresh checked in one (tenant, project), by name — the worker seeds its
- * checked-scheduler cache with them (issue #4).
- */
-export type CheckedListener = (
-  tenant: string,
-  project: string,
-  schedulers: ReadonlyMap<string, EffectiveScheduler>,
-) => Promise<void>;
-
 export interface RefreshResult {
   readonly tenant: string;
   readonly project: string;
@@ -41,6 +32,14 @@ export function timingOf(definition: SchedulerDefinition): string {
   const { trigger } = definition;
   const when = trigger.kind === 'cron' ? { cron: trigger.cron.normalized } : { at: trigger.instant };
   return JSON.stringify({ ...when, zone: definition.zone.id, enabled: definition.enabled });
+}
+
+/**
+ * Whether a stored {@link timingOf} is a cron trigger's (a one-shot's starts `{"at"`): a cron
+ * document unchanged since its state was written needs no check at bootstrap (issue #11).
+ */
+export function isCronTiming(timing: string | null): boolean {
+  return timing?.startsWith('{"cron"') === true;
 }
 
 // spec §10a self-healing: a one-shot whose occurrence already ran (marker, or its run row after a
@@ -97,18 +96,15 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * In an active one, new schedulers and those whose timing changed wait for their first occurrence
  * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
  * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
- * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta);
- * without it, `onChecked` is told the checked schedulers.
+ * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
  */
 export async function refreshProject(
   rt: Runtime,
   tenant: string,
   project: string,
   only?: string,
-  onChecked?: CheckedListener,
 ): Promise<RefreshResult> {
-  const { repos, clock } = rt;
-  const now = clock.now();
+  const { repos } = rt;
   if (!(await isProjectActive(repos, tenant, project))) {
     const removed = await repos.schedules.removeProject(tenant, project);
     if (removed > 0) {
@@ -117,12 +113,43 @@ export async function refreshProject(
     }
     return { tenant, project, active: false, registered: [], failures: [] };
   }
-  const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
-  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  // A delta refresh acts on one scheduler; its result still lists the whole project.
+  return reconcileProject(rt, tenant, project, { act: only === undefined ? undefined : new Set([only]) });
+}
+
+/** Which schedulers {@link reconcileProject} reads and which it reconciles. */
+export interface ReconcileScope {
+  /** Read and check only these (all of the project when missing); the result lists what was read. */
+  readonly read?: ReadonlySet<string> | undefined;
+  /** Reconcile state and report failures only for these (all that were read when missing). */
+  readonly act?: ReadonlySet<string> | undefined;
+  /** The project's states, when the caller has read them already. */
+  readonly states?: ReadonlyMap<string, ScheduleState> | undefined;
+}
+
+/**
+ * The refresh of {@link refreshProject} in a project known to be active: reads and checks the
+ * scheduler documents of `scope.read`, and for those of `scope.act` writes the state (new or
+ * changed timing re-planned from now, one-shots healed, state without a valid document removed)
+ * and reports invalid documents to their authors. The result's `registered` and `failures` cover
+ * every document read.
+ */
+export async function reconcileProject(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  scope: ReconcileScope = {},
+): Promise<RefreshResult> {
+  const names = scope.act ?? scope.read;
+  const { states } = scope;
+  const { repos, clock } = rt;
+  const now = clock.now();
+  const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project, scope.read);
+  const stateOf = states ?? new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
   let changed = false;
   for (const [name, effective] of schedulers) {
-    if (only !== undefined && name !== only) continue;
-    const state = states.get(name);
+    if (names !== undefined && !names.has(name)) continue;
+    const state = stateOf.get(name);
     if (await healFiredOneShot(rt, tenant, project, name, effective)) {
       if (state !== undefined) await repos.schedules.remove({ tenant, project, name });
       schedulers.delete(name);
@@ -158,18 +185,16 @@ export async function refreshProject(
       now,
     );
   }
-  for (const name of states.keys()) {
-    if ((only === undefined || name === only) && !schedulers.has(name)) {
+  for (const name of stateOf.keys()) {
+    if ((names === undefined || names.has(name)) && !schedulers.has(name)) {
       await repos.schedules.remove({ tenant, project, name });
       changed = true;
     }
   }
   // Wake every worker of the store: its earliest due instant may have moved (decisions §5).
   if (changed) await repos.store.notifyChange();
-  for (const failure of failures) {
-    if (only === undefined || failure.name === only) await reportFailure(rt, failure);
-  }
-  if (only === undefined) await onChecked?.(tenant, project, schedulers);
+  for (const failure of failures)
+    if (names === undefined || names.has(failure.name)) await reportFailure(rt, failure);
   return { tenant, project, active: true, registered: [...schedulers.keys()], failures };
 }
 
@@ -179,25 +204,22 @@ export async function refreshTenant(rt: Runtime, tenant: string): Promise<Refres
 }
 
 /**
- * Refreshes every project that is active, and unloads every loaded one that is not (bootstrap at
- * start, spec §8): after a restart every project that should be active is, without anyone acting.
- * `onChecked` is told each project's checked schedulers.
+ * Refreshes every project that is active, checking every document, and unloads every loaded one
+ * that is not (spec §8). A worker's start-up uses the lighter `bootstrapProjects` instead.
  */
-export async function refreshAll(rt: Runtime, onChecked?: CheckedListener): Promise<RefreshResult[]> {
-  return refreshProjects(rt, () => true, onChecked);
+export async function refreshAll(rt: Runtime): Promise<RefreshResult[]> {
+  return refreshProjects(rt, () => true);
 }
 
 async function refreshProjects(
   rt: Runtime,
   include: (p: { tenant: string; project: string }) => boolean,
-  onChecked?: CheckedListener,
 ): Promise<RefreshResult[]> {
   const targets = new Map<string, { tenant: string; project: string }>();
   for (const p of [...(await activeProjects(rt.repos)), ...(await rt.repos.schedules.loadedProjects())]) {
     if (include(p) && p.project !== TENANT_PROJECT) targets.set(`${p.tenant}\u0000${p.project}`, p);
   }
   const results: RefreshResult[] = [];
-  for (const { tenant, project } of targets.values())
-    results.push(await refreshProject(rt, tenant, project, undefined, onChecked));
+  for (const { tenant, project } of targets.values()) results.push(await refreshProject(rt, tenant, project));
   return results;
 }

@@ -1,11 +1,23 @@
+import type { CronExpression } from '../cron/index.js';
 import { recipePath } from '../recipes/paths.js';
-import type { SchedulerTarget } from '../scheduler/definition.js';
+import type { SchedulerDefinition, SchedulerTarget } from '../scheduler/definition.js';
 import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js';
-import { type DocumentKey, documentKeyString, TENANT_PROJECT } from '../store/documents.js';
+import {
+  type DocumentKey,
+  documentKeyString,
+  type StoredDocument,
+  TENANT_PROJECT,
+} from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
 import { type ScheduleState, schedulerKeyString } from '../store/schedules.js';
 import { workflowPath } from '../workflows/paths.js';
-import { checkScheduler, type EffectiveScheduler } from './catalog.js';
+import {
+  type CheckLookups,
+  checkLookups,
+  checkReferences,
+  type EffectiveScheduler,
+  headOf,
+} from './catalog.js';
 
 interface Entry {
   readonly scheduler: EffectiveScheduler;
@@ -35,60 +47,65 @@ function targetCandidates(tenant: string, project: string, target: SchedulerTarg
     : candidates(tenant, project, workflowPath(target.workflow));
 }
 
-/** How many checked schedulers a cache keeps by default (about 2–3 KB each). */
+/** How many checked schedulers a cache keeps by default (about 1 KB each: no document body). */
 export const DEFAULT_CACHE_CAPACITY = 100_000;
 
-/** Schedulers per stamps query when seeding (three document keys each, under SQLite's variable limit). */
-const SEED_CHUNK = 1000;
+/** Schedulers filled together: one read of their documents, one of their stamps (three keys each). */
+const FILL_CHUNK = 1000;
+
+/** What the fills of one {@link SchedulerCache.resolve} share. */
+interface FillContext {
+  readonly lookups: CheckLookups;
+  /** Stamps read so far, by {@link documentKeyString}; undefined for a document that did not exist. */
+  readonly stamps: Map<string, string | undefined>;
+}
+
+/** A parsed scheduler document on its way into the cache. */
+interface Parsed {
+  readonly state: ScheduleState;
+  readonly document: StoredDocument;
+  readonly definition: SchedulerDefinition;
+  readonly sources: readonly DocumentKey[];
+}
 
 /**
  * Checked schedulers for the tick, so that a claim neither parses YAML nor looks up a recipe
  * (issue #4). An entry is used only while every document it was checked from — the scheduler
  * document and the documents its recipe or workflow could resolve to — has the stamp (row and
- * version) it had then; one query per tick reads the stamps for the whole due batch. Stamps are
- * read before the documents, so a change racing a fill only costs one more fill. At most
- * `capacity` entries are kept; the least recently filled goes first (a deleted scheduler's entry
- * with them).
+ * version) it had then; one query per tick reads the stamps for the whole due batch. Misses are
+ * filled together (one read of their documents and one of their stamps per 1,000, recipes and
+ * users looked up once per fill; issue #11). Stamps are read before the recipes, and an entry is
+ * kept only when its document's stamp is the version read, so a change racing a fill only costs
+ * one more fill. At most `capacity` entries are kept, without document bodies; the least recently
+ * filled goes first (a deleted scheduler's entry with them).
  */
 export class SchedulerCache {
   readonly #entries = new Map<string, Entry>();
+  /** One parsed expression per cron text, shared by the entries (2.6 KB each, mostly lookup tables). */
+  readonly #crons = new Map<string, CronExpression>();
 
   constructor(
     private readonly repos: Repositories,
     private readonly capacity = DEFAULT_CACHE_CAPACITY,
   ) {}
 
-  /**
-   * Seeds entries with the schedulers of one (tenant, project) that a refresh has just checked
-   * (`schedulers` by name, as `loadProjectSchedulers` returns them), so that the first claims after
-   * a start parse nothing. An entry whose document changed since it was read is left out.
-   */
-  async remember(
-    tenant: string,
-    project: string,
-    schedulers: ReadonlyMap<string, EffectiveScheduler>,
-  ): Promise<void> {
-    const all = [...schedulers];
-    for (let i = 0; i < all.length && this.#entries.size < this.capacity; i += SEED_CHUNK) {
-      const chunk = all.slice(i, i + SEED_CHUNK).map(([name, scheduler]) => {
-        const documentKey: DocumentKey = {
-          tenant,
-          project: scheduler.document.project,
-          path: scheduler.document.path,
-        };
-        const sources = [documentKey, ...targetCandidates(tenant, project, scheduler.definition.target)];
-        return { key: schedulerKeyString({ tenant, project, name }), scheduler, sources };
-      });
-      const stamps = await this.repos.documents.stamps(chunk.flatMap((c) => c.sources));
-      for (const { key, scheduler, sources } of chunk) {
-        const stamp = stamps.get(documentKeyString(sources[0] as DocumentKey));
-        if (stamp?.endsWith(`.${scheduler.document.version}`))
-          this.#set(key, {
-            scheduler,
-            sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
-          });
-      }
+  /** Entries held now (at most the capacity). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  // The definition with its cron expression shared with every entry of the same text: an
+  // expression is immutable (its lazily filled day masks depend on the text alone).
+  #shareCron(definition: SchedulerDefinition): SchedulerDefinition {
+    const { trigger } = definition;
+    if (trigger.kind !== 'cron') return definition;
+    const shared = this.#crons.get(trigger.cron.source);
+    if (shared === undefined) {
+      if (this.#crons.size >= this.capacity) this.#crons.clear();
+      this.#crons.set(trigger.cron.source, trigger.cron);
+      return definition;
     }
+    return shared === trigger.cron ? definition : { ...definition, trigger: { ...trigger, cron: shared } };
   }
 
   #set(key: string, entry: Entry): void {
@@ -102,59 +119,103 @@ export class SchedulerCache {
 
   /**
    * The effective scheduler behind each state (same order), or undefined where its document is
-   * gone, broken, or newer than the state (a refresh re-registers it).
+   * gone, broken, or newer than the state (a refresh re-registers it). Fills what is missing or
+   * stale, so resolving states ahead of their occurrence (a worker's start) seeds the cache.
    */
   async resolve(states: readonly ScheduleState[]): Promise<(EffectiveScheduler | undefined)[]> {
-    const cached = states.map((state) => this.#entries.get(schedulerKeyString(state)));
-    const keys = new Map<string, DocumentKey>();
-    for (const [i, state] of states.entries()) {
-      const scheduler = schedulerDocument(state);
-      keys.set(documentKeyString(scheduler), scheduler);
-      for (const { key } of cached[i]?.sources ?? []) keys.set(documentKeyString(key), key);
-    }
-    const stamps = await this.repos.documents.stamps([...keys.values()]);
-    return Promise.all(
-      states.map((state, i) => {
+    const resolved: (EffectiveScheduler | undefined)[] = [];
+    const misses: number[] = [];
+    for (let from = 0; from < states.length; from += FILL_CHUNK) {
+      const chunk = states.slice(from, from + FILL_CHUNK);
+      const cached = chunk.map((state) => this.#entries.get(schedulerKeyString(state)));
+      const keys = new Map<string, DocumentKey>();
+      for (const entry of cached)
+        for (const { key } of entry?.sources ?? []) keys.set(documentKeyString(key), key);
+      const stamps = await this.repos.documents.stamps([...keys.values()]);
+      for (const [i, state] of chunk.entries()) {
         const entry = cached[i];
         const fresh =
           entry !== undefined &&
           entry.scheduler.document.version === state.documentVersion &&
           entry.scheduler.source === state.source &&
           entry.sources.every((s) => stamps.get(documentKeyString(s.key)) === s.stamp);
-        return fresh ? entry.scheduler : this.#fill(state);
-      }),
-    );
+        resolved.push(fresh ? entry.scheduler : undefined);
+        if (!fresh) misses.push(from + i);
+      }
+    }
+    // One context for every fill of this call: each recipe or workflow is looked up once, after
+    // its stamps were read, and every entry checked against it records those stamps.
+    const context: FillContext = { lookups: checkLookups(), stamps: new Map() };
+    for (let i = 0; i < misses.length; i += FILL_CHUNK) {
+      const chunk = misses.slice(i, i + FILL_CHUNK);
+      const filled = await this.#fill(
+        chunk.map((k) => states[k] as ScheduleState),
+        context,
+      );
+      for (const [j, k] of chunk.entries()) resolved[k] = filled[j];
+    }
+    return resolved;
   }
 
-  async #fill(state: ScheduleState): Promise<EffectiveScheduler | undefined> {
-    const key = schedulerKeyString(state);
-    this.#entries.delete(key);
-    const documentKey = schedulerDocument(state);
-    const document = await this.repos.documents.get(documentKey);
-    if (document === undefined || document.version !== state.documentVersion) return undefined;
-    try {
-      // Parsed once for the target's name, so that its documents' stamps are read before
-      // checkScheduler reads the documents themselves.
-      const { target } = parseSchedulerDocument(document.body, {
-        name: state.name,
-        path: `${document.project}/${document.path}`,
-      });
-      const sources = [documentKey, ...targetCandidates(state.tenant, state.project, target)];
-      const stamps = await this.repos.documents.stamps(sources);
-      const scheduler: EffectiveScheduler = {
-        ...(await checkScheduler(this.repos, state.project, document)),
-        source: state.source,
-        document,
-      };
-      // A write between the read and the stamps: used this once, checked again next time.
-      if (stamps.get(documentKeyString(documentKey))?.endsWith(`.${document.version}`))
-        this.#set(key, {
-          scheduler,
-          sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
-        });
-      return scheduler;
-    } catch {
-      return undefined;
+  /** Reads, parses and checks the schedulers behind `states` together; undefined where one cannot be. */
+  async #fill(
+    states: readonly ScheduleState[],
+    context: FillContext,
+  ): Promise<(EffectiveScheduler | undefined)[]> {
+    for (const state of states) this.#entries.delete(schedulerKeyString(state));
+    const documents = await this.repos.documents.getMany(states.map(schedulerDocument));
+    const parsed: (Parsed | undefined)[] = states.map((state) => {
+      const key = schedulerDocument(state);
+      const document = documents.get(documentKeyString(key));
+      if (document === undefined || document.version !== state.documentVersion) return undefined;
+      try {
+        const definition = this.#shareCron(
+          parseSchedulerDocument(document.body, {
+            name: state.name,
+            path: `${document.project}/${document.path}`,
+          }),
+        );
+        const sources = [key, ...targetCandidates(state.tenant, state.project, definition.target)];
+        return { state, document, definition, sources };
+      } catch {
+        return undefined;
+      }
+    });
+    // Stamps of the documents not seen yet in this call (the targets' of earlier fills are known).
+    const { lookups, stamps } = context;
+    const unread = new Map<string, DocumentKey>();
+    for (const p of parsed)
+      for (const k of p?.sources ?? []) {
+        const id = documentKeyString(k);
+        if (!stamps.has(id)) unread.set(id, k);
+      }
+    const read = await this.repos.documents.stamps([...unread.values()]);
+    for (const id of unread.keys()) stamps.set(id, read.get(id));
+    const filled: (EffectiveScheduler | undefined)[] = [];
+    for (const p of parsed) {
+      if (p === undefined) {
+        filled.push(undefined);
+        continue;
+      }
+      const { state, document, definition, sources } = p;
+      try {
+        const head = headOf(document);
+        const scheduler: EffectiveScheduler = {
+          ...(await checkReferences(this.repos, state.project, head, definition, undefined, lookups)),
+          source: state.source,
+          document: head,
+        };
+        // A write between the read and the stamps: used this once, checked again next time.
+        if (stamps.get(documentKeyString(sources[0] as DocumentKey))?.endsWith(`.${document.version}`))
+          this.#set(schedulerKeyString(state), {
+            scheduler,
+            sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
+          });
+        filled.push(scheduler);
+      } catch {
+        filled.push(undefined);
+      }
     }
+    return filled;
   }
 }

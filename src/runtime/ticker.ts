@@ -27,6 +27,12 @@ export interface TickResult {
 
 const BATCH = 1000;
 
+/**
+ * Schedulers a worker's start checks ahead (the soonest due): ten full claim batches, about a
+ * second of parsing; the rest are checked when they first fall due (issue #11).
+ */
+export const SEED_LIMIT = 10_000;
+
 /** A due occurrence of this tick: the run its claim inserts, and whether it is recorded skipped. */
 interface Candidate {
   readonly run: Run;
@@ -53,13 +59,16 @@ export class Ticker {
     this.#schedulers = new SchedulerCache(rt.repos);
   }
 
-  /** Seeds the checked-scheduler cache with what a refresh just checked (see `SchedulerCache.remember`). */
-  remember(
-    tenant: string,
-    project: string,
-    schedulers: ReadonlyMap<string, EffectiveScheduler>,
-  ): Promise<void> {
-    return this.#schedulers.remember(tenant, project, schedulers);
+  /**
+   * Seeds the checked-scheduler cache with the `limit` schedulers due soonest (by `nextRunAt`), so
+   * that the first claims after a start read and parse no document (issue #4) while a start with a
+   * million schedulers parses only these (issue #11). Returns how many are now cached.
+   */
+  async seed(limit = SEED_LIMIT): Promise<number> {
+    const soonest = await this.rt.repos.schedules.due(Number.MAX_SAFE_INTEGER, limit);
+    for (let i = 0; i < soonest.length; i += BATCH)
+      await this.#schedulers.resolve(soonest.slice(i, i + BATCH));
+    return this.#schedulers.size;
   }
 
   /**

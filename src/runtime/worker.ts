@@ -4,11 +4,11 @@ import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { bootstrapProjects } from './bootstrap.js';
 import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
-import { refreshAll } from './registrar.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
 
@@ -126,9 +126,14 @@ export class Worker {
   async bootstrap(): Promise<void> {
     await this.#register();
     await this.reap(this.#options.exclusive);
-    await refreshAll(this.rt, (tenant, project, schedulers) =>
-      this.ticker.remember(tenant, project, schedulers),
-    );
+    await this.#bootstrapRefresh();
+  }
+
+  // Spec §8 bootstrap: every project brought in line with its documents, then the schedulers due
+  // soonest checked into the tick's cache (issue #11).
+  async #bootstrapRefresh(): Promise<void> {
+    await bootstrapProjects(this.rt);
+    await this.ticker.seed();
   }
 
   async #register(): Promise<void> {
@@ -245,9 +250,7 @@ export class Worker {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
     await this.reap(this.#options.exclusive);
-    await refreshAll(this.rt, (tenant, project, schedulers) =>
-      this.ticker.remember(tenant, project, schedulers),
-    );
+    await this.#bootstrapRefresh();
     this.#unsubscribe = await this.rt.repos.store.onChange(() => {
       // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
       // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).

@@ -24,6 +24,12 @@ export interface StoredDocument extends DocumentKey {
   readonly expiresAt: number | null;
 }
 
+/** A document without its body: where it is, its version and its author. */
+export interface DocumentHead extends DocumentKey {
+  readonly version: number;
+  readonly createdBy: string;
+}
+
 /** One string per document key (for maps keyed by document). */
 export function documentKeyString(key: DocumentKey): string {
   return `${key.tenant}\u0000${key.project}\u0000${key.path}`;
@@ -101,6 +107,51 @@ export class Documents {
       )
       .execute();
     return new Map(rows.map((r) => [documentKeyString(r), `${Number(r.id)}.${Number(r.version)}`]));
+  }
+
+  /**
+   * The existing documents among `keys`, by {@link documentKeyString}, read in queries of at most
+   * 300 keys (for fills of many cached schedulers at once, issue #11).
+   */
+  async getMany(keys: readonly DocumentKey[]): Promise<Map<string, StoredDocument>> {
+    const found = new Map<string, StoredDocument>();
+    for (let i = 0; i < keys.length; i += 300) {
+      const rows = await this.store.db
+        .selectFrom('documents')
+        .selectAll()
+        .where(
+          rowIn(
+            ['tenant', 'project', 'path'],
+            keys.slice(i, i + 300).map((k) => [k.tenant, k.project, k.path]),
+          ),
+        )
+        .execute();
+      for (const row of rows) found.set(documentKeyString(row), toDocument(row));
+    }
+    return found;
+  }
+
+  /**
+   * Like {@link list} without the bodies: key, version and author of each document of one
+   * (tenant, project) whose path starts with `prefix`, sorted by path (the bootstrap compares
+   * versions before it reads any body, issue #11).
+   */
+  async heads(tenant: string, project: string, prefix: string): Promise<DocumentHead[]> {
+    const rows = await this.store.db
+      .selectFrom('documents')
+      .select(['tenant', 'project', 'path', 'version', 'created_by'])
+      .where('tenant', '=', tenant)
+      .where('project', '=', project)
+      .where((eb) => eb(eb.fn('substr', ['path', eb.val(1), eb.val(prefix.length)]), '=', prefix))
+      .orderBy('path')
+      .execute();
+    return rows.map((r) => ({
+      tenant: r.tenant,
+      project: r.project,
+      path: r.path,
+      version: Number(r.version),
+      createdBy: r.created_by,
+    }));
   }
 
   /**

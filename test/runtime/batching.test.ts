@@ -25,6 +25,17 @@ async function applyProject(files: Record<string, string>) {
   expect(entries.every((e) => e.status === 'created' || e.status === 'updated')).toBe(true);
 }
 
+// The scheduler documents read from now on, one by one or many at once (cache fills read many).
+function spySchedulerReads(): () => string[] {
+  const one = vi.spyOn(t.rt.repos.documents, 'get');
+  const many = vi.spyOn(t.rt.repos.documents, 'getMany');
+  return () =>
+    [...one.mock.calls.map(([key]) => [key]), ...many.mock.calls.map(([keys]) => keys)]
+      .flat()
+      .map((key) => key.path)
+      .filter((path) => path.startsWith('_vance/scheduler/'));
+}
+
 async function outputOf(correlationId: string): Promise<string | null | undefined> {
   const run = await t.rt.repos.runs.get(correlationId);
   return run?.processId ? (await t.rt.repos.processes.get(run.processId))?.outputTail : undefined;
@@ -204,12 +215,11 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     });
     const worker = t.worker();
     await worker.bootstrap();
-    const reads = vi.spyOn(t.rt.repos.documents, 'get');
+    const reads = spySchedulerReads();
     t.clock.set(at('2026-06-01T08:00:10Z'));
     expect(await worker.tick()).toMatchObject({ claimed: 2, fired: 2 });
     await worker.executor.settled();
-    const schedulerReads = reads.mock.calls.filter(([key]) => key.path.startsWith('_vance/scheduler/'));
-    expect(schedulerReads).toEqual([]);
+    expect(reads()).toEqual([]);
     expect((await t.rt.repos.runs.listForScheduler(T, P, 'a', 10)).map((r) => r.outcome)).toEqual([
       'completed',
     ]);
@@ -227,9 +237,7 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     };
     const [a, b] = [await state('a'), await state('b')];
     const cache = new SchedulerCache(t.rt.repos, 1);
-    const reads = vi.spyOn(t.rt.repos.documents, 'get');
-    const read = () =>
-      reads.mock.calls.map(([key]) => key.path).filter((path) => path.startsWith('_vance/scheduler/'));
+    const read = spySchedulerReads();
     await cache.resolve([a]);
     await cache.resolve([a]);
     expect(read()).toEqual(['_vance/scheduler/a.yaml']);
