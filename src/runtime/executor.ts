@@ -290,13 +290,18 @@ export class Executor {
       const now: Run = { ...run, startedAt: clock.now() };
       return { run: now, scheduler, params, running: this.#runEngine(now, scheduler, params, controller) };
     });
-    for (const { run, scheduler, running } of entered)
+    // Runs whose engine already returned: their end writes the final run log, so no pending one.
+    const returned = new Set<string>();
+    for (const { run, scheduler, running } of entered) {
+      const done = () => returned.add(run.correlationId);
+      running.then(done, done);
       this.#track(
         this.#launched(run, scheduler, running, recorded).finally(() =>
           this.#inflight.delete(run.correlationId),
         ),
       );
-    await this.#recordStarts(entered, retention)
+    }
+    await this.#recordStarts(entered, retention, returned)
       .catch((error: unknown) =>
         log.error({ err: error, runs: entered.length }, 'could not record the start of a batch'),
       )
@@ -308,6 +313,7 @@ export class Executor {
   async #recordStarts(
     launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
     retention: ReadonlyMap<string, number>,
+    returned: ReadonlySet<string>,
   ): Promise<void> {
     const { repos } = this.rt;
     const first = launched[0]?.run.processId as string;
@@ -324,8 +330,11 @@ export class Executor {
         ),
       );
     });
-    // A run that already ended has its final log (the end writes it whole): this one yields to it.
+    // A run that already ended has its final log (the end writes it whole): this one yields to it,
+    // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
+    // written leaves its START line, and the recovery writes its log: spec §9a).
     const logs = launched.flatMap(({ run, scheduler }) => {
+      if (returned.has(run.correlationId)) return [];
       const row = this.recorder.runLogRow(
         run,
         scheduler,

@@ -297,6 +297,43 @@ describe.each(DIALECTS)('claiming and starting a due second in batches on %s (is
     const rows = await t.store.db.selectFrom('runs').select(['outcome']).execute();
     expect(rows.filter((r) => r.outcome === 'completed')).toHaveLength(1000);
   }, 60_000);
+  it('writes a pending run log for a batch run still running, and only the final one for a run that already returned (issue #11, spec §9a)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const engine = controlledEngine();
+    t.rt.engines.register(engine);
+    await applyProject({
+      '_vance/recipes/held.yaml': 'description: held by the test\nengine: held\n',
+      '_vance/scheduler/long.yaml': cronScheduler('0 * * * * *', 'held'),
+      '_vance/scheduler/quick.yaml': cronScheduler('0 * * * * *', 'noop'),
+    });
+    const worker = t.worker();
+    await worker.bootstrap();
+    const createMissing = vi.spyOn(t.rt.repos.documents, 'createMissing');
+    const entered = engine.started();
+    t.clock.set(at('2026-06-01T08:01:00Z'));
+    expect(await worker.tick()).toMatchObject({ claimed: 2, fired: 2 });
+    const held = await entered;
+    await until(async () => createMissing.mock.calls.length === 1, 'the pending run logs are written');
+    // Only the held run's pending log: the noop run returned before it was rendered.
+    expect(createMissing.mock.calls[0]?.[0].map((row) => row.path)).toEqual([
+      expect.stringMatching(/^_vance\/logs\/scheduler\/long\//),
+    ]);
+    const bodies = async () =>
+      (
+        await t.store.db
+          .selectFrom('documents')
+          .select(['path', 'body'])
+          .where('path', 'like', '_vance/logs/%')
+          .execute()
+      )
+        .map((d) => `${d.path.split('/')[3]} ${/^outcome: (\w+)/m.exec(d.body)?.[1]}`)
+        .sort();
+    await until(async () => (await bodies()).length === 2, 'the quick run ended');
+    expect(await bodies()).toEqual(['long pending', 'quick completed']);
+    held.finish();
+    await worker.executor.settled();
+    expect(await bodies()).toEqual(['long completed', 'quick completed']);
+  });
   it('a refresh reads each recipe and user of a project once, not once per scheduler naming it (issue #11)', async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     await applyProject({
