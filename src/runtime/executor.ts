@@ -436,8 +436,17 @@ export class Executor {
     const { repos, clock } = this.rt;
     const now = clock.now();
     const reason = 'spawn-failed';
-    const values = { state: 'ended', outcome: 'failed', reason, ended_at: now } as const;
-    if (!(await repos.runs.transition(run.correlationId, run.state, values, this.workerId))) return;
+    // The end, END line and final log in one transaction (spec §9a): a store that fails here
+    // leaves the run held here as it was, and the worker's reap finishes it.
+    const ended: Run = {
+      ...run,
+      workerId: this.workerId,
+      state: 'ended',
+      outcome: 'failed',
+      reason,
+      endedAt: now,
+    };
+    if (!(await this.recorder.endFailed(ended, run.state, { processId: run.processId, reason }))) return;
     if (run.processId !== null) {
       await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
         status: 'failed',
@@ -445,8 +454,6 @@ export class Executor {
         reason,
       });
     }
-    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason, endedAt: now };
-    await this.recorder.recordFailed(ended, { processId: run.processId, reason });
     await this.promoteWaiting(run);
   }
 
@@ -677,11 +684,8 @@ export class Executor {
         reason: refusal ?? null,
         endedAt: now,
       };
-      const values = { state: 'ended', outcome: 'failed', reason: ended.reason, ended_at: now } as const;
-      if (await this.rt.repos.runs.transition(started.correlationId, 'started', values, started.workerId)) {
-        await this.recorder.recordFailed(ended, { reason: ended.reason });
+      if (await this.recorder.endFailed(ended, 'started', { reason: ended.reason }))
         await this.promoteWaiting(ended, scheduler);
-      }
       return;
     }
     const workflowRunId = handle.run.id;

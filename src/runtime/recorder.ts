@@ -1,7 +1,7 @@
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import { runLogRetentionDays } from '../service/settings.js';
-import type { FeedLine } from '../store/feed.js';
+import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
@@ -96,7 +96,9 @@ export class RunRecorder {
   /**
    * Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). The retention is
    * resolved afresh on every write (project → `_tenant` → operator config), so a changed setting
-   * applies from the next lifecycle event.
+   * applies from the next lifecycle event. The log of a run not yet ended (claimed, queued,
+   * started: `pending`) is written only while the run is still in that state: a write that comes
+   * late — from a worker that stalled while another ended the run — never replaces the final log.
    */
   async writeRunLog(
     run: Run,
@@ -113,7 +115,12 @@ export class RunRecorder {
       'ursa',
       now,
       expiryOf(days, now),
-      { archive: false },
+      {
+        archive: false,
+        ...(run.state === 'ended' || run.state === 'skipped'
+          ? {}
+          : { whileRun: { correlationId: run.correlationId, state: run.state } }),
+      },
     );
   }
 
@@ -132,7 +139,7 @@ export class RunRecorder {
    */
   runLogRow(
     run: Run,
-    scheduler: EffectiveScheduler,
+    scheduler: EffectiveScheduler | undefined,
     days: number,
     now: number,
     process?: RunLogProcess,
@@ -180,15 +187,36 @@ export class RunRecorder {
     });
   }
 
-  /** Records a run a recovery path ended failed (worker lost, spawn failed): END line, run log, inbox item. */
-  async recordFailed(run: Run, details: Record<string, unknown>): Promise<void> {
+  /**
+   * Ends a run failed on a recovery path (worker lost, spawn failed, scheduler gone, a workflow
+   * that cannot start): the run's end, its END line and its final run log in one transaction
+   * (`Runs.endMany`), so that a store error or a crash between them cannot leave the run ended
+   * without its final log (spec §9a): the run stays as it was, and the next try ends it. Then its
+   * inbox item.
+   *
+   * @param run the run as ended (`state` ended, `outcome` failed, `reason`, `endedAt`), with the
+   *   `workerId` that must still hold it.
+   * @param from the state it must still be in.
+   * @returns whether this call ended it (false: another path moved it first).
+   */
+  async endFailed(run: Run, from: Run['state'], details: Record<string, unknown>): Promise<boolean> {
     const at = run.endedAt ?? this.rt.clock.now();
-    await this.appendLine(run, 'END', at, 'failed', details);
-    await this.writeRunLog(run);
+    const days = await this.retentionDays(run.tenant, run.project);
+    const ended = await this.rt.repos.runs.endMany([
+      {
+        run,
+        from,
+        process: undefined,
+        line: feedRow(feedLineOf(run, 'END', at, 'failed', details)),
+        log: this.runLogRow(run, undefined, days, this.rt.clock.now()),
+      },
+    ]);
+    if (!ended.has(run.correlationId)) return false;
     await this.notifyFailed(run, at);
     this.rt.log.warn(
       { scheduler: run.name, correlationId: run.correlationId, reason: run.reason },
       'run ended failed',
     );
+    return true;
   }
 }

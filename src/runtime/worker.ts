@@ -178,22 +178,15 @@ export class Worker {
       const scheduler = await this.#effectiveFor(run);
       if (scheduler === undefined) {
         // Its document was deleted or broken meanwhile: end it visibly rather than start it.
-        const values = {
+        const ended: Run = {
+          ...run,
+          workerId: this.id,
           state: 'ended',
           outcome: 'failed',
           reason: 'scheduler-gone',
-          ended_at: now,
-        } as const;
-        if (await repos.runs.transition(run.correlationId, 'claimed', values, this.id)) {
-          const ended: Run = {
-            ...run,
-            state: 'ended',
-            outcome: 'failed',
-            reason: 'scheduler-gone',
-            endedAt: now,
-          };
-          await this.executor.recorder.recordFailed(ended, { reason: 'scheduler-gone' });
-        }
+          endedAt: now,
+        };
+        await this.executor.recorder.endFailed(ended, 'claimed', { reason: 'scheduler-gone' });
         continue;
       }
       this.executor.start({ ...run, workerId: this.id }, scheduler);
@@ -350,8 +343,11 @@ export class Worker {
 
   async #endLost(run: Run, now: number): Promise<boolean> {
     const { repos, log } = this.rt;
-    const values = { state: 'ended', outcome: 'failed', reason: 'worker-lost', ended_at: now } as const;
-    if (!(await repos.runs.transition(run.correlationId, 'started', values, run.workerId))) return false;
+    // The run's end, END line and final log in one transaction (spec §9a): a store that fails
+    // here leaves the run started and orphaned, and the next reap ends it.
+    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
+    const details = { processId: run.processId, reason: 'worker-lost' };
+    if (!(await this.executor.recorder.endFailed(ended, 'started', details))) return false;
     if (run.processId !== null) {
       await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
         status: 'failed',
@@ -359,8 +355,6 @@ export class Worker {
         reason: 'worker-lost',
       });
     }
-    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
-    await this.executor.recorder.recordFailed(ended, { processId: run.processId, reason: 'worker-lost' });
     log.warn(
       { scheduler: run.name, correlationId: run.correlationId, worker: run.workerId },
       'its worker was lost',

@@ -39,6 +39,14 @@ export function documentKeyString(key: DocumentKey): string {
 export const TENANT_PROJECT = '_tenant';
 export const TRASH_PREFIX = '_vance/trash/';
 
+/** Options of {@link Documents.put}. */
+export interface PutOptions {
+  /** False: the replaced body is not archived. */
+  readonly archive?: boolean;
+  /** Write only while this run is in this state (or has no row); see {@link Documents.put}. */
+  readonly whileRun?: { readonly correlationId: string; readonly state: string };
+}
+
 function toDocument(row: Selectable<DocumentsTable>): StoredDocument {
   return {
     tenant: row.tenant,
@@ -158,6 +166,10 @@ export class Documents {
    * Creates the document or replaces its body (the old body goes to the archive, version + 1).
    * `now` is UTC epoch ms; `expiresAt` (ms or null) is set on every write. `archive: false` skips
    * the archive for documents rewritten on every transition and deleted by expiry (run logs, spec §9a).
+   * `whileRun` writes only while that run is still in that state (or has no row): the log of a run
+   * not yet ended, which must never replace the log of a later state, its final one above all
+   * (spec §9a). The run's row is locked until the write commits, so an end of the run waits for it
+   * and writes its log after; a write that finds the run moved on writes nothing.
    */
   async put(
     key: DocumentKey,
@@ -165,7 +177,7 @@ export class Documents {
     by: string,
     now: number,
     expiresAt: number | null = null,
-    options: { readonly archive?: boolean } = {},
+    options: PutOptions = {},
   ): Promise<{ created: boolean; version: number }> {
     for (;;) {
       const result = await this.#put(key, body, by, now, expiresAt, options);
@@ -179,9 +191,24 @@ export class Documents {
     by: string,
     now: number,
     expiresAt: number | null,
-    options: { readonly archive?: boolean },
+    options: PutOptions,
   ): Promise<{ created: boolean; version: number } | { created: false; version: number; retry: true }> {
     return this.store.db.transaction().execute(async (trx) => {
+      const { whileRun } = options;
+      if (whileRun !== undefined) {
+        // The run first, then the document: the order in which an end of the run takes them.
+        let query = trx
+          .selectFrom('runs')
+          .select('state')
+          .where('correlation_id', '=', whileRun.correlationId);
+        // SQLite: the transaction holds the write lock from its start (`begin immediate`).
+        if (this.store.dialect === 'postgres') query = query.forShare();
+        const run = await query.executeTakeFirst();
+        if (run !== undefined && run.state !== whileRun.state) {
+          const current = await selectDocument(trx, key);
+          return { created: false, version: current === undefined ? 0 : Number(current.version) };
+        }
+      }
       const existing = await selectDocument(trx, key);
       if (existing === undefined) {
         // Two writers may create the same document at once (two workers and one run log, say):

@@ -12,6 +12,8 @@ import { valuesList } from './values.js';
  */
 export interface RunEnd {
   readonly run: Run;
+  /** The state the run must still be in to be ended here; default `started`. */
+  readonly from?: Run['state'];
   /** Absent for a run without a process of its own (a workflow target). */
   readonly process:
     | Pick<ProcessRecord, 'id' | 'status' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'>
@@ -238,9 +240,10 @@ export class Runs {
   /**
    * Ends many started runs in one transaction (issue #4: one write for every run that ended in
    * one turn of the event loop, not ten statements each): each run's process gets its final
-   * status; each run still `started` and held by its `workerId` becomes `ended`; and for those,
-   * and only those, the END line is appended and the final run log written (created, or its
-   * pending version replaced). A run another worker already ended keeps that worker's record.
+   * status; each run still `started` (or in its `from` state) and held by its `workerId` becomes
+   * `ended`; and for those, and only those, the END line is appended and the final run log
+   * written (created, or its pending version replaced). A run another worker already ended keeps
+   * that worker's record; a run is never ended without its END line and final log (spec §9a).
    *
    * @returns the correlation ids of the runs this call ended.
    */
@@ -269,14 +272,21 @@ export class Runs {
       }
       const runs = valuesList(
         this.store.dialect,
-        ends.map(({ run }) => [run.correlationId, run.outcome, run.reason, run.endedAt, run.workerId]),
-        ['text', 'text', 'text', 'bigint', 'text'],
+        ends.map(({ run, from }) => [
+          run.correlationId,
+          run.outcome,
+          run.reason,
+          run.endedAt,
+          run.workerId,
+          from ?? 'started',
+        ]),
+        ['text', 'text', 'text', 'bigint', 'text', 'text'],
       );
       const moved = await sql<{ correlation_id: string }>`
         update runs
         set state = 'ended', outcome = v.column2, reason = v.column3, ended_at = v.column4
         from ${runs} as v
-        where runs.correlation_id = v.column1 and runs.state = 'started'
+        where runs.correlation_id = v.column1 and runs.state = v.column6
           and (runs.worker_id = v.column5 or (runs.worker_id is null and v.column5 is null))
         returning runs.correlation_id as correlation_id`.execute(trx);
       const ended = new Set(moved.rows.map((r) => r.correlation_id));
