@@ -54,6 +54,8 @@ export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
+/** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
+const RECOVER_LIMIT = 1000;
 
 /** What a reap found and did. */
 export interface ReapResult {
@@ -197,8 +199,9 @@ export class Worker {
       const run = await repos.runs.get(waiting.correlationId);
       if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
     }
-    // This worker's own runs that no dispatch of its carries any more (a store error cut it short).
-    for (const run of await repos.runs.heldBy(this.id, ['claimed', 'started'], 100)) {
+    // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
+    // as many as a tick claims, so that one pass recovers a whole claim (issue #12).
+    for (const run of await repos.runs.heldBy(this.id, ['claimed', 'started'], RECOVER_LIMIT)) {
       if (
         this.executor.dispatching(run.correlationId) ||
         (run.processId !== null && this.executor.runsProcess(run.processId))
@@ -242,15 +245,30 @@ export class Worker {
     this.#heartbeat = setInterval(() => {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
-    await this.reap(this.#options.exclusive);
-    await this.#bootstrapRefresh();
-    this.#unsubscribe = await this.rt.repos.store.onChange(() => {
-      // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
-      // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).
-      this.#changed = true;
-      this.#wake?.();
-    });
-    this.#loop = this.#run();
+    // A store that fails during start-up (down, locked) is retried as a failed pass of the loop is,
+    // until it answers or the worker is stopped (issue #12).
+    for (let failures = 0; !this.#stopping; ) {
+      try {
+        await this.reap(this.#options.exclusive);
+        await this.#bootstrapRefresh();
+        const unsubscribe = await this.rt.repos.store.onChange(() => {
+          // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
+          // The flag outlives a notification that arrives while the loop is busy (no lost wake-up).
+          this.#changed = true;
+          this.#wake?.();
+        });
+        // Stopped meanwhile: stop() found no loop to wait for, so none is started.
+        if (this.#stopping) {
+          await unsubscribe();
+          return;
+        }
+        this.#unsubscribe = unsubscribe;
+        this.#loop = this.#run();
+        return;
+      } catch (error) {
+        await this.#failedPass(error, ++failures);
+      }
+    }
   }
 
   /**
@@ -301,14 +319,19 @@ export class Worker {
           earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max),
         );
       } catch (error) {
-        this.rt.metrics?.storeErrors.inc();
-        if (failures++ === 0) failingSince = clock.now();
-        // The first failure, then the 2nd, 4th, 8th, …: an outage of an hour is a dozen lines, not thousands.
-        if ((failures & (failures - 1)) === 0)
-          log.error({ err: error, failures }, 'scheduler loop error; retrying');
-        await this.#sleep(Math.min(LOOP_RETRY_BASE_MS * 2 ** (failures - 1), this.#options.maxSleepMs));
+        if (failures === 0) failingSince = clock.now();
+        await this.#failedPass(error, ++failures);
       }
     }
+  }
+
+  // A pass that failed (`failures` in a row): counted, logged the 1st, 2nd, 4th, 8th … time (an
+  // outage of an hour is a dozen lines, not thousands), then a backoff before the next.
+  async #failedPass(error: unknown, failures: number): Promise<void> {
+    this.rt.metrics?.storeErrors.inc();
+    if ((failures & (failures - 1)) === 0)
+      this.rt.log.error({ err: error, failures }, 'scheduler loop error; retrying');
+    await this.#sleep(Math.min(LOOP_RETRY_BASE_MS * 2 ** (failures - 1), this.#options.maxSleepMs));
   }
 
   #sleep(ms: number): Promise<void> {

@@ -152,14 +152,17 @@ describe.each(DIALECTS)('SIGKILL at an exact point, then a restart, on %s (issue
     expect(executions()).toEqual([after.run?.correlation_id]);
   });
 
-  it('inside the end transaction, its run log written and not committed: the end is undone whole; the restart ends it worker-lost once', async () => {
+  it('inside the end transaction, its END line written and not committed: the end is undone whole; the restart ends it worker-lost once', async () => {
     const { t, executions } = await setup(dialect, false);
-    await killedChild(t.location, { table: 'documents', nth: 2, when: 'after' });
+    // The START line is the first feed row, the END line the second (inside the end transaction).
+    await killedChild(t.location, { table: 'feed', nth: 2, when: 'after' });
     const killed = await record(t.rt);
-    // Nothing of the end: the run is started, its log pending (spec §9a), its END line absent.
+    // Nothing of the end: the run is started, its END line absent, and its log pending (spec §9a)
+    // or not written at all (a run whose engine returned before its start was recorded gets
+    // only its final log, at its end).
     expect(killed.runs).toEqual([['2026-06-01T08:00:10Z', 'started', 'pending', null]]);
     expect(killed.lines).toEqual(['START pending']);
-    expect(killed.logOutcomes).toEqual(['pending']);
+    expect(['', 'pending']).toContain(killed.logOutcomes.join());
     expect(killed.processes).toEqual([['running', null]]);
 
     const rt = await restart(t, dialect);
