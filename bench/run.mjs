@@ -31,8 +31,7 @@ const SCENARIOS = {
   },
   scale: {
     module: './scale.mjs',
-    description:
-      'bootstrap, memory and tick cost with 10,000 and 100,000 schedulers (--sizes adds 1,000,000)',
+    description: 'bootstrap, memory and tick cost with 10,000, 100,000 and 1,000,000 schedulers',
     flags: ['--sizes'], // --sizes=10000,100000,1000000
   },
   workers: {
