@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/store/index.js';
 import { type TestApp, testApp } from '../support/http.js';
+import { snapshot } from '../support/snapshot.js';
 
 // Property tests of the REST API (issue #12) through Fastify's inject(): random JSON and non-JSON
 // bodies, content types, path segments and queries to the endpoints that take input. Every answer
@@ -30,31 +30,6 @@ const ENDPOINTS: readonly Endpoint[] = [
   { method: 'POST', template: `${P}/processes/{id}/stop` },
   { method: 'POST', template: '/brain/{tenant}/inbox/read' },
 ];
-
-const TABLES = [
-  'documents',
-  'document_archive',
-  'schedule_state',
-  'users',
-  'runs',
-  'feed',
-  'inbox',
-  'sessions',
-  'processes',
-  'projects',
-  'settings',
-  'workflow_runs',
-  'workflow_steps',
-] as const;
-
-async function snapshot(store: Store): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of TABLES) {
-    const rows = await store.db.selectFrom(table).selectAll().execute();
-    out[table] = rows.map((row) => JSON.stringify(row)).sort();
-  }
-  return out;
-}
 
 const VALID_YAML = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
 

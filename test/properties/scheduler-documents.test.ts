@@ -11,8 +11,8 @@ import {
 import { SCHEDULER_FIELDS } from '../../src/scheduler/schema.js';
 import type { Caller } from '../../src/service/caller.js';
 import { setScheduler } from '../../src/service/schedulers.js';
-import type { Store } from '../../src/store/index.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { snapshot } from '../support/snapshot.js';
 
 // Property tests of scheduler documents (issue #12): spec §2's schema, decisions §3 (cron, at,
 // zones), §4 (misfire, catchUpWindow) and §6 (bad input is refused with the reason and nothing
@@ -371,30 +371,6 @@ describe('validating scheduler documents (spec §2, decisions §3, §4, §6)', (
 
 // ---------------------------------------------------------------------------------------------
 // Through the service layer on a real SQLite store: a refusal writes nothing.
-
-/** The tables a scheduler write can touch (documents, their archive, schedule state, users, runs, feed…). */
-const TABLES = [
-  'documents',
-  'document_archive',
-  'schedule_state',
-  'users',
-  'runs',
-  'feed',
-  'inbox',
-  'sessions',
-  'processes',
-  'projects',
-  'settings',
-] as const;
-
-async function snapshot(store: Store): Promise<Record<string, string[]>> {
-  const out: Record<string, string[]> = {};
-  for (const table of TABLES) {
-    const rows = await store.db.selectFrom(table).selectAll().execute();
-    out[table] = rows.map((row) => JSON.stringify(row)).sort();
-  }
-  return out;
-}
 
 const REFUSALS = [
   'NAME_INVALID',
