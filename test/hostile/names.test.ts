@@ -10,7 +10,7 @@ import { getWorkflow, setWorkflow } from '../../src/service/workflows.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { thrown } from '../support/cron.js';
 import { DIALECTS } from '../support/dialects.js';
-import { type TestApp, testApp } from '../support/http.js';
+import { NOT_FOUND, PROBLEM, SCHEDULER_YAML, type TestApp, testApp, WORKFLOW_YAML } from '../support/http.js';
 import { projectFolder } from '../support/project.js';
 import { snapshot } from '../support/snapshot.js';
 
@@ -20,8 +20,6 @@ import { snapshot } from '../support/snapshot.js';
 // characters, through the REST API (spec §10, decisions §7) and the service and tool layer (spec §9).
 // The rule itself, character by character, is in test/scheduler/name.test.ts.
 
-const YAML = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
-const WORKFLOW = 'description: w\nsteps:\n  - name: one\n    recipe: noop\n';
 const LONG = 'x'.repeat(200);
 
 /** Hostile names and how a NAME_INVALID message shows each (JSON, long ones cut at 60 characters). */
@@ -38,7 +36,6 @@ function nameInvalid(what: string, shown: string) {
   return `${what} ${shown} is not allowed: a name is ${NAME_RULE}`;
 }
 
-const PROBLEM = 'application/problem+json; charset=utf-8';
 const SEGMENT_RULE = 'a name: letters, digits, ".", "_", "-", at most 128';
 
 /** The route schema's refusal of a `:name` path segment. */
@@ -64,25 +61,17 @@ function nameProblem(what: string, shown: string) {
   };
 }
 
-const NOT_FOUND = {
-  type: 'https://ursa.dev/errors#not_found',
-  title: 'NOT_FOUND',
-  status: 404,
-  code: 'NOT_FOUND',
-  detail: 'no such resource',
-};
-
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 /** Every endpoint that takes a scheduler or workflow name in its path; `%s` is the encoded name. */
 const ENDPOINTS: readonly (readonly [Method, string, unknown, 'scheduler' | 'workflow'])[] = [
-  ['PUT', '/brain/acme/project/ops/scheduler/%s', YAML, 'scheduler'],
+  ['PUT', '/brain/acme/project/ops/scheduler/%s', SCHEDULER_YAML, 'scheduler'],
   ['GET', '/brain/acme/project/ops/scheduler/%s', undefined, 'scheduler'],
   ['DELETE', '/brain/acme/project/ops/scheduler/%s', undefined, 'scheduler'],
   ['POST', '/brain/acme/project/ops/scheduler/%s/fire', undefined, 'scheduler'],
   ['GET', '/brain/acme/project/ops/scheduler/%s/events', undefined, 'scheduler'],
   ['GET', '/brain/acme/project/ops/scheduler/%s/runs', undefined, 'scheduler'],
-  ['PUT', '/brain/acme/project/ops/workflows/%s', WORKFLOW, 'workflow'],
+  ['PUT', '/brain/acme/project/ops/workflows/%s', WORKFLOW_YAML, 'workflow'],
   ['GET', '/brain/acme/project/ops/workflows/%s', undefined, 'workflow'],
   ['POST', '/brain/acme/project/ops/workflows/%s/runs', { params: {} }, 'workflow'],
 ];
@@ -96,14 +85,11 @@ describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10
     await a.close();
   });
 
+  /** As the admin; a string payload is YAML. */
   function call(method: Method, url: string, payload: unknown) {
-    const yaml = typeof payload === 'string';
-    return a.app.inject({
-      method,
-      url,
-      headers: { ...a.auth(a.tokens.admin), ...(yaml ? { 'content-type': 'application/yaml' } : {}) },
-      ...(payload === undefined ? {} : { payload: payload as string | object }),
-    });
+    const headers: Record<string, string> =
+      typeof payload === 'string' ? { 'content-type': 'application/yaml' } : {};
+    return a.request(method, url, a.tokens.admin, payload, headers);
   }
 
   it.each([
@@ -148,7 +134,7 @@ describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10
   it('never reaches a route with a raw slash or a .. segment in the path: 404, nothing changed', async () => {
     const before = await snapshot(a.t.store);
     for (const path of ['a/b', '..', '%2E%2E', '../../../../etc/passwd']) {
-      const res = await call('PUT', `/brain/acme/project/ops/scheduler/${path}`, YAML);
+      const res = await call('PUT', `/brain/acme/project/ops/scheduler/${path}`, SCHEDULER_YAML);
       expect(res.statusCode, path).toBe(404);
       expect(res.json()).toEqual(NOT_FOUND);
     }
@@ -157,7 +143,7 @@ describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10
 
   it('refuses a path segment longer than the router takes, and a bad percent-encoding, as problems without echoing the path', async () => {
     const before = await snapshot(a.t.store);
-    const long = await call('PUT', `/brain/acme/project/ops/scheduler/${'x'.repeat(2000)}`, YAML);
+    const long = await call('PUT', `/brain/acme/project/ops/scheduler/${'x'.repeat(2000)}`, SCHEDULER_YAML);
     expect(long.statusCode).toBe(400);
     expect(long.headers['content-type']).toBe(PROBLEM);
     expect(long.json()).toEqual({
@@ -186,7 +172,9 @@ describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10
 
   it('accepts a name of exactly 128 characters on every scheduler endpoint (the rule’s longest)', async () => {
     const name = `a${'b'.repeat(127)}`;
-    expect((await call('PUT', `/brain/acme/project/ops/scheduler/${name}`, YAML)).statusCode).toBe(201);
+    expect((await call('PUT', `/brain/acme/project/ops/scheduler/${name}`, SCHEDULER_YAML)).statusCode).toBe(
+      201,
+    );
     expect((await call('GET', `/brain/acme/project/ops/scheduler/${name}`, undefined)).statusCode).toBe(200);
     expect((await call('GET', `/brain/acme/project/ops/scheduler/${name}/runs`, undefined)).statusCode).toBe(
       200,
@@ -215,9 +203,9 @@ describe.each(DIALECTS)(
       async (name, shown) => {
         const before = await snapshot(a.t.store);
         const calls: readonly (readonly [string, () => Promise<unknown>])[] = [
-          ['scheduler name', () => setScheduler(a.t.rt, admin, name, YAML)],
+          ['scheduler name', () => setScheduler(a.t.rt, admin, name, SCHEDULER_YAML)],
           ['scheduler name', () => deleteScheduler(a.t.rt, admin, name)],
-          ['workflow name', () => setWorkflow(a.t.rt, admin, name, WORKFLOW)],
+          ['workflow name', () => setWorkflow(a.t.rt, admin, name, WORKFLOW_YAML)],
           ['workflow name', () => getWorkflow(a.t.rt, admin, name)],
         ];
         for (const [what, work] of calls) {
@@ -232,7 +220,7 @@ describe.each(DIALECTS)(
           expect(error.allowed).toBe(NAME_RULE);
         }
         for (const tool of ['scheduler_set', 'scheduler_get', 'scheduler_delete', 'scheduler_fire']) {
-          const result = await callTool(a.t.rt, agent, TOOLS, tool, { name, yaml: YAML });
+          const result = await callTool(a.t.rt, agent, TOOLS, tool, { name, yaml: SCHEDULER_YAML });
           expect(result, tool).toEqual({
             ok: false,
             error: { code: 'NAME_INVALID', message: nameInvalid('scheduler name', shown) },
@@ -251,7 +239,7 @@ describe.each(DIALECTS)(
           a.t.rt,
           admin,
           'job',
-          YAML.replace('recipe: noop', `recipe: ${quoted}`),
+          SCHEDULER_YAML.replace('recipe: noop', `recipe: ${quoted}`),
         ).catch((e: unknown) => e)) as UrsaError;
         expect(inScheduler.code).toBe('SCHEDULER_INVALID');
         expect(inScheduler.issues).toEqual([
@@ -261,7 +249,7 @@ describe.each(DIALECTS)(
           a.t.rt,
           admin,
           'flow',
-          WORKFLOW.replace('recipe: noop', `recipe: ${quoted}`),
+          WORKFLOW_YAML.replace('recipe: noop', `recipe: ${quoted}`),
         ).catch((e: unknown) => e)) as UrsaError;
         expect(inStep.code).toBe('WORKFLOW_INVALID');
         expect(inStep.issues).toEqual([
@@ -289,10 +277,10 @@ describe.each(DIALECTS)(
         '_vance/recipes/a..b.yaml': 'description: d\nengine: noop\n',
         '_vance/recipes/sub/x.yaml': 'description: d\nengine: noop\n',
         [`_vance/recipes/${LONG}.yaml`]: 'description: d\nengine: noop\n',
-        '_vance/workflows/.hidden.yaml': WORKFLOW,
-        '_vance/scheduler/nested/job.yaml': YAML,
-        '_vance/scheduler/-flag.yaml': YAML,
-        '_vance/scheduler/fine.yaml': YAML,
+        '_vance/workflows/.hidden.yaml': WORKFLOW_YAML,
+        '_vance/scheduler/nested/job.yaml': SCHEDULER_YAML,
+        '_vance/scheduler/-flag.yaml': SCHEDULER_YAML,
+        '_vance/scheduler/fine.yaml': SCHEDULER_YAML,
       });
       const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', 'ada');
       const status = Object.fromEntries(entries.map((e) => [e.path, [e.status, e.message]]));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/dialects.js';
-import { type TestApp, testApp } from '../support/http.js';
+import { NOT_FOUND, SCHEDULER_YAML, type TestApp, testApp, WORKFLOW_YAML } from '../support/http.js';
 import { snapshot } from '../support/snapshot.js';
 import { until } from '../support/until.js';
 
@@ -11,15 +11,6 @@ import { until } from '../support/until.js';
 // for reads and writes, with the same body for an existing and a missing resource.
 
 const P = '/brain/acme/project/ops';
-const YAML = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
-const WORKFLOW = 'description: w\nsteps:\n  - name: one\n    recipe: noop\n';
-const NOT_FOUND = {
-  type: 'https://ursa.dev/errors#not_found',
-  title: 'NOT_FOUND',
-  status: 404,
-  code: 'NOT_FOUND',
-  detail: 'no such resource',
-};
 
 type Method = 'GET' | 'PUT' | 'POST';
 
@@ -29,11 +20,13 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
   let otherRead: string;
   beforeAll(async () => {
     a = await testApp(dialect);
-    expect((await call('PUT', `${P}/scheduler/job`, a.tokens.write, { yaml: YAML })).statusCode).toBe(201);
-    expect((await call('PUT', `${P}/workflows/flow`, a.tokens.write, { yaml: WORKFLOW })).statusCode).toBe(
-      201,
-    );
-    const started = await call('POST', `${P}/workflows/flow/runs`, a.tokens.write, { params: {} });
+    expect(
+      (await a.request('PUT', `${P}/scheduler/job`, a.tokens.write, { yaml: SCHEDULER_YAML })).statusCode,
+    ).toBe(201);
+    expect(
+      (await a.request('PUT', `${P}/workflows/flow`, a.tokens.write, { yaml: WORKFLOW_YAML })).statusCode,
+    ).toBe(201);
+    const started = await a.request('POST', `${P}/workflows/flow/runs`, a.tokens.write, { params: {} });
     expect(started.statusCode).toBe(201);
     runId = (started.json() as { workflowRunId: string }).workflowRunId;
     // Let the run end, so nothing moves in the store while the tests compare it.
@@ -44,21 +37,12 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
     await a.close();
   });
 
-  function call(method: Method, url: string, token: string, payload?: object) {
-    return a.app.inject({
-      method,
-      url,
-      headers: a.auth(token),
-      ...(payload === undefined ? {} : { payload }),
-    });
-  }
-
   /** Each workflow endpoint on acme's resources, and its twin on a resource acme does not have. */
   function endpoints(): readonly (readonly [Method, string, string, object | undefined])[] {
     return [
       ['GET', `${P}/workflows`, `/brain/acme/project/nothing/workflows`, undefined],
       ['GET', `${P}/workflows/flow`, `${P}/workflows/nope`, undefined],
-      ['PUT', `${P}/workflows/flow`, `${P}/workflows/nope`, { yaml: WORKFLOW.replace('w', 'x') }],
+      ['PUT', `${P}/workflows/flow`, `${P}/workflows/nope`, { yaml: WORKFLOW_YAML.replace('w', 'x') }],
       ['POST', `${P}/workflows/flow/runs`, `${P}/workflows/nope/runs`, { params: {} }],
       ['GET', `${P}/workflow-runs/${runId}`, `${P}/workflow-runs/00000000`, undefined],
       ['POST', `${P}/workflow-runs/${runId}/stop`, `${P}/workflow-runs/00000000/stop`, undefined],
@@ -73,7 +57,7 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
         ['other read', otherRead],
       ] as const) {
         for (const target of [url, missing]) {
-          const res = await call(method, target, token, payload);
+          const res = await a.request(method, target, token, payload);
           expect(res.statusCode, `${method} ${target} as ${who}`).toBe(404);
           expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
           expect(res.json()).toEqual(NOT_FOUND);
@@ -85,7 +69,7 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
 
   it("the same requests with acme's own admin token succeed, so the 404s above were the tenant check", async () => {
     for (const [method, url, , payload] of endpoints()) {
-      const res = await call(method, url, a.tokens.admin, payload);
+      const res = await a.request(method, url, a.tokens.admin, payload);
       expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
       const started = (res.json() as { workflowRunId?: string }).workflowRunId;
       if (started !== undefined && method === 'POST') {
@@ -126,7 +110,7 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
     expect(list.result.structuredContent).toEqual({ paths: [] });
     expect(await snapshot(a.t.store)).toEqual(before);
     // A write lands in the token's tenant, never in acme.
-    const set = await rpc(6, 'scheduler_set', { name: 'job', yaml: YAML });
+    const set = await rpc(6, 'scheduler_set', { name: 'job', yaml: SCHEDULER_YAML });
     expect(set.result.isError).toBeUndefined();
     const acme = await a.t.rt.repos.documents.get({
       tenant: 'acme',

@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/store/tokens.js';
 import { DIALECTS } from '../support/dialects.js';
-import { type TestApp, testApp } from '../support/http.js';
+import { NOT_FOUND, PROBLEM, SCHEDULER_YAML, type TestApp, testApp } from '../support/http.js';
 
 // Decisions §6 over every tenant-scoped endpoint, on SQLite and PostgreSQL: 401 without a usable
 // token, 403 for a role too low, 404 — the very body of a missing resource — for a token of another
 // tenant, and the operator token (tenant null) reaching every tenant.
 
-const YAML = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
-const PROBLEM = 'application/problem+json; charset=utf-8';
-const NOT_FOUND = {
-  type: 'https://ursa.dev/errors#not_found',
-  title: 'NOT_FOUND',
-  status: 404,
-  code: 'NOT_FOUND',
-  detail: 'no such resource',
-};
 const UNAUTHENTICATED = {
   type: 'https://ursa.dev/errors#unauthenticated',
   title: 'UNAUTHENTICATED',
@@ -52,7 +43,7 @@ async function seed(a: TestApp): Promise<Seeded> {
     method: 'PUT',
     url: '/brain/acme/project/ops/scheduler/job',
     headers: a.auth(a.tokens.write),
-    payload: { yaml: YAML },
+    payload: { yaml: SCHEDULER_YAML },
   });
   expect(put.statusCode).toBe(201);
   const worker = a.t.worker();
@@ -94,7 +85,7 @@ function endpoints(s: Seeded): Endpoint[] {
   return [
     { method: 'GET', url: `${p}/scheduler`, role: 'read', ok: 200 },
     { method: 'GET', url: `${p}/scheduler/job`, role: 'read', ok: 200, missing: `${p}/scheduler/nope` },
-    { method: 'PUT', url: `${p}/scheduler/job`, payload: { yaml: YAML }, role: 'write', ok: 200 },
+    { method: 'PUT', url: `${p}/scheduler/job`, payload: { yaml: SCHEDULER_YAML }, role: 'write', ok: 200 },
     { method: 'POST', url: `${p}/scheduler/refresh`, role: 'admin', ok: 200 },
     {
       method: 'POST',

@@ -1,21 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/runtime/worker.js';
 import { controlledEngine } from '../support/engine.js';
-import { type TestApp, testApp } from '../support/http.js';
+import { NOT_FOUND, PROBLEM, SCHEDULER_YAML, type TestApp, testApp } from '../support/http.js';
 
 // The resources beside the scheduler endpoints (issue #7, decisions §7) through inject() on
 // SQLite: a run with its log, documents, processes, the inbox and the tenant-wide refresh.
 
 const PROJECT = '/brain/acme/project/ops';
-const YAML = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
-const NOT_FOUND = {
-  type: 'https://ursa.dev/errors#not_found',
-  title: 'NOT_FOUND',
-  status: 404,
-  code: 'NOT_FOUND',
-  detail: 'no such resource',
-};
-const PROBLEM = 'application/problem+json; charset=utf-8';
 
 let a: TestApp;
 beforeEach(async () => {
@@ -27,28 +18,19 @@ afterEach(async () => {
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
-function call(
-  method: Method,
-  url: string,
-  token: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  return a.app.inject({
-    method,
-    url,
-    headers: { ...a.auth(token), ...headers },
-    ...(payload === undefined ? {} : { payload: payload as string | object }),
-  });
-}
-
 async function put(project: string, name: string, yaml: string) {
-  const res = await call('PUT', `/brain/acme/project/${project}/scheduler/${name}`, a.tokens.write, { yaml });
+  const res = await a.request('PUT', `/brain/acme/project/${project}/scheduler/${name}`, a.tokens.write, {
+    yaml,
+  });
   expect(res.statusCode).toBe(201);
 }
 
 async function fire(worker: Worker, project: string, name: string) {
-  const res = await call('POST', `/brain/acme/project/${project}/scheduler/${name}/fire`, a.tokens.write);
+  const res = await a.request(
+    'POST',
+    `/brain/acme/project/${project}/scheduler/${name}/fire`,
+    a.tokens.write,
+  );
   expect(res.statusCode).toBe(202);
   await worker.reap();
   await worker.executor.settled();
@@ -63,11 +45,11 @@ async function startedWorker() {
 
 describe('GET /runs/{correlationId}', () => {
   it('answers the run from the runs table with ISO instants and its run-log document', async () => {
-    await put('ops', 'job', YAML);
+    await put('ops', 'job', SCHEDULER_YAML);
     const worker = await startedWorker();
     a.t.clock.set(Date.parse('2026-06-01T08:00:07.250Z'));
     const fired = await fire(worker, 'ops', 'job');
-    const res = await call('GET', `${PROJECT}/runs/${fired.correlationId}`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/runs/${fired.correlationId}`, a.tokens.read);
     expect(res.statusCode).toBe(200);
     const run = await a.t.rt.repos.runs.get(fired.correlationId);
     const log = await a.t.rt.repos.documents.get({ tenant: 'acme', project: 'ops', path: fired.logPath });
@@ -97,22 +79,22 @@ describe('GET /runs/{correlationId}', () => {
   });
 
   it('answers log null once the run log is gone, and 404 for a run of another project or an unknown id', async () => {
-    await put('ops', 'job', YAML);
-    await put('web', 'job', YAML);
+    await put('ops', 'job', SCHEDULER_YAML);
+    await put('web', 'job', SCHEDULER_YAML);
     const worker = await startedWorker();
     const ops = await fire(worker, 'ops', 'job');
     const web = await fire(worker, 'web', 'job');
     await a.t.store.db.deleteFrom('documents').where('path', '=', ops.logPath).execute();
-    const res = await call('GET', `${PROJECT}/runs/${ops.correlationId}`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/runs/${ops.correlationId}`, a.tokens.read);
     expect(res.json()).toMatchObject({ correlationId: ops.correlationId, outcome: 'completed', log: null });
 
     for (const id of [web.correlationId, 'run_unknown']) {
-      const missing = await call('GET', `${PROJECT}/runs/${id}`, a.tokens.read);
+      const missing = await a.request('GET', `${PROJECT}/runs/${id}`, a.tokens.read);
       expect(missing.statusCode).toBe(404);
       expect(missing.headers['content-type']).toBe(PROBLEM);
       expect(missing.json()).toEqual(NOT_FOUND);
     }
-    const bad = await call('GET', `${PROJECT}/runs/run%20x`, a.tokens.read);
+    const bad = await a.request('GET', `${PROJECT}/runs/run%20x`, a.tokens.read);
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors).toEqual([
       { path: 'params.correlationId', message: 'an id: letters, digits, ".", "_", "-"' },
@@ -165,7 +147,7 @@ describe('documents', () => {
 
   it('lists by prefix, sorted by path, without bodies, paged with limit and after', async () => {
     await seed();
-    const res = await call('GET', `${PROJECT}/documents?prefix=notes/`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/documents?prefix=notes/`, a.tokens.read);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       documents: [
@@ -194,17 +176,17 @@ describe('documents', () => {
       nextCursor: null,
     });
 
-    const page1 = await call('GET', `${PROJECT}/documents?prefix=notes/&limit=2`, a.tokens.read);
+    const page1 = await a.request('GET', `${PROJECT}/documents?prefix=notes/&limit=2`, a.tokens.read);
     expect(page1.json().documents.map((d: { path: string }) => d.path)).toEqual(['notes/a.md', 'notes/b.md']);
     expect(page1.json().nextCursor).toBe('notes/b.md');
-    const page2 = await call(
+    const page2 = await a.request(
       'GET',
       `${PROJECT}/documents?prefix=notes/&limit=2&after=notes/b.md`,
       a.tokens.read,
     );
     expect(page2.json()).toMatchObject({ documents: [{ path: 'notes/c.md' }], nextCursor: null });
 
-    const all = await call('GET', `${PROJECT}/documents`, a.tokens.read);
+    const all = await a.request('GET', `${PROJECT}/documents`, a.tokens.read);
     expect(all.json().documents.map((d: { path: string }) => d.path)).toEqual([
       'notes/a.md',
       'notes/b.md',
@@ -212,12 +194,12 @@ describe('documents', () => {
       'other/x.md',
     ]);
     // The prefix is literal: `_` and `%` are not wildcards, and case counts.
-    const none = await call('GET', `${PROJECT}/documents?prefix=NOTES`, a.tokens.read);
+    const none = await a.request('GET', `${PROJECT}/documents?prefix=NOTES`, a.tokens.read);
     expect(none.json()).toEqual({ documents: [], nextCursor: null });
   });
 
   it('refuses a bad limit and unknown query fields with 400 and their paths', async () => {
-    const res = await call('GET', `${PROJECT}/documents?limit=5000&sort=path`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/documents?limit=5000&sort=path`, a.tokens.read);
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toBe(PROBLEM);
     expect(res.json()).toEqual({
@@ -236,7 +218,7 @@ describe('documents', () => {
 
   it('reads one document by its path (the wildcard), and 404 for a missing one or one of another project', async () => {
     await seed();
-    const res = await call('GET', `${PROJECT}/documents/notes/b.md`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/documents/notes/b.md`, a.tokens.read);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       path: 'notes/b.md',
@@ -247,19 +229,19 @@ describe('documents', () => {
       expiresAt: null,
     });
     for (const path of ['notes/missing.md', 'notes/w.md', 'notes']) {
-      const missing = await call('GET', `${PROJECT}/documents/${path}`, a.tokens.read);
+      const missing = await a.request('GET', `${PROJECT}/documents/${path}`, a.tokens.read);
       expect(missing.statusCode, path).toBe(404);
       expect(missing.json()).toEqual(NOT_FOUND);
     }
-    const empty = await call('GET', `${PROJECT}/documents/`, a.tokens.read);
+    const empty = await a.request('GET', `${PROJECT}/documents/`, a.tokens.read);
     expect(empty.statusCode).toBe(400);
     expect(empty.json().errors).toEqual([{ path: 'params.*', message: 'a document path is required' }]);
   });
 
   it('reads a run log by the logPath a fire returned', async () => {
-    await put('ops', 'job', YAML);
+    await put('ops', 'job', SCHEDULER_YAML);
     const fired = await fire(await startedWorker(), 'ops', 'job');
-    const res = await call('GET', `${PROJECT}/documents/${fired.logPath}`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/documents/${fired.logPath}`, a.tokens.read);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
       path: fired.logPath,
@@ -289,12 +271,12 @@ describe('processes', () => {
     const worker = await startedWorker();
     const started = engine.started();
     a.t.clock.set(Date.parse('2026-06-01T08:00:01Z'));
-    const fired = (await call('POST', `${PROJECT}/scheduler/job/fire`, a.tokens.write)).json();
+    const fired = (await a.request('POST', `${PROJECT}/scheduler/job/fire`, a.tokens.write)).json();
     await worker.reap();
     const held = await started;
     const id = held.request.processId;
 
-    const res = await call('GET', `${PROJECT}/processes/${id}`, a.tokens.read);
+    const res = await a.request('GET', `${PROJECT}/processes/${id}`, a.tokens.read);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       id,
@@ -323,7 +305,7 @@ describe('processes', () => {
     });
 
     a.t.clock.set(Date.parse('2026-06-01T08:00:02Z'));
-    const stop = await call('POST', `${PROJECT}/processes/${id}/stop`, a.tokens.write, {
+    const stop = await a.request('POST', `${PROJECT}/processes/${id}/stop`, a.tokens.write, {
       reason: 'no longer needed',
     });
     expect(stop.statusCode).toBe(200);
@@ -332,27 +314,27 @@ describe('processes', () => {
     expect(await held.stopped).toBe('no longer needed');
     await worker.executor.settled();
 
-    const after = await call('GET', `${PROJECT}/processes/${id}`, a.tokens.read);
+    const after = await a.request('GET', `${PROJECT}/processes/${id}`, a.tokens.read);
     expect(after.json()).toMatchObject({
       status: 'stopped',
       reason: 'no longer needed',
       endedAt: '2026-06-01T08:00:02Z',
     });
-    const run = await call('GET', `${PROJECT}/runs/${fired.correlationId}`, a.tokens.read);
+    const run = await a.request('GET', `${PROJECT}/runs/${fired.correlationId}`, a.tokens.read);
     expect(run.json()).toMatchObject({ state: 'ended', outcome: 'cancelled', reason: 'no longer needed' });
 
     // Stopping an ended process is not an error; the body is optional.
-    const again = await call('POST', `${PROJECT}/processes/${id}/stop`, a.tokens.write);
+    const again = await a.request('POST', `${PROJECT}/processes/${id}/stop`, a.tokens.write);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual({ stopping: false });
   });
 
   it('answers 404 for an unknown process or one of another project, and 400 for an unknown body field', async () => {
-    await put('web', 'job', YAML);
+    await put('web', 'job', SCHEDULER_YAML);
     const fired = await fire(await startedWorker(), 'web', 'job');
     const processId = (await a.t.rt.repos.runs.get(fired.correlationId))?.processId as string;
     expect(
-      (await call('GET', `/brain/acme/project/web/processes/${processId}`, a.tokens.read)).statusCode,
+      (await a.request('GET', `/brain/acme/project/web/processes/${processId}`, a.tokens.read)).statusCode,
     ).toBe(200);
     for (const [method, url] of [
       ['GET', `${PROJECT}/processes/${processId}`],
@@ -360,14 +342,19 @@ describe('processes', () => {
       ['GET', `${PROJECT}/processes/proc_unknown`],
       ['POST', `${PROJECT}/processes/proc_unknown/stop`],
     ] as const) {
-      const res = await call(method, url, a.tokens.write);
+      const res = await a.request(method, url, a.tokens.write);
       expect(res.statusCode, `${method} ${url}`).toBe(404);
       expect(res.json()).toEqual(NOT_FOUND);
     }
-    const bad = await call('POST', `/brain/acme/project/web/processes/${processId}/stop`, a.tokens.write, {
-      reason: '',
-      force: true,
-    });
+    const bad = await a.request(
+      'POST',
+      `/brain/acme/project/web/processes/${processId}/stop`,
+      a.tokens.write,
+      {
+        reason: '',
+        force: true,
+      },
+    );
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors).toEqual([
       { path: 'body.reason', message: 'Too small: expected string to have >=1 characters' },
@@ -424,7 +411,7 @@ describe('inbox', () => {
 
   it("lists the token user's unread items newest first, paged; all=true adds the read ones", async () => {
     const ids = await seed();
-    const res = await call('GET', '/brain/acme/inbox', a.tokens.read);
+    const res = await a.request('GET', '/brain/acme/inbox', a.tokens.read);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       items: [
@@ -434,17 +421,17 @@ describe('inbox', () => {
       ],
       nextCursor: null,
     });
-    const page1 = await call('GET', '/brain/acme/inbox?limit=2', a.tokens.read);
+    const page1 = await a.request('GET', '/brain/acme/inbox?limit=2', a.tokens.read);
     expect(page1.json().items.map((i: { id: number }) => i.id)).toEqual([ids.r3, ids.r2]);
     expect(page1.json().nextCursor).toBe(ids.r2);
-    const page2 = await call('GET', `/brain/acme/inbox?limit=2&before=${ids.r2}`, a.tokens.read);
+    const page2 = await a.request('GET', `/brain/acme/inbox?limit=2&before=${ids.r2}`, a.tokens.read);
     expect(page2.json()).toEqual({ items: [item(ids.r1, 'r1', '2026-06-01T07:00:00Z')], nextCursor: null });
 
     a.t.clock.set(Date.parse('2026-06-01T09:00:00Z'));
     await a.t.rt.repos.inbox.markRead('acme', 'rita', [ids.r2], a.t.clock.now());
-    const unread = await call('GET', '/brain/acme/inbox', a.tokens.read);
+    const unread = await a.request('GET', '/brain/acme/inbox', a.tokens.read);
     expect(unread.json().items.map((i: { id: number }) => i.id)).toEqual([ids.r3, ids.r1]);
-    const all = await call('GET', '/brain/acme/inbox?all=true', a.tokens.read);
+    const all = await a.request('GET', '/brain/acme/inbox?all=true', a.tokens.read);
     expect(all.json().items).toEqual([
       item(ids.r3, 'r3', '2026-06-01T07:02:00Z'),
       item(ids.r2, 'r2', '2026-06-01T07:01:00Z', '2026-06-01T09:00:00Z'),
@@ -454,11 +441,11 @@ describe('inbox', () => {
 
   it("reads another user's inbox only with admin (403 otherwise)", async () => {
     const ids = await seed();
-    const byAdmin = await call('GET', '/brain/acme/inbox?user=rita', a.tokens.admin);
+    const byAdmin = await a.request('GET', '/brain/acme/inbox?user=rita', a.tokens.admin);
     expect(byAdmin.json().items.map((i: { id: number }) => i.id)).toEqual([ids.r3, ids.r2, ids.r1]);
-    const own = await call('GET', '/brain/acme/inbox?user=rita', a.tokens.read);
+    const own = await a.request('GET', '/brain/acme/inbox?user=rita', a.tokens.read);
     expect(own.statusCode).toBe(200);
-    const byWriter = await call('GET', '/brain/acme/inbox?user=rita', a.tokens.write);
+    const byWriter = await a.request('GET', '/brain/acme/inbox?user=rita', a.tokens.write);
     expect(byWriter.statusCode).toBe(403);
     expect(byWriter.headers['content-type']).toBe(PROBLEM);
     expect(byWriter.json()).toEqual({
@@ -476,33 +463,33 @@ describe('inbox', () => {
         },
       ],
     });
-    const byOperator = await call('GET', '/brain/acme/inbox?user=wes', a.tokens.operator);
+    const byOperator = await a.request('GET', '/brain/acme/inbox?user=wes', a.tokens.operator);
     expect(byOperator.json().items.map((i: { id: number }) => i.id)).toEqual([ids.w1]);
   });
 
   it('marks items read: only the user’s own, unread ones count', async () => {
     const ids = await seed();
     a.t.clock.set(Date.parse('2026-06-01T09:30:00Z'));
-    const own = await call('POST', '/brain/acme/inbox/read', a.tokens.write, {
+    const own = await a.request('POST', '/brain/acme/inbox/read', a.tokens.write, {
       ids: [ids.w1, ids.r1, ids.o1],
     });
     expect(own.statusCode).toBe(200);
     expect(own.json()).toEqual({ marked: 1 });
-    const again = await call('POST', '/brain/acme/inbox/read', a.tokens.write, { ids: [ids.w1] });
+    const again = await a.request('POST', '/brain/acme/inbox/read', a.tokens.write, { ids: [ids.w1] });
     expect(again.json()).toEqual({ marked: 0 });
 
-    const forbidden = await call('POST', '/brain/acme/inbox/read', a.tokens.write, {
+    const forbidden = await a.request('POST', '/brain/acme/inbox/read', a.tokens.write, {
       ids: [ids.r1],
       user: 'rita',
     });
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json().code).toBe('FORBIDDEN');
-    const byAdmin = await call('POST', '/brain/acme/inbox/read', a.tokens.admin, {
+    const byAdmin = await a.request('POST', '/brain/acme/inbox/read', a.tokens.admin, {
       ids: [ids.r1, ids.r2],
       user: 'rita',
     });
     expect(byAdmin.json()).toEqual({ marked: 2 });
-    const left = await call('GET', '/brain/acme/inbox?user=rita&all=true', a.tokens.admin);
+    const left = await a.request('GET', '/brain/acme/inbox?user=rita&all=true', a.tokens.admin);
     expect(left.json().items.map((i: { readAt: string | null }) => i.readAt)).toEqual([
       null,
       '2026-06-01T09:30:00Z',
@@ -548,7 +535,7 @@ describe('inbox', () => {
       ],
     ];
     for (const [method, url, body, errors] of cases) {
-      const res = await call(method, url, a.tokens.admin, body);
+      const res = await a.request(method, url, a.tokens.admin, body);
       expect(res.statusCode, url).toBe(400);
       expect(res.headers['content-type']).toBe(PROBLEM);
       expect(res.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors });
@@ -558,16 +545,16 @@ describe('inbox', () => {
 
 describe('POST /brain/{tenant}/scheduler/refresh (spec §8, tenant-wide)', () => {
   it('refreshes every active project of the tenant, sorted by project', async () => {
-    await put('web', 'b', YAML);
-    await put('web', 'a', YAML);
-    await put('ops', 'job', YAML);
+    await put('web', 'b', SCHEDULER_YAML);
+    await put('web', 'a', SCHEDULER_YAML);
+    await put('ops', 'job', SCHEDULER_YAML);
     await a.t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path: '_vance/scheduler/bad.yaml' },
       'description: broken\nrecipe: noop\n',
       'wes',
       a.t.clock.now(),
     );
-    const res = await call('POST', '/brain/acme/scheduler/refresh', a.tokens.admin);
+    const res = await a.request('POST', '/brain/acme/scheduler/refresh', a.tokens.admin);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       projects: [
@@ -586,18 +573,22 @@ describe('POST /brain/{tenant}/scheduler/refresh (spec §8, tenant-wide)', () =>
       ],
     });
     // A tenant without projects has nothing to refresh; the operator reaches it.
-    const empty = await call('POST', '/brain/other/scheduler/refresh', a.tokens.operator);
+    const empty = await a.request('POST', '/brain/other/scheduler/refresh', a.tokens.operator);
     expect(empty.json()).toEqual({ projects: [] });
   });
 
   it('is not shadowed by /brain/{tenant}/project/{project}/…: a project named "scheduler" keeps its own routes', async () => {
-    await put('scheduler', 'refresh', YAML);
-    const detail = await call('GET', '/brain/acme/project/scheduler/scheduler/refresh', a.tokens.read);
+    await put('scheduler', 'refresh', SCHEDULER_YAML);
+    const detail = await a.request('GET', '/brain/acme/project/scheduler/scheduler/refresh', a.tokens.read);
     expect(detail.statusCode).toBe(200);
     expect(detail.json()).toMatchObject({ name: 'refresh', path: '_vance/scheduler/refresh.yaml' });
-    const project = await call('POST', '/brain/acme/project/scheduler/scheduler/refresh', a.tokens.admin);
+    const project = await a.request(
+      'POST',
+      '/brain/acme/project/scheduler/scheduler/refresh',
+      a.tokens.admin,
+    );
     expect(project.json()).toEqual({ active: true, registered: ['refresh'], invalid: [] });
-    const tenant = await call('POST', '/brain/acme/scheduler/refresh', a.tokens.admin);
+    const tenant = await a.request('POST', '/brain/acme/scheduler/refresh', a.tokens.admin);
     expect(tenant.json()).toEqual({
       projects: [{ project: 'scheduler', active: true, registered: ['refresh'], invalid: [] }],
     });

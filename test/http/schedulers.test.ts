@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/runtime/worker.js';
 import { controlledEngine } from '../support/engine.js';
-import { type TestApp, testApp } from '../support/http.js';
+import { NOT_FOUND, PROBLEM, type TestApp, testApp } from '../support/http.js';
 import { until } from '../support/until.js';
 
 // Spec §10 scheduler endpoints through inject() on SQLite: list, detail, idempotent PUT, DELETE,
@@ -11,14 +11,6 @@ import { until } from '../support/until.js';
 const BASE = '/brain/acme/project/ops/scheduler';
 const YAML_A = 'description: nightly job\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
 const YAML_B = 'description: nightly job, later\ncron: "0 30 3 * * *"\ntimezone: UTC\nrecipe: noop\n';
-const NOT_FOUND = {
-  type: 'https://ursa.dev/errors#not_found',
-  title: 'NOT_FOUND',
-  status: 404,
-  code: 'NOT_FOUND',
-  detail: 'no such resource',
-};
-const PROBLEM = 'application/problem+json; charset=utf-8';
 
 let a: TestApp;
 beforeEach(async () => {
@@ -28,25 +20,8 @@ afterEach(async () => {
   await a.close();
 });
 
-type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
-
-function call(
-  method: Method,
-  url: string,
-  token: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  return a.app.inject({
-    method,
-    url,
-    headers: { ...a.auth(token), ...headers },
-    ...(payload === undefined ? {} : { payload: payload as string | object }),
-  });
-}
-
 const putYaml = (name: string, yaml: string, token = a.tokens.write) =>
-  call('PUT', `${BASE}/${name}`, token, yaml, { 'content-type': 'application/yaml' });
+  a.request('PUT', `${BASE}/${name}`, token, yaml, { 'content-type': 'application/yaml' });
 
 async function archive(path: string) {
   return a.t.store.db
@@ -61,7 +36,7 @@ async function archive(path: string) {
 
 describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
   it('creates with 201; the same body again answers 200 created=false without a new version; a new body is version 2 and archives the old', async () => {
-    const first = await call('PUT', `${BASE}/job`, a.tokens.write, { yaml: YAML_A });
+    const first = await a.request('PUT', `${BASE}/job`, a.tokens.write, { yaml: YAML_A });
     expect(first.statusCode).toBe(201);
     expect(first.json()).toEqual({
       path: '_vance/scheduler/job.yaml',
@@ -105,7 +80,7 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
     expect(await archive('_vance/scheduler/job.yaml')).toEqual([
       { version: 1, body: YAML_A, reason: 'replaced' },
     ]);
-    const detail = await call('GET', `${BASE}/job`, a.tokens.read);
+    const detail = await a.request('GET', `${BASE}/job`, a.tokens.read);
     expect(detail.json()).toMatchObject({ version: 2, yaml: YAML_B, updatedAt: '2026-06-01T08:05:00Z' });
   });
 
@@ -113,7 +88,7 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
     const res = await putYaml('job', 'description: nightly job\ncron: "0 0 3 * * *"\nrecipe: noop\n');
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ created: true, version: 1, filledTimezone: 'UTC' });
-    const detail = await call('GET', `${BASE}/job`, a.tokens.read);
+    const detail = await a.request('GET', `${BASE}/job`, a.tokens.read);
     expect(detail.json().yaml).toBe(YAML_A);
   });
 
@@ -143,7 +118,7 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
   });
 
   it('refuses an unknown field of the JSON body, a wrong body type and a bad name with 400 and the field path', async () => {
-    const extra = await call('PUT', `${BASE}/job`, a.tokens.write, { yaml: YAML_A, extra: 1 });
+    const extra = await a.request('PUT', `${BASE}/job`, a.tokens.write, { yaml: YAML_A, extra: 1 });
     expect(extra.statusCode).toBe(400);
     expect(extra.headers['content-type']).toBe(PROBLEM);
     expect(extra.json()).toEqual({
@@ -157,7 +132,7 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
 
     // The body is YAML text or {yaml}: a wrong type inside {yaml} is named at its field, from the
     // union branch that got deepest (see problem.ts).
-    const wrongType = await call('PUT', `${BASE}/job`, a.tokens.write, { yaml: 42 });
+    const wrongType = await a.request('PUT', `${BASE}/job`, a.tokens.write, { yaml: 42 });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json()).toMatchObject({
       code: 'VALIDATION_FAILED',
@@ -202,7 +177,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
       'hourly',
       'description: hourly\ncron: "0 0 * * * *"\ntimezone: Europe/Berlin\nrecipe: noop\n',
     );
-    const list = await call('GET', BASE, a.tokens.read);
+    const list = await a.request('GET', BASE, a.tokens.read);
     expect(list.statusCode).toBe(200);
     expect(list.json()).toEqual({
       schedulers: [
@@ -238,7 +213,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
       invalid: [],
     });
 
-    const detail = await call('GET', `${BASE}/job`, a.tokens.read);
+    const detail = await a.request('GET', `${BASE}/job`, a.tokens.read);
     expect(detail.statusCode).toBe(200);
     expect(detail.json()).toEqual({
       name: 'job',
@@ -253,7 +228,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
   });
 
   it('answers a missing scheduler with the uniform 404 problem', async () => {
-    const res = await call('GET', `${BASE}/nope`, a.tokens.read);
+    const res = await a.request('GET', `${BASE}/nope`, a.tokens.read);
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toBe(PROBLEM);
     expect(res.json()).toEqual(NOT_FOUND);
@@ -263,16 +238,16 @@ describe('GET /scheduler and /scheduler/{name}', () => {
 describe('DELETE /scheduler/{name}', () => {
   it('moves the document to the trash; afterwards detail, fire and DELETE answer 404', async () => {
     await putYaml('job', YAML_A);
-    const res = await call('DELETE', `${BASE}/job`, a.tokens.write);
+    const res = await a.request('DELETE', `${BASE}/job`, a.tokens.write);
     expect(res.statusCode).toBe(200);
     expect(res.json().trashPath).toMatch(/^_vance\/trash\/[0-9a-f-]{36}_job\.yaml$/);
-    expect((await call('GET', BASE, a.tokens.read)).json()).toEqual({ schedulers: [], invalid: [] });
+    expect((await a.request('GET', BASE, a.tokens.read)).json()).toEqual({ schedulers: [], invalid: [] });
     for (const [method, url] of [
       ['GET', `${BASE}/job`],
       ['POST', `${BASE}/job/fire`],
       ['DELETE', `${BASE}/job`],
     ] as const) {
-      const gone = await call(method, url, a.tokens.write);
+      const gone = await a.request(method, url, a.tokens.write);
       expect(gone.statusCode, `${method} ${url}`).toBe(404);
       expect(gone.json()).toEqual(NOT_FOUND);
     }
@@ -288,7 +263,7 @@ describe('POST /scheduler/refresh (spec §8)', () => {
       'wes',
       a.t.clock.now(),
     );
-    const res = await call('POST', `${BASE}/refresh`, a.tokens.admin);
+    const res = await a.request('POST', `${BASE}/refresh`, a.tokens.admin);
     expect(res.statusCode).toBe(200);
     const fields =
       'description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow';
@@ -326,7 +301,7 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
 
   async function fire(worker: Worker, at: string) {
     a.t.clock.set(Date.parse(at));
-    const res = await call('POST', `${BASE}/job/fire`, a.tokens.write);
+    const res = await a.request('POST', `${BASE}/job/fire`, a.tokens.write);
     expect(res.statusCode).toBe(202);
     const body = res.json() as { correlationId: string; logPath: string };
     expect(body.correlationId).toMatch(/^run_[0-9a-f-]{36}$/);
@@ -337,7 +312,7 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
   }
 
   const outcome = async (correlationId: string) =>
-    (await call('GET', `/brain/acme/project/ops/runs/${correlationId}`, a.tokens.read)).json() as {
+    (await a.request('GET', `/brain/acme/project/ops/runs/${correlationId}`, a.tokens.read)).json() as {
       state: string;
       outcome: string;
       reason: string | null;
@@ -380,7 +355,7 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
     expect(engine.processes).toHaveLength(2);
 
     // The feed through REST: newest first, every instant ISO-8601, paged with nextCursor.
-    const events = await call('GET', `${BASE}/job/events`, a.tokens.read);
+    const events = await a.request('GET', `${BASE}/job/events`, a.tokens.read);
     expect(events.statusCode).toBe(200);
     const lines = events.json().events as { kind: string; outcome: string; traceId: string; at: string }[];
     expect(lines.map((l) => [l.kind, l.outcome, l.traceId, l.at])).toEqual([
@@ -399,13 +374,13 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
       runAs: 'wes',
     });
 
-    const page1 = await call('GET', `${BASE}/job/events?limit=2`, a.tokens.read);
+    const page1 = await a.request('GET', `${BASE}/job/events?limit=2`, a.tokens.read);
     expect(page1.json().events.map((l: { id: number }) => l.id)).toEqual([5, 4]);
     expect(page1.json().nextCursor).toBe(4);
-    const page2 = await call('GET', `${BASE}/job/events?limit=2&before=4`, a.tokens.read);
+    const page2 = await a.request('GET', `${BASE}/job/events?limit=2&before=4`, a.tokens.read);
     expect(page2.json().events.map((l: { id: number }) => l.id)).toEqual([3, 2]);
 
-    const runs = await call('GET', `${BASE}/job/runs?limit=2`, a.tokens.read);
+    const runs = await a.request('GET', `${BASE}/job/runs?limit=2`, a.tokens.read);
     expect(runs.statusCode).toBe(200);
     expect(
       runs.json().runs.map((r: { correlationId: string; outcome: string }) => [r.correlationId, r.outcome]),
@@ -413,7 +388,7 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
       [third.correlationId, 'completed'],
       [second.correlationId, 'skipped_overlap'],
     ]);
-    const older = await call(
+    const older = await a.request(
       'GET',
       `${BASE}/job/runs?limit=2&before=${runs.json().nextCursor}`,
       a.tokens.read,
@@ -444,14 +419,14 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
   it('refuses a bad page query with 400 and the field paths', async () => {
     await putYaml('job', YAML_A);
     for (const url of [`${BASE}/job/events?limit=0`, `${BASE}/job/runs?limit=0`]) {
-      const res = await call('GET', url, a.tokens.read);
+      const res = await a.request('GET', url, a.tokens.read);
       expect(res.statusCode).toBe(400);
       expect(res.headers['content-type']).toBe(PROBLEM);
       expect(res.json().errors).toEqual([
         { path: 'querystring.limit', message: 'Too small: expected number to be >=1' },
       ]);
     }
-    const res = await call('GET', `${BASE}/job/events?limit=abc&before=-1&page=2`, a.tokens.read);
+    const res = await a.request('GET', `${BASE}/job/events?limit=abc&before=-1&page=2`, a.tokens.read);
     expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([
       'querystring.limit',
       'querystring.before',
