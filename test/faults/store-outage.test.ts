@@ -5,7 +5,14 @@ import { openStore, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { iso } from '../support/cases.js';
 import { freshDatabase, type TestDatabase } from '../support/dialects.js';
-import { capturedLog, coverage, runtimeOn, TcpProxy, throughProxy } from '../support/faults.js';
+import {
+  capturedLog,
+  coverage,
+  expectStartedAndEndedOnce,
+  runtimeOn,
+  TcpProxy,
+  throughProxy,
+} from '../support/faults.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { until } from '../support/until.js';
 
@@ -114,15 +121,7 @@ describe('PostgreSQL unavailable during a run of schedules (issue #12)', () => {
       expect([iso(Number(run.scheduled_for)), run.outcome]).toEqual(['2026-06-01T08:00:06Z', 'failed']);
     }
     // Each START and END once per run.
-    const feed = await direct.db.selectFrom('feed').select(['trace_id', 'kind']).execute();
-    for (const run of runs) {
-      const kinds = feed.filter((l) => l.trace_id === run.correlation_id).map((l) => l.kind);
-      expect(
-        kinds.filter((k) => k === 'END'),
-        run.correlation_id,
-      ).toHaveLength(1);
-      expect(kinds.filter((k) => k === 'START').length, run.correlation_id).toBeLessThanOrEqual(1);
-    }
+    await expectStartedAndEndedOnce(direct, runs);
 
     // Logged: the failure, at the 1st, 2nd, 4th, 8th … failed pass (not once per pass), and the recovery.
     const failures = lines.filter((l) => l.msg === 'scheduler loop error; retrying').map((l) => l.failures);

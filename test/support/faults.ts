@@ -1,5 +1,6 @@
 import { createServer, type Server, Socket } from 'node:net';
 import { Writable } from 'node:stream';
+import { expect } from 'vitest';
 import { accountOccurrences } from '../../src/decisions/accounting.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -76,6 +77,25 @@ export function coverage(
     for (const at of account.missing) missing.push(`${name}@${new Date(at).toISOString()}`);
   }
   return { missing, doubled };
+}
+
+/**
+ * Asserts that the feed of `store` has one END line for each of `runs` and at most one START (a
+ * run is started and ended once, never twice, whatever failed on the way: spec §9a).
+ */
+export async function expectStartedAndEndedOnce(
+  store: Store,
+  runs: readonly { readonly correlation_id: string }[],
+): Promise<void> {
+  const feed = await store.db.selectFrom('feed').select(['trace_id', 'kind']).execute();
+  for (const run of runs) {
+    const kinds = feed.filter((l) => l.trace_id === run.correlation_id).map((l) => l.kind);
+    expect(
+      kinds.filter((k) => k === 'END'),
+      run.correlation_id,
+    ).toHaveLength(1);
+    expect(kinds.filter((k) => k === 'START').length, run.correlation_id).toBeLessThanOrEqual(1);
+  }
 }
 
 /**
