@@ -1,25 +1,14 @@
 import { randomBytes } from 'node:crypto';
-// Ursa's own driver (a dependency of Ursa): the admin connection creates, empties and drops the
-// soak's database; everything Ursa does goes through dist/.
-import pg from 'pg';
+// The benches' admin connection (Ursa's own driver): it creates, empties and drops the soak's
+// database; everything Ursa does goes through dist/.
+import { withClient as benchClient, MACHINE_URL, redact } from '../bench/workers/postgres.mjs';
 
-export const DEFAULT_SERVER = 'postgres://postgres@127.0.0.1:5432/postgres';
+export { redact };
 
-/** A URL without its password, for the report. */
-export function redact(url) {
-  return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-}
+export const DEFAULT_SERVER = MACHINE_URL;
 
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+/** The admin connection of the soak: the benches', with 5 s to connect (3 s there). */
+const withClient = (url, fn) => benchClient(url, fn, { connectTimeoutMs: 5000 });
 
 /**
  * A fresh database `ursa_soak_<hex>` on the server of `serverUrl` (any database of it: the

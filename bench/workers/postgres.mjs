@@ -8,15 +8,17 @@ import { fileURLToPath } from 'node:url';
 // creates and drops databases; everything Ursa does goes through dist/.
 import pg from 'pg';
 
-const MACHINE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The machine's own PostgreSQL server (its `postgres` database): the default of the benches and the soak. */
+export const MACHINE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A URL without its password, for the report. */
 export function redact(url) {
   return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
-async function withClient(url, fn) {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+/** `fn(client)` on a connection of its own to `url`, closed after; errors of an idle client are ignored. */
+export async function withClient(url, fn, { connectTimeoutMs = 3000 } = {}) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
   client.on('error', () => {});
   await client.connect();
   try {
