@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { positive, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
+import { loadLine, storeLines } from './lib/report.mjs';
 import { ursaSource } from './lib/setup.mjs';
 import { formatCount, formatTable } from './lib/table.mjs';
 import { versionOf } from './peers/versions.mjs';
@@ -358,18 +359,9 @@ export function format(report) {
         'completeJobBatchDelay 0)',
     );
   }
-  if (report.postgres !== undefined) {
-    const { version, source, settings } = report.postgres;
-    lines.push(
-      `PostgreSQL ${version.split(' ')[0]} (${source}; fsync ${settings.fsync}, synchronous_commit ` +
-        `${settings.synchronous_commit}); a fresh database per configuration`,
-    );
-  }
-  if (report.sqlite !== undefined)
-    lines.push(`SQLite ${report.sqlite.version}: a fresh file in a temp folder`);
+  lines.push(...storeLines(report));
   lines.push(
-    `load average (1/5/15 min) before ${report.loadAverage.before.map((l) => l.toFixed(2)).join(' ')}, ` +
-      `after ${report.loadAverage.after.map((l) => l.toFixed(2)).join(' ')}; scenario ${report.seconds.toFixed(0)} s`,
+    loadLine(report),
     '',
     table(report),
     '',

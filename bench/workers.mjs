@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { positive, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
+import { loadLine, storeLines } from './lib/report.mjs';
 import { ursaSource } from './lib/setup.mjs';
 import { formatCount, formatTable } from './lib/table.mjs';
 import { postgresServer } from './workers/postgres.mjs';
@@ -439,21 +440,12 @@ export function format(report) {
     `Ursa: dist/ built from the ${report.ursa}; workers: node dist/cli/main.js worker --db <store>, ` +
       'log level warn (--trace: info)',
   ];
-  if (report.postgres !== undefined) {
-    const { version, source, settings } = report.postgres;
-    lines.push(
-      `PostgreSQL ${version.split(' ')[0]} (${source}; fsync ${settings.fsync}, synchronous_commit ` +
-        `${settings.synchronous_commit}); a fresh database per configuration`,
-    );
-  }
-  if (report.sqlite !== undefined)
-    lines.push(`SQLite ${report.sqlite.version}: a fresh file in a temp folder`);
+  lines.push(...storeLines(report));
   const seeded = Object.entries(report.seedSeconds).map(([store, s]) => `${store} ${s.toFixed(1)} s`);
   lines.push(
     `seeding ${formatCount(options.schedulers)} documents with applyDirectory (each validated, then a ` +
       `refresh): ${seeded.join(', ')}${report.postgres === undefined ? '' : ' (PostgreSQL once; each configuration gets a copy)'}`,
-    `load average (1/5/15 min) before ${report.loadAverage.before.map((l) => l.toFixed(2)).join(' ')}, ` +
-      `after ${report.loadAverage.after.map((l) => l.toFixed(2)).join(' ')}; scenario ${report.seconds.toFixed(0)} s`,
+    loadLine(report),
     '',
     `steady load: every occurrence of one ${options.seconds} s window, after a ${options.warmup} s warm-up (ms)`,
     steadyTable(configs),
