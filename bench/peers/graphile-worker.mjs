@@ -1,4 +1,6 @@
 import { Logger, parseCronItems, run } from 'graphile-worker';
+// graphile-worker's own dependency: the pool is made here so that its errors have a listener.
+import pg from 'pg';
 import { versionOf } from './versions.mjs';
 
 const silent = new Logger(() => () => {});
@@ -15,11 +17,17 @@ export const graphileWorker = {
   store: 'PostgreSQL',
   async open({ postgres }) {
     const database = await postgres.createDatabase();
+    // A connection the server ends (the database dropped at close, a restart) must not crash the
+    // benchmark: graphile-worker's own pool crashed it once ("terminating connection due to
+    // administrator command", an unhandled 'error' event).
+    const pool = new pg.Pool({ connectionString: database.url, max: 11 });
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     let runner;
     return {
       async schedule(items, onFire) {
         runner = await run({
-          connectionString: database.url,
+          pgPool: pool,
           concurrency: 10,
           noHandleSignals: true,
           logger: silent,
@@ -35,6 +43,7 @@ export const graphileWorker = {
       },
       async close() {
         await runner?.stop();
+        await pool.end();
         await postgres.dropDatabase(database);
       },
     };
