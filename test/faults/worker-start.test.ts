@@ -7,6 +7,8 @@ import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';
 
 const T = 'acme';
+/** More than the 100 a reap recovered before. */
+const STRANDED = 150;
 const P = 'ops';
 
 let t: TestRuntime;
@@ -66,28 +68,28 @@ describe.each(DIALECTS)('a worker whose store fails while it starts, on %s (issu
 describe.each(DIALECTS)('a worker recovering its own stranded claims, on %s (issue #12)', (dialect) => {
   it('dispatches a whole claim of stranded runs in one pass, not 100 of them', async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-    await project(250);
+    await project(STRANDED);
     const worker = t.worker();
     await worker.bootstrap();
-    // A claim of 250 that a store error cut short before any was dispatched.
+    // A claim of more than 100 that a store error cut short before any was dispatched.
     const due = Date.parse('2026-06-01T08:00:00Z');
     await t.store.db
       .insertInto('runs')
       .values(
-        Array.from({ length: 250 }, (_, i) => ({
+        Array.from({ length: STRANDED }, (_, i) => ({
           ...claimedRunRow({ tenant: T, project: P, name: `s${i}` }, `run_${i}`, due),
           worker_id: worker.id,
         })),
       )
       .execute();
-    expect(await worker.reap()).toMatchObject({ resumed: 250 });
+    expect(await worker.reap()).toMatchObject({ resumed: STRANDED });
     await worker.executor.settled();
     const ended = await t.store.db
       .selectFrom('runs')
       .select('outcome')
       .where('state', '=', 'ended')
       .execute();
-    expect(ended).toHaveLength(250);
+    expect(ended).toHaveLength(STRANDED);
     expect(new Set(ended.map((r) => r.outcome))).toEqual(new Set(['completed']));
-  });
+  }, 30_000);
 });
