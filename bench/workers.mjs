@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { positive, usageError } from './lib/args.mjs';
+import { positive, positives, stores, usageError } from './lib/args.mjs';
 import { median } from './lib/measure.mjs';
 import { loadLine, storeLines } from './lib/report.mjs';
 import { ursaSource } from './lib/setup.mjs';
@@ -66,12 +66,9 @@ function parseArgs(args) {
     else if (flag === '--rounds') options.rounds = positive(arg, value);
     else if (flag === '--capacity-seconds') options.capacitySeconds = positive(arg, value);
     else if (flag === '--schedulers') options.schedulers = positive(arg, value);
-    else if (flag === '--workers') options.workers = value.split(',').map((v) => positive(arg, v));
-    else if (flag === '--stores') {
-      options.stores = value.split(',').map((v) => (v === 'postgres' ? 'postgresql' : v));
-      const unknown = options.stores.find((s) => s !== 'postgresql' && s !== 'sqlite');
-      if (unknown !== undefined) throw usageError(`${arg}: stores are postgresql and sqlite`);
-    } else throw usageError(`unknown option ${arg}`);
+    else if (flag === '--workers') options.workers = positives(arg, value);
+    else if (flag === '--stores') options.stores = stores(arg, value);
+    else throw usageError(`unknown option ${arg}`);
   }
   return options;
 }
