@@ -96,6 +96,8 @@ describe('PostgreSQL unavailable during a run of schedules (issue #12)', () => {
     clock.set(at(41));
     proxy.restore();
     await until(() => endedAt(41), 'the catch-up runs');
+    // The recovery is logged at the end of the pass that ran them: before the clock moves on.
+    await until(() => lines.some((l) => l.msg === 'scheduler loop recovered'), 'the logged recovery');
     for (let s = 42; s <= 44; s++) {
       clock.set(at(s));
       await until(() => endedAt(s), `the runs of second ${s}`);
