@@ -85,6 +85,9 @@ describe('PostgreSQL unavailable during a run of schedules (issue #12)', () => {
     // The server goes away right as second 6 falls due, and stays away for 35 s of the schedule.
     clock.set(at(6));
     proxy.cut();
+    // The outage is dated by the first failed pass: it must fail before the clock moves on.
+    const failed = () => lines.some((l) => l.msg === 'scheduler loop error; retrying');
+    await until(failed, 'the first failed pass');
     for (let s = 6; s <= 40; s++) {
       clock.set(at(s));
       const refused = proxy.refused;
