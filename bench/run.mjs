@@ -26,8 +26,9 @@ const SCENARIOS = {
   catchup: {
     module: './catchup.mjs',
     description:
-      'runs created and time to decide after an outage of 1 hour, 1 day, 10 years (SQLite, PostgreSQL)',
-    flags: ['--rounds'], // --rounds=N (5)
+      "runs created and time to decide after an outage of 1 hour, 1 day, 10 years: Ursa (SQLite, PostgreSQL) beside graphile-worker's backfill",
+    // --rounds=N (5), --budget=S graphile-worker's time per restart (60), --systems=ursa,graphile-worker
+    flags: ['--rounds', '--budget', '--systems'],
   },
   scale: {
     module: './scale.mjs',
