@@ -1,8 +1,8 @@
-import { stringify } from 'yaml';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
+import { type FlatScalar, stringifyFlatMap } from '../yaml/flat-map.js';
 
 /** Where run logs live (spec §9a). */
 export const RUN_LOG_PREFIX = '_vance/logs/scheduler/';
@@ -47,7 +47,7 @@ export function renderRunLog(
   workflowRun?: WorkflowRun,
 ): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
-  const front: Record<string, unknown> = {
+  const front: Record<string, FlatScalar> = {
     kind: 'scheduler-log',
     scheduler: run.name,
     correlationId: run.correlationId,
@@ -74,7 +74,7 @@ export function renderRunLog(
 
   const lines = [
     '---',
-    stringify(front, { lineWidth: 0 }).trimEnd(),
+    stringifyFlatMap(front),
     '---',
     '',
     `# Scheduler '${run.name}' — ${run.correlationId}`,
