@@ -2,24 +2,34 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { StoreDialect } from './open.js';
 
 /**
- * A `(values (…), (…))` list both dialects read as a table whose columns are named `column1`,
- * `column2`, … (the one naming SQLite and PostgreSQL share). On PostgreSQL integer columns are
- * cast to `bigint`, so that it types a column that starts with a null. On SQLite they are bound
- * as they are: a cast makes SQLite materialize the list and scan the joined table once per row
- * (1,000 claims against 10,000 schedule states took a second), while plain values are looked up
- * by the table's key; the target columns' integer affinity converts the values where they meet.
+ * A list of rows both dialects read as a table whose columns are named `column1`, `column2`, …
+ *
+ * On PostgreSQL it is `unnest` of one array parameter per column, each cast to its kind: a batch
+ * of a thousand rows is then a handful of parameters, where a `(values …)` list of them made the
+ * server parse and plan thousands of parameters per statement and the query builder compile them
+ * one by one, most of a saturated store's work (issue #11). On SQLite it is a `(values (…), (…))`
+ * list bound without casts: a cast makes SQLite materialize the list and scan the joined table
+ * once per row (1,000 claims against 10,000 schedule states took a second), while plain values are
+ * looked up by the table's key; the target columns' integer affinity converts the values where
+ * they meet.
  *
  * @param rows at least one row, every row as long as `kinds`.
- * @param kinds per column: `text` (bound as is) or `bigint` (cast on PostgreSQL).
+ * @param kinds per column: `text` or `bigint` (the array type on PostgreSQL).
  */
 export function valuesList(
   dialect: StoreDialect,
   rows: readonly (readonly unknown[])[],
   kinds: readonly ('text' | 'bigint')[],
 ): RawBuilder<unknown> {
-  const cast = (value: unknown, i: number) =>
-    dialect === 'postgres' && kinds[i] === 'bigint' ? sql`cast(${value} as bigint)` : sql`${value}`;
-  return sql`(values ${sql.join(rows.map((row) => sql`(${sql.join(row.map(cast))})`))})`;
+  if (dialect === 'postgres') {
+    const arrays = kinds.map((kind, i) => {
+      const column = rows.map((row) => row[i]);
+      return kind === 'bigint' ? sql`cast(${column} as bigint[])` : sql`cast(${column} as text[])`;
+    });
+    const names = kinds.map((_, i) => sql.raw(`column${i + 1}`));
+    return sql`(select * from unnest(${sql.join(arrays)}) as u(${sql.join(names)}))`;
+  }
+  return sql`(values ${sql.join(rows.map((row) => sql`(${sql.join(row.map((value) => sql`${value}`))})`))})`;
 }
 
 /**
