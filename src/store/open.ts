@@ -30,6 +30,13 @@ export type StoreDialect = 'sqlite' | 'postgres';
  */
 export interface Store {
   readonly db: Kysely<Database>;
+  /**
+   * Where worker leases are renewed (decisions §5): on PostgreSQL a connection of its own, so that
+   * a renewal never waits behind a busy worker's queue of statements for the shared pool and its
+   * lease does not lapse while it is alive (issue #11: with four saturated workers, renewals waited
+   * over 4 s of a 5 s lease); on SQLite `db`, the one connection there is.
+   */
+  readonly leaseDb: Kysely<Database>;
   readonly dialect: StoreDialect;
   /** Where the data lives: a file path, or a URL without its password. */
   readonly location: string;
@@ -240,6 +247,7 @@ function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyCon
   const changes = new EventEmitter();
   return {
     db,
+    leaseDb: db,
     dialect: 'sqlite',
     location: file,
     notifyChange: async () => {
@@ -268,13 +276,12 @@ const types = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
-  const location = redactUrl(url);
+function postgresPool(url: string, max: number): pg.Pool {
   // A connection attempt to a server that does not answer (a partition, not a refusal) gives up
   // instead of holding the loop; the worker's next pass tries again (issue #12).
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max,
     types,
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
@@ -287,9 +294,18 @@ function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
+  return pool;
+}
+
+function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
+  const location = redactUrl(url);
+  const pool = postgresPool(url, 10);
+  const leasePool = postgresPool(url, 1);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logging });
+  const leaseDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: leasePool }), ...logging });
   return {
     db,
+    leaseDb,
     dialect: 'postgres',
     location,
     notifyChange: async () => {
@@ -297,7 +313,9 @@ function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
     },
     onChange: (listener) => listen(url, listener),
     checkpoint: async () => {},
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), leaseDb.destroy()]);
+    },
   };
 }
 

@@ -29,19 +29,19 @@ export class Workers {
   }
 
   /**
-   * Renews the lease of worker `id` at `now`. Returns false when the worker had been retired as
+   * Renews the lease of worker `id` at `now`, through {@link Store.leaseDb}. Returns false when the worker had been retired as
    * lost meanwhile (it stalled longer than the lease): it is registered live again, and the
    * caller must treat what it was running as ended by the others.
    */
   async heartbeat(id: string, now: number): Promise<boolean> {
-    const renewed = await this.store.db
+    const renewed = await this.store.leaseDb
       .updateTable('workers')
       .set({ heartbeat_at: now })
       .where('id', '=', id)
       .where('stopped_at', 'is', null)
       .executeTakeFirst();
     if (Number(renewed.numUpdatedRows) === 1) return true;
-    await this.store.db
+    await this.store.leaseDb
       .updateTable('workers')
       .set({ heartbeat_at: now, stopped_at: null })
       .where('id', '=', id)
