@@ -392,6 +392,14 @@ export class Executor {
   }
 
   /**
+   * The correlation ids of the runs being dispatched here now, as a copy: what a reap compares
+   * its read of the store with, since a run dispatched when the read began may have ended since.
+   */
+  dispatchingNow(): ReadonlySet<string> {
+    return new Set(this.#inflight);
+  }
+
+  /**
    * Dispatches a run; a spawn that fails (the store or the recipe lookup failing, say) is retried
    * with exponential backoff while the run is still claimed by this worker (spec §10a: a failed
    * spawn sets no marker and is retried). A run that took its lane and then failed is ended failed.

@@ -200,9 +200,13 @@ export class Worker {
       if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
     }
     // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
-    // as many as a tick claims, so that one pass recovers a whole claim (issue #12).
+    // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
+    // dispatched when the read began is carried, even if it ended before the read returned: the
+    // read shows it as it was (a noop run is claimed, started and ended within one read).
+    const carried = this.executor.dispatchingNow();
     for (const run of await repos.runs.heldBy(this.id, ['claimed', 'started'], RECOVER_LIMIT)) {
       if (
+        carried.has(run.correlationId) ||
         this.executor.dispatching(run.correlationId) ||
         (run.processId !== null && this.executor.runsProcess(run.processId))
       )

@@ -135,6 +135,39 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
   });
 });
 
+// issue #11 (four saturated workers logged "finished the work of lost workers" with none lost): a
+// reap read a run of its own as claimed, the run was started and ended here before the read
+// returned, and the reap took it for one no dispatch carried.
+describe.each(DIALECTS)('a reap on %s (decisions §5, issue #11)', (dialect) => {
+  it('does not resume a run of its own that was dispatched when its read began and ended since', async () => {
+    const t = await setup(dialect, 'echo ran');
+    let spawn: () => void = () => {};
+    const spawnable = new Promise<void>((resolve) => {
+      spawn = resolve;
+    });
+    const worker = t.worker({ leaseTtlMs: TTL, faults: { beforeSpawn: () => spawnable } });
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await worker.tick();
+    // The reap's read sees the run claimed; the run then starts and ends before the read returns.
+    const runs = t.rt.repos.runs;
+    const heldBy = runs.heldBy.bind(runs);
+    runs.heldBy = async (...args) => {
+      const rows = await heldBy(...args);
+      expect(rows.map((r) => r.state)).toEqual(['claimed']);
+      spawn();
+      await worker.executor.settled();
+      return rows;
+    };
+
+    expect(await worker.reap()).toEqual({ lost: 0, resumed: 0 });
+    await worker.executor.settled();
+    const [run] = await runs.listForScheduler(T, P, 'job', 5);
+    expect([run?.state, run?.outcome]).toEqual(['ended', 'completed']);
+    expect(await feedKinds(t.rt)).toEqual(['START pending', 'END completed']);
+  });
+});
+
 async function effective(rt: Runtime) {
   const { schedulers } = await loadProjectSchedulers(rt.repos, T, P);
   return schedulers.get('job') as NonNullable<ReturnType<typeof schedulers.get>>;
