@@ -61,7 +61,10 @@ const RECOVER_LIMIT = 1000;
 export interface ReapResult {
   /** Runs of dead workers that were running: ended `failed`, reason `worker-lost`. */
   readonly lost: number;
-  /** Runs a dead worker had claimed but not started: taken over and started here, once. */
+  /**
+   * Runs a dead worker had claimed but not started, and manual fires (which no worker holds
+   * yet): taken over and started here, once.
+   */
   readonly resumed: number;
 }
 
@@ -172,6 +175,8 @@ export class Worker {
     const live = othersDead ? [this.id] : await repos.workers.live(now, this.#options.leaseTtlMs);
     let lost = 0;
     let resumed = 0;
+    // Manual fires are handed to workers this way: routine, not the work of a lost worker.
+    let manualFires = 0;
     for (const run of await repos.runs.orphaned('started', live, 1000)) {
       if (await this.#endLost(run, now)) lost++;
     }
@@ -193,6 +198,7 @@ export class Worker {
       }
       this.executor.start({ ...run, workerId: this.id }, scheduler);
       resumed++;
+      if (run.workerId === null) manualFires++;
     }
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
@@ -236,8 +242,9 @@ export class Worker {
     }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
-    if (lost + resumed + retired.length > 0)
-      log.warn({ lost, resumed, retired }, 'finished the work of lost workers');
+    if (lost + resumed - manualFires + retired.length > 0)
+      log.warn({ lost, resumed: resumed - manualFires, retired }, 'finished the work of lost workers');
+    if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
     return { lost, resumed };
   }
 

@@ -3,8 +3,10 @@ import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { fireScheduler } from '../../src/service/runs.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
+import { capturedLog } from '../support/faults.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -165,6 +167,22 @@ describe.each(DIALECTS)('a reap on %s (decisions §5, issue #11)', (dialect) => 
     const [run] = await runs.listForScheduler(T, P, 'job', 5);
     expect([run?.state, run?.outcome]).toEqual(['ended', 'completed']);
     expect(await feedKinds(t.rt)).toEqual(['START pending', 'END completed']);
+  });
+
+  // A newcomer's `ursa fire` logged a warning that a worker was lost (helper review, issue #11).
+  it('dispatches a manual fire without logging the work of lost workers', async () => {
+    const t = await setup(dialect, 'echo ran');
+    const { log, lines } = capturedLog('info');
+    const worker = t.worker({ leaseTtlMs: TTL }, { ...t.rt, log });
+    await worker.bootstrap();
+    await fireScheduler(t.rt, T, P, 'job');
+
+    expect(await worker.reap()).toEqual({ lost: 0, resumed: 1 });
+    await worker.executor.settled();
+    expect(lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'manual fires dispatched').map((l) => l.manualFires)).toEqual([1]);
+    const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 5);
+    expect([run?.trigger, run?.outcome]).toEqual(['manual', 'completed']);
   });
 });
 
