@@ -101,6 +101,23 @@ describe('ursa next', () => {
     expect(run.stdout).not.toContain('2027-10-31');
   });
 
+  // A newcomer's `ursa runs heartbeat | head -3` crashed with an unhandled EPIPE (helper review).
+  it('exits quietly when its reader closes the pipe early', () => {
+    const bin = resolve(import.meta.dirname, '../../dist/cli/main.js');
+    // 1,000 lines are more than a pipe holds, so the CLI writes after `head` has gone.
+    const out = execFileSync(
+      'bash',
+      [
+        '-c',
+        'set -o pipefail; "$0" "$1" next "* * * * * *" -n 1000 2>&1 | head -1 >/dev/null; echo "rc=$?"',
+        process.execPath,
+        bin,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(out).toBe('rc=0\n');
+  });
+
   it('runs as the built `ursa` bin', () => {
     const bin = resolve(import.meta.dirname, '../../dist/cli/main.js');
     const out = execFileSync(
