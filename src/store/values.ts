@@ -5,13 +5,12 @@ import type { StoreDialect } from './open.js';
  * A list of rows both dialects read as a table whose columns are named `column1`, `column2`, …
  *
  * On PostgreSQL it is `unnest` of one array parameter per column, each cast to its kind: a batch
- * of a thousand rows is then a handful of parameters, where a `(values …)` list of them made the
- * server parse and plan thousands of parameters per statement and the query builder compile them
- * one by one, most of a saturated store's work (issue #11). On SQLite it is a `(values (…), (…))`
- * list bound without casts: a cast makes SQLite materialize the list and scan the joined table
- * once per row (1,000 claims against 10,000 schedule states took a second), while plain values are
- * looked up by the table's key; the target columns' integer affinity converts the values where
- * they meet.
+ * of a thousand rows is then a handful of parameters, where a `(values …)` list of them had the
+ * query builder compile and the driver send thousands, one by one (about a sixth of a saturated
+ * worker's CPU, issue #11). On SQLite it is a `(values (…), (…))` list bound without casts: a
+ * cast makes SQLite materialize the list and scan the joined table once per row (1,000 claims
+ * against 10,000 schedule states took a second), while plain values are looked up by the table's
+ * key; the target columns' integer affinity converts the values where they meet.
  *
  * @param rows at least one row, every row as long as `kinds`.
  * @param kinds per column: `text` or `bigint` (the array type on PostgreSQL).

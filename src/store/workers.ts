@@ -29,9 +29,10 @@ export class Workers {
   }
 
   /**
-   * Renews the lease of worker `id` at `now`, through {@link Store.leaseDb}. Returns false when the worker had been retired as
-   * lost meanwhile (it stalled longer than the lease): it is registered live again, and the
-   * caller must treat what it was running as ended by the others.
+   * Renews the lease of worker `id` at `now` (UTC ms), through {@link Store.leaseDb}. Returns
+   * false when the worker had been retired as lost meanwhile (it stalled longer than the lease):
+   * it is registered live again, and the caller must treat what it was running as ended by the
+   * others.
    */
   async heartbeat(id: string, now: number): Promise<boolean> {
     const renewed = await this.store.leaseDb
