@@ -29,9 +29,9 @@ const COMMON_ZONES = ['UTC', 'Europe/Berlin', 'America/New_York'];
 /** An ordinary day, the night Berlin springs forward, and the night New York falls back. */
 const COMMON_STARTS = ['2025-01-15T12:34:56Z', '2026-03-29T00:30:00Z', '2026-11-01T05:30:00Z'];
 
-/** The shared reference vectors; the folder sits beside the repository, as for the tests. */
+/** The reference vectors, from the folder the tests read (test/cases/, or URSA_CASES_DIR). */
 function loadVectors() {
-  const dir = process.env.URSA_CASES_DIR ?? resolve(rootDir, '../shared/cases');
+  const dir = process.env.URSA_CASES_DIR ?? resolve(rootDir, 'test/cases');
   const file = resolve(dir, 'cron-vectors.json');
   const { cases } = JSON.parse(readFileSync(file, 'utf8'));
   if (!Array.isArray(cases) || cases.length === 0) throw new Error(`no cases in ${file}`);

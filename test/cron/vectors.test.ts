@@ -1,14 +1,25 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nextFireTime, parseCron, previousFireTime, timeZone } from '../../src/cron/index.js';
 import { isUrsaError } from '../../src/errors/index.js';
-import { iso, loadCronVectors } from '../support/cases.js';
+import { casesDir, iso, loadCronVectors } from '../support/cases.js';
 
-// decisions §3; every case of ../shared/cases/cron-vectors.json.
+// decisions §3; every case of the reference vectors (test/cases/, copied from shared/cases/).
 const vectors = loadCronVectors();
 
 describe('cron reference vectors (decisions §3)', () => {
   it('reads all 515 cases from the shared file', () => {
     expect(vectors.length).toBe(515);
+  });
+
+  it('reads the file unmodified: its digest is the one test/cases/SOURCE.md records', () => {
+    const digest = createHash('sha256')
+      .update(readFileSync(resolve(casesDir(), 'cron-vectors.json')))
+      .digest('hex');
+    const source = readFileSync(resolve(import.meta.dirname, '../cases/SOURCE.md'), 'utf8');
+    expect(source).toContain(`cron-vectors.json sha256: ${digest}`);
   });
 
   for (const v of vectors) {

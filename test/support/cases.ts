@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** One reference vector of `../shared/cases/cron-vectors.json` (see its README). */
+/** One reference vector of `test/cases/cron-vectors.json` (see its README). */
 export interface CronVector {
   id: string;
   source: string;
@@ -18,13 +18,17 @@ export interface CronVector {
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The folder of the reference vectors: the copy in `test/cases/` (see its SOURCE.md), or `URSA_CASES_DIR`. */
+export function casesDir(): string {
+  return process.env.URSA_CASES_DIR ?? resolve(repoRoot, 'test/cases');
+}
+
 /**
- * The shared reference vectors, read from the file (never copied into code). The folder sits
- * beside the repository root; `URSA_CASES_DIR` points elsewhere. A missing file fails loudly.
+ * The reference vectors, read from the file (never copied into code) in {@link casesDir}. A
+ * missing file fails loudly.
  */
 export function loadCronVectors(): CronVector[] {
-  const dir = process.env.URSA_CASES_DIR ?? resolve(repoRoot, '../shared/cases');
-  const file = resolve(dir, 'cron-vectors.json');
+  const file = resolve(casesDir(), 'cron-vectors.json');
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as { cases: CronVector[] };
   if (!Array.isArray(parsed.cases) || parsed.cases.length === 0) throw new Error(`no cases in ${file}`);
   return parsed.cases;
