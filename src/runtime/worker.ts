@@ -242,8 +242,9 @@ export class Worker {
     }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
-    if (lost + resumed - manualFires + retired.length > 0)
-      log.warn({ lost, resumed: resumed - manualFires, retired }, 'finished the work of lost workers');
+    const takenOver = resumed - manualFires;
+    if (lost + takenOver + retired.length > 0)
+      log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
     if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
     return { lost, resumed };
   }

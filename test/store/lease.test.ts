@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, repositories, type Store } from '../../src/store/index.js';
-import { freshDatabase, type TestDatabase } from '../support/dialects.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
-let database: TestDatabase | undefined;
-let store: Store | undefined;
+let t: TestRuntime | undefined;
 afterEach(async () => {
-  await store?.close();
-  await database?.drop();
-  store = database = undefined;
+  await t?.close();
+  t = undefined;
 });
 
 // issue #11 (four saturated workers): a worker's lease renewal queued behind its own statements
@@ -15,9 +12,9 @@ afterEach(async () => {
 // ran (decisions §5).
 describe('lease renewal on PostgreSQL (decisions §5, issue #11)', () => {
   it('renews a worker’s lease while every connection of the shared pool is held', async () => {
-    database = await freshDatabase('postgres');
-    store = await openStore(database.location);
-    const repos = repositories(store);
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect: 'postgres' });
+    const { repos } = t.rt;
+    const db = t.store.db;
     await repos.workers.register({ id: 'w1', host: 'h', pid: 1, startedAt: 1_000 });
 
     // Ten transactions (the pool's size) that hold their connection until released.
@@ -29,7 +26,7 @@ describe('lease renewal on PostgreSQL (decisions §5, issue #11)', () => {
     const holders = Array.from({ length: 10 }, () => {
       let enter: () => void = () => {};
       entered.push(new Promise<void>((resolve) => (enter = resolve)));
-      return store?.db.transaction().execute(async (trx) => {
+      return db.transaction().execute(async (trx) => {
         await trx.selectFrom('workers').select('id').execute();
         enter();
         await released;
