@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { Temporal } from 'temporal-polyfill';
 import { type Config, type ConfigOverrides, displayValue } from '../../config/load.js';
+import { configurationReference } from '../../config/reference.js';
 import { type SettingKey, settingDefinitions, settingKeys } from '../../config/schema.js';
 import type { CliIo } from '../io.js';
 
@@ -82,9 +83,10 @@ function printJson(config: Config, io: CliIo): void {
 }
 
 /**
- * `ursa config [--json] [--db <path>]`: prints every operator setting (decisions §2), its
- * effective value and where it came from, as an aligned table or, with `--json`, as
- * `{ "<setting>": { "value": …, "source": "…", "note"?: "…" } }`. Durations are milliseconds; a
+ * `ursa config [--json | --reference] [--db <path>]`: prints every operator setting (decisions §2),
+ * its effective value and where it came from, as an aligned table or, with `--json`, as
+ * `{ "<setting>": { "value": …, "source": "…", "note"?: "…" } }`; with `--reference`, the
+ * configuration reference (Markdown, `docs/configuration.md`) without reading any configuration. Durations are milliseconds; a
  * PostgreSQL password is shown as `***`. `load` reads the configuration with the command's flags
  * as overrides; its `CONFIG_INVALID` error propagates (exit 2).
  */
@@ -97,8 +99,13 @@ export function registerConfig(
     .command('config')
     .description('print the effective operator configuration and where each value came from')
     .option('--json', 'print a JSON object {"<setting>": {"value", "source"}}')
+    .option('--reference', 'print the reference of every setting (Markdown): key, variable, flag, default')
     .option('--db <path>', 'store: a SQLite file path or a postgres:// URL (overrides ursa.yaml and URSA_DB)')
-    .action((options: { json?: boolean }, command: Command) => {
+    .action((options: { json?: boolean; reference?: boolean }, command: Command) => {
+      if (options.reference) {
+        io.stdout.write(configurationReference());
+        return;
+      }
       const config = load(configOverridesFrom(command.optsWithGlobals<ConfigFlagOptions>()));
       if (options.json) printJson(config, io);
       else printTable(config, io);

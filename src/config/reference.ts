@@ -1,0 +1,44 @@
+import { Temporal } from 'temporal-polyfill';
+import { type SettingKey, settingDefinitions, settingKeys } from './schema.js';
+
+/** A default as an operator writes it: durations as ISO-8601 (`PT1M`), everything else as is. */
+function defaultText(key: SettingKey): string {
+  const definition = settingDefinitions[key];
+  const value = definition.default as unknown;
+  if (definition.type === 'duration' && typeof value === 'number') {
+    return Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString();
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** A table cell: Markdown's column separator escaped, line breaks folded. */
+function cell(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * The configuration reference (`docs/configuration.md`) as Markdown: one row per operator setting
+ * of {@link settingDefinitions}, in their order, with its `ursa.yaml` key, variable, flag, default,
+ * what is allowed and what it does. `ursa config --reference` prints it; a test keeps the file and
+ * the definitions in sync, as the error catalogue is kept.
+ */
+export function configurationReference(): string {
+  const rows = settingKeys.map((key) => {
+    const d = settingDefinitions[key];
+    return `| \`${d.yamlKey}\` | \`${d.env}\` | \`${d.flag}\` | \`${cell(defaultText(key))}\` | ${cell(d.allowed)} | ${cell(d.doc)} |`;
+  });
+  return [
+    '# Configuration reference',
+    '',
+    'Every operator setting of Ursa. Each is read once at start, lowest precedence first: its',
+    'default, the `ursa.yaml` file in the working directory, the `URSA_*` environment variable, the',
+    'command-line flag. `ursa config` prints the value in force and where it came from. This page is',
+    'printed by `ursa config --reference` and kept in sync with `src/config/schema.ts` by',
+    '`test/config/reference.test.ts`.',
+    '',
+    '| `ursa.yaml` key | variable | flag | default | allowed | what it does |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
