@@ -11,7 +11,7 @@ const freshDir = () => mkdtempSync(join(tmpdir(), 'ursa-token-'));
 async function verify(cwd: string, secret: string): Promise<TokenRecord | undefined> {
   const store = await openStore(join(cwd, 'data', 'ursa.db'));
   try {
-    return await repositories(store).tokens.verify(secret);
+    return await repositories(store).tokens.verify(secret, Date.parse('2026-03-28T12:00:00Z'));
   } finally {
     await store.close();
   }
@@ -49,10 +49,13 @@ describe('ursa token', () => {
     expect(json).toEqual({
       id: expect.stringMatching(/^tok_/),
       tenant: null,
+      project: null,
       role: 'admin',
       user: 'admin',
       label: 'ops team',
       createdAt: '2026-03-28T13:00:00Z',
+      expiresAt: null,
+      lastUsedAt: null,
       revokedAt: null,
       secret: expect.stringMatching(/^ursa_/),
     });
@@ -69,10 +72,14 @@ describe('ursa token', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).not.toContain('ursa_');
     const lines = list.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +TENANT +ROLE +USER +CREATED +STATE +LABEL$/);
-    expect(lines[1]).toMatch(new RegExp(`^${id}  acme    write  wes    2026-03-28T12:00:00Z  live$`));
+    expect(lines[0]).toMatch(
+      /^ID +TENANT +PROJECT +ROLE +USER +CREATED +EXPIRES +LAST USED +STATE +LABEL$/,
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^${id}  acme    \\* {8}write  wes    2026-03-28T12:00:00Z  never    never      live$`),
+    );
     expect(lines[2]).toMatch(
-      /^tok_[0-9a-f]{12} {2}\* {7}admin {2}admin {2}2026-03-28T13:00:00Z {2}live {3}ops team$/,
+      /^tok_[0-9a-f]{12} {2}\* {7}\* {8}admin {2}admin {2}2026-03-28T13:00:00Z {2}never {4}never {6}live {3}ops team$/,
     );
     expect(lines).toHaveLength(4);
 
@@ -86,10 +93,13 @@ describe('ursa token', () => {
     expect(listed[0]).toEqual({
       id,
       tenant: 'acme',
+      project: null,
       role: 'write',
       user: 'wes',
       label: null,
       createdAt: '2026-03-28T12:00:00Z',
+      expiresAt: null,
+      lastUsedAt: null,
       revokedAt: '2026-03-28T14:00:00Z',
     });
     expect(listed.every((t: Record<string, unknown>) => !('secret' in t))).toBe(true);
