@@ -72,9 +72,7 @@ describe('ursa token', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).not.toContain('ursa_');
     const lines = list.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(
-      /^ID +TENANT +PROJECT +ROLE +USER +CREATED +EXPIRES +LAST USED +STATE +LABEL$/,
-    );
+    expect(lines[0]).toMatch(/^ID +TENANT +PROJECT +ROLE +USER +CREATED +EXPIRES +LAST USED +STATE +LABEL$/);
     expect(lines[1]).toMatch(
       new RegExp(`^${id}  acme    \\* {8}write  wes    2026-03-28T12:00:00Z  never    never      live$`),
     );
