@@ -226,7 +226,11 @@ export class Tokens {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** How many live tokens exist (the first start creates an admin token when there is none). */
+  /**
+   * How many unrevoked tokens exist, expired ones included (the first start creates an admin token
+   * when there is none; an operator whose tokens all expired makes a new one with the CLI, rather
+   * than a restart printing a fresh admin secret).
+   */
   async liveCount(): Promise<number> {
     const row = await this.store.db
       .selectFrom('tokens')
