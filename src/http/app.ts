@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Runtime } from '../runtime/context.js';
 import type { WorkflowRunner } from '../runtime/workflow-runner.js';
-import { bearer } from './auth.js';
+import { authenticate } from './auth.js';
 import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
@@ -52,12 +52,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(null, body);
     },
   );
-  app.addHook('onRequest', async (request) => {
-    const secret = bearer(request);
-    if (secret === undefined) return;
-    const token = await options.rt.repos.tokens.verify(secret);
-    if (token !== undefined) request.token = token;
-  });
+  app.addHook('onRequest', (request) =>
+    authenticate(request, options.rt.repos.tokens, options.rt.clock.now()),
+  );
 
   await app.register(fastifySwagger, {
     openapi: {

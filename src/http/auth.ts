@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { UrsaError } from '../errors/index.js';
 import type { Caller } from '../service/caller.js';
-import type { Role, TokenRecord } from '../store/tokens.js';
+import { TENANT_PROJECT } from '../store/documents.js';
+import type { Role, TokenRecord, Tokens } from '../store/tokens.js';
 
 const RANK: Record<Role, number> = { read: 0, write: 1, admin: 2 };
 
@@ -9,27 +10,71 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The token the request authenticated with (decisions §6); set by the auth hook. */
     token?: TokenRecord;
+    /** Set by the auth hook when the request presented the secret of a token that has expired. */
+    tokenExpired?: boolean;
   }
 }
 
 /**
- * The caller of a request on `tenant`'s paths, checked against its token (decisions §6): a token
- * of another tenant gets `NOT_FOUND`, indistinguishable from a missing resource; a role below
- * `role` gets `FORBIDDEN`.
+ * The auth hook of every request (decisions §6, issue #19): looks the bearer secret up afresh in
+ * the store — nothing is cached, so a revocation, rotation or expiry holds from the very next
+ * request, on any connection — and records the token's use (throttled, see `Tokens.authenticate`).
+ * Refuses nothing itself: routes that need a token ask {@link callerFor}.
+ */
+export async function authenticate(request: FastifyRequest, tokens: Tokens, now: number): Promise<void> {
+  const secret = bearer(request);
+  if (secret === undefined) return;
+  const checked = await tokens.authenticate(secret, now);
+  if (checked.state === 'live') request.token = checked.token;
+  else if (checked.state === 'expired') request.tokenExpired = true;
+}
+
+/**
+ * The caller of a request on `tenant`'s `project` paths, checked against its token (decisions
+ * §6): a token of another tenant, or one scoped to another project of this tenant (`_tenant`
+ * included), gets `NOT_FOUND`, indistinguishable from a missing resource; a role below `role`
+ * gets `FORBIDDEN`.
  *
  * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
  */
 export function callerFor(request: FastifyRequest, tenant: string, project: string, role: Role): Caller {
+  return checkedCaller(request, tenant, project, role);
+}
+
+/**
+ * The caller of a request on `tenant`'s tenant-wide paths (its inbox, a refresh of every project):
+ * as {@link callerFor}, and a token scoped to one project — `_tenant` too — gets `NOT_FOUND`,
+ * since these paths reach every project of the tenant. The caller's project is `_tenant`.
+ *
+ * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
+ */
+export function tenantCallerFor(request: FastifyRequest, tenant: string, role: Role): Caller {
+  return checkedCaller(request, tenant, undefined, role);
+}
+
+/** `project` undefined: a tenant-wide path, which only a token without a project scope reaches. */
+function checkedCaller(
+  request: FastifyRequest,
+  tenant: string,
+  project: string | undefined,
+  role: Role,
+): Caller {
   const token = request.token;
   if (token === undefined) {
     throw new UrsaError(
       'UNAUTHENTICATED',
       bearer(request) === undefined
         ? 'a bearer token is required: Authorization: Bearer <token>'
-        : 'the bearer token is unknown or revoked',
+        : // Only the holder of a real secret learns that it expired: nothing about the token itself.
+          request.tokenExpired
+          ? 'the bearer token has expired'
+          : 'the bearer token is unknown or revoked',
     );
   }
   if (token.tenant !== null && token.tenant !== tenant) {
+    throw new UrsaError('NOT_FOUND', 'no such resource');
+  }
+  if (token.project !== null && token.project !== project) {
     throw new UrsaError('NOT_FOUND', 'no such resource');
   }
   if (RANK[token.role] < RANK[role]) {
@@ -38,7 +83,7 @@ export function callerFor(request: FastifyRequest, tenant: string, project: stri
       `this needs a token with the role ${role} or higher; this token has ${token.role}`,
     );
   }
-  return { tenant, project, user: token.user, role: token.role };
+  return { tenant, project: project ?? TENANT_PROJECT, user: token.user, role: token.role };
 }
 
 /** The bearer secret of a request, if it sent one. */

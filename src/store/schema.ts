@@ -223,6 +223,16 @@ export interface TokensTable {
   hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** The one project the token reaches; null: every project of its tenant (issue #19). */
+  project: string | null;
+  /** UTC epoch ms from which the token is refused; null: never. */
+  expires_at: number | null;
+  /** UTC epoch ms of its latest recorded use (at most one write a minute); null: never used. */
+  last_used_at: number | null;
+  /** SHA-256 hex of the secret the last rotation replaced, accepted until `previous_until`. */
+  previous_hash: string | null;
+  /** UTC epoch ms until which `previous_hash` still works; null with it. */
+  previous_until: number | null;
 }
 
 /** A workflow run (issue #10). Instants are UTC epoch ms. */

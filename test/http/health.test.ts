@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { Metrics } from '../../src/runtime/metrics.js';
 import { type TestApp, testApp } from '../support/http.js';
+import { registeredRoutes } from '../support/routes.js';
 
 // `/healthz`, `/readyz`, `/metrics`, `/openapi.json` and `/docs` (issue #7) through inject().
 
@@ -120,27 +121,6 @@ describe('/metrics (Prometheus, issue #7)', () => {
 });
 
 describe('/openapi.json and /docs', () => {
-  /** Every route Fastify has, as `METHOD /path/{param}` (HEAD left out), from printRoutes. */
-  function registeredRoutes(app: FastifyInstance): string[] {
-    const out: string[] = [];
-    const stack: { depth: number; path: string }[] = [];
-    for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-      const match = /^([│├└─\s]*)(\S.*?) \(([A-Z, ]+)\)$/.exec(line);
-      if (match === null) continue;
-      const depth = (match[1] as string).length;
-      while (stack.length > 0 && (stack[stack.length - 1] as { depth: number }).depth >= depth) stack.pop();
-      const parent = stack[stack.length - 1]?.path ?? '';
-      // find-my-way prints the wildcard of `/documents/*` as a child `*` of `/documents`.
-      const segment = match[2] as string;
-      const path = segment === '*' && !parent.endsWith('/') ? `${parent}/*` : `${parent}${segment}`;
-      stack.push({ depth, path });
-      for (const method of (match[3] as string).split(', ')) {
-        if (method !== 'HEAD') out.push(`${method} ${path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}')}`);
-      }
-    }
-    return out.sort();
-  }
-
   const HIDDEN = /^GET (\/openapi\.json|\/metrics|\/docs(\/.*)?)$/;
 
   it('is a valid OpenAPI 3.1 document (@readme/openapi-parser) with every route, each with tags and a summary', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, HTTPMethods, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/http/app.js';
-import type { StoreDialect } from '../../src/store/open.js';
+import type { StoreDialect, StoreOptions } from '../../src/store/open.js';
 import type { Role } from '../../src/store/tokens.js';
 import { type TestRuntime, testRuntime } from './runtime.js';
 
@@ -43,8 +43,9 @@ export interface TestApp {
 export async function testApp(
   dialect: StoreDialect = 'sqlite',
   start = '2026-06-01T08:00:00Z',
+  options: { store?: StoreOptions } = {},
 ): Promise<TestApp> {
-  const t = await testRuntime(start, { dialect });
+  const t = await testRuntime(start, { dialect, ...options });
   const now = t.clock.now();
   const make = async (tenant: string | null, role: Role, user: string) =>
     (await t.rt.repos.tokens.create({ tenant, role, user }, now)).secret;

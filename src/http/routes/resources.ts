@@ -4,9 +4,8 @@ import { z } from 'zod';
 import { UrsaError } from '../../errors/index.js';
 import { refreshTenant } from '../../runtime/registrar.js';
 import { stopProcess } from '../../service/runs.js';
-import { TENANT_PROJECT } from '../../store/documents.js';
 import type { AppOptions } from '../app.js';
-import { callerFor } from '../auth.js';
+import { callerFor, tenantCallerFor } from '../auth.js';
 import {
   documentParams,
   documentSchema,
@@ -202,7 +201,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     },
     async (request) => {
       const { tenant } = request.params;
-      const caller = callerFor(request, tenant, TENANT_PROJECT, 'read');
+      const caller = tenantCallerFor(request, tenant, 'read');
       const { limit, before, all } = request.query;
       const user = whose(caller, request.query.user);
       const found = await rt.repos.inbox.list(tenant, user, {
@@ -231,7 +230,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     },
     async (request) => {
       const { tenant } = request.params;
-      const caller = callerFor(request, tenant, TENANT_PROJECT, 'write');
+      const caller = tenantCallerFor(request, tenant, 'write');
       const user = whose(caller, request.body.user);
       return { marked: await rt.repos.inbox.markRead(tenant, user, request.body.ids, rt.clock.now()) };
     },
@@ -254,7 +253,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     },
     async (request) => {
       const { tenant } = request.params;
-      callerFor(request, tenant, TENANT_PROJECT, 'admin');
+      tenantCallerFor(request, tenant, 'admin');
       const results = await refreshTenant(rt, tenant);
       return {
         projects: results
