@@ -1,4 +1,4 @@
-import type { LockMode } from '../scheduler/definition.js';
+import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
@@ -21,19 +21,16 @@ export function runLogPath(name: string, scheduledFor: number, correlationId: st
 }
 
 /**
- * The lock mode a run log says its run was claimed under (its front matter's `lockMode`, which
- * {@link renderRunLog} writes for `protected` and `hidden` runs): `full` when it names none (also
- * every log written before runs kept their mode), and `hidden` for a value it does not know, so
- * an odd document is hidden rather than shown. Only the front matter is read: process output,
- * which comes after it, cannot make a log look recorded as anything.
+ * The lock mode a run log says its run was claimed under: its front matter's `lockMode`, which
+ * {@link renderRunLog} writes for `protected` and `hidden` runs (see `recordedLockMode` for a
+ * missing or odd value). Only the front matter is read: process output, which comes after it,
+ * cannot make a log look recorded as anything.
  */
-export function recordedLockMode(body: string): LockMode {
+export function runLogLockMode(body: string): LockMode {
   if (!body.startsWith('---\n')) return 'full';
   const end = body.indexOf('\n---\n', 3);
   const front = end < 0 ? body : body.slice(0, end);
-  const value = /^lockMode: (.*)$/m.exec(front)?.[1];
-  if (value === undefined) return 'full';
-  return value === 'full' || value === 'protected' ? value : 'hidden';
+  return recordedLockMode(/^lockMode: (.*)$/m.exec(front)?.[1]);
 }
 
 const FENCE = '````';

@@ -1,5 +1,5 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import type { LockMode } from '../scheduler/definition.js';
+import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
@@ -52,9 +52,6 @@ export interface Run {
   readonly lockMode: LockMode;
 }
 
-// An unknown stored value reads as the strictest mode: a run is never shown because its row is odd.
-const lockModeOfRow = (v: string): LockMode => (v === 'full' || v === 'protected' ? v : 'hidden');
-
 const num = (v: number | null) => (v === null ? null : Number(v));
 
 function toRun(row: Selectable<RunsTable>): Run {
@@ -78,7 +75,7 @@ function toRun(row: Selectable<RunsTable>): Run {
     startedAt: num(row.started_at),
     endedAt: num(row.ended_at),
     workerId: row.worker_id,
-    lockMode: lockModeOfRow(row.lock_mode),
+    lockMode: recordedLockMode(row.lock_mode),
   };
 }
 

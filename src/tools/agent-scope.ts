@@ -3,8 +3,8 @@ import { UrsaError } from '../errors/index.js';
 import { type EffectiveScheduler, loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject } from '../runtime/registrar.js';
-import { RUN_LOG_PREFIX, recordedLockMode } from '../runtime/run-log.js';
-import type { LockMode } from '../scheduler/definition.js';
+import { RUN_LOG_PREFIX, runLogLockMode } from '../runtime/run-log.js';
+import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import type { Caller } from '../service/caller.js';
@@ -95,13 +95,6 @@ function lockModeOf(document: StoredDocument): LockMode {
   }
 }
 
-/** A feed line's recorded lock mode (its payload's `lockMode`, absent for `full`); unknown reads as hidden. */
-function lineLockMode(line: FeedLine): LockMode {
-  const mode = line.payload.lockMode;
-  if (mode === undefined) return 'full';
-  return mode === 'full' || mode === 'protected' ? mode : 'hidden';
-}
-
 function callerOf(identity: AgentIdentity): Caller {
   // Agents write as their user and never as an admin: runAs is theirs alone (decisions §6).
   return { ...identity, role: 'write' };
@@ -170,7 +163,7 @@ export class AgentScope {
 
   #mayRead(document: StoredDocument): boolean {
     const name = document.path.slice(RUN_LOG_PREFIX.length).split('/')[0] ?? '';
-    return document.path.startsWith(RUN_LOG_PREFIX) && this.#maySeeRun(name, recordedLockMode(document.body));
+    return document.path.startsWith(RUN_LOG_PREFIX) && this.#maySeeRun(name, runLogLockMode(document.body));
   }
 
   /** The valid schedulers the agent may see, by name, each with its last visible run and next run. */
@@ -207,7 +200,7 @@ export class AgentScope {
         FEED_PAGE,
         before,
       );
-      const seen = lines.find((line) => this.#maySeeRun(name, lineLockMode(line)));
+      const seen = lines.find((line) => this.#maySeeRun(name, recordedLockMode(line.payload.lockMode)));
       if (seen !== undefined || lines.length < FEED_PAGE) return seen;
       before = lines[lines.length - 1]?.id;
     }
