@@ -110,7 +110,7 @@ export const errorCatalogue = {
   },
   LOCKED: {
     status: 423,
-    doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden (spec §10b); only people (REST, CLI, web) can change it.',
+    doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden (spec §10b); only people (REST, CLI, web) can change it. The message is the same for both modes and names neither.',
   },
 } as const;
 

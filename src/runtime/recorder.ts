@@ -62,6 +62,8 @@ export function feedLineOf(
       scheduledFor: run.scheduledFor,
       coalesced: run.coalesced,
       coalescedUntil: run.coalescedUntil,
+      // The lock mode the run was claimed under: agents never see a line of a hidden run (spec §10b).
+      ...(run.lockMode === 'full' ? {} : { lockMode: run.lockMode }),
       ...details,
     },
   };

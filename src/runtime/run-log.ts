@@ -1,3 +1,4 @@
+import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
@@ -17,6 +18,19 @@ function basicStamp(epochMs: number): string {
 /** The run-log path of spec §9a: `_vance/logs/scheduler/<name>/<isoStamp>-<correlationId>.md`. */
 export function runLogPath(name: string, scheduledFor: number, correlationId: string): string {
   return `${RUN_LOG_PREFIX}${name}/${basicStamp(scheduledFor)}-${correlationId}.md`;
+}
+
+/**
+ * The lock mode a run log says its run was claimed under: its front matter's `lockMode`, which
+ * {@link renderRunLog} writes for `protected` and `hidden` runs (see `recordedLockMode` for a
+ * missing or odd value). Only the front matter is read: process output, which comes after it,
+ * cannot make a log look recorded as anything.
+ */
+export function runLogLockMode(body: string): LockMode {
+  if (!body.startsWith('---\n')) return 'full';
+  const end = body.indexOf('\n---\n', 3);
+  const front = end < 0 ? body : body.slice(0, end);
+  return recordedLockMode(/^lockMode: (.*)$/m.exec(front)?.[1]);
 }
 
 const FENCE = '````';
@@ -62,6 +76,8 @@ export function renderRunLog(
     latenessMs: run.startedAt === null ? null : run.startedAt - run.scheduledFor,
     outcome: run.outcome,
   };
+  // What agents are shown is decided from this, however the scheduler changes later (spec §10b).
+  if (run.lockMode !== 'full') front.lockMode = run.lockMode;
   if (run.coalesced) {
     front.coalesced = true;
     front.coalescedUntil = run.coalescedUntil === null ? null : formatInstant(run.coalescedUntil);

@@ -158,6 +158,7 @@ export class Ticker {
       startedAt: null,
       endedAt: null,
       workerId: this.workerId,
+      lockMode: scheduler.definition.lockMode,
     };
     const swap = {
       expectedNextRunAt: dueAt,

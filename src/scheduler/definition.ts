@@ -10,6 +10,16 @@ export const LockMode = { full: 'full', protected: 'protected', hidden: 'hidden'
 export type LockMode = (typeof LockMode)[keyof typeof LockMode];
 
 /**
+ * The lock mode a run was recorded under, read back from a stored value (a run's row, a run log's
+ * front matter, a feed line's payload): none is `full` (written before runs kept their mode), and
+ * a value that is no lock mode reads as `hidden`, so an odd record is hidden from agents, never shown.
+ */
+export function recordedLockMode(value: unknown): LockMode {
+  if (value === undefined) return 'full';
+  return value === 'full' || value === 'protected' ? value : 'hidden';
+}
+
+/**
  * Misfire policy (decisions §4): `once` (default) runs a schedule that fell behind once, however
  * many occurrences it missed; `skip` does not run a due instant older than the operator's
  * misfire threshold (spec §3 behaviour).

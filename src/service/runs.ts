@@ -68,6 +68,7 @@ export async function fireScheduler(
       startedAt: null,
       endedAt: null,
       workerId: null,
+      lockMode: scheduler.definition.lockMode,
     };
     if (!(await rt.repos.runs.insert(run))) continue;
     await new RunRecorder(rt).writeRunLog(run, undefined, scheduler);

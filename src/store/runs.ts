@@ -1,4 +1,5 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
+import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
@@ -44,6 +45,11 @@ export interface Run {
   readonly endedAt: number | null;
   /** The worker that claimed it (and runs it); null for runs claimed before workers had ids. */
   readonly workerId: string | null;
+  /**
+   * The scheduler's lock mode when the run was claimed (spec §10b): a run of a `hidden` scheduler
+   * stays hidden from agents whatever later happens to the scheduler.
+   */
+  readonly lockMode: LockMode;
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -69,6 +75,7 @@ function toRun(row: Selectable<RunsTable>): Run {
     startedAt: num(row.started_at),
     endedAt: num(row.ended_at),
     workerId: row.worker_id,
+    lockMode: recordedLockMode(row.lock_mode),
   };
 }
 
@@ -94,6 +101,7 @@ export function runRow(run: Run): Selectable<RunsTable> {
     started_at: run.startedAt,
     ended_at: run.endedAt,
     worker_id: run.workerId,
+    lock_mode: run.lockMode,
   };
 }
 

@@ -84,6 +84,8 @@ export interface RunsTable {
   ended_at: number | null;
   /** The worker that claimed the run and runs it; its heartbeat is the run's lease (decisions §5). */
   worker_id: string | null;
+  /** The scheduler's `lockMode` when the run was claimed: `full`, `protected` or `hidden` (spec §10b). */
+  lock_mode: string;
 }
 
 /** Sessions (spec §6). */

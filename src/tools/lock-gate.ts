@@ -20,3 +20,13 @@ export function agentView(lockMode: LockMode): { visible: boolean; locked: boole
 export function agentMayWrite(existing: LockMode | undefined): boolean {
   return existing === undefined || existing === 'full';
 }
+
+/**
+ * Whether an agent may see a run (its run log, its feed lines): not when its scheduler is hidden
+ * now (`now`: the cascade-resolved entry's mode, undefined when there is none), nor when it was
+ * hidden when the run was claimed (`recorded`), so deleting the scheduler or making it `full`
+ * later never shows a run that was hidden.
+ */
+export function agentMaySeeRun(now: LockMode | undefined, recorded: LockMode): boolean {
+  return now !== 'hidden' && recorded !== 'hidden';
+}

@@ -1,26 +1,11 @@
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UrsaError } from '../errors/index.js';
-import { loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
-import { refreshProject } from '../runtime/registrar.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
-import type { LockMode } from '../scheduler/definition.js';
-import { parseSchedulerDocument } from '../scheduler/document.js';
-import { schedulerPath } from '../scheduler/paths.js';
-import type { Caller } from '../service/caller.js';
-import { fireScheduler } from '../service/runs.js';
-import { deleteScheduler, setScheduler } from '../service/schedulers.js';
-import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
 import { formatInstant } from '../time/instant.js';
-import { agentMayWrite, agentView } from './lock-gate.js';
+import { type AgentIdentity, AgentScope } from './agent-scope.js';
 
-/** Who calls a tool: an agent acting for a user in a project (decisions §6). */
-export interface AgentIdentity {
-  readonly tenant: string;
-  readonly project: string;
-  readonly user: string;
-}
+export type { AgentIdentity } from './agent-scope.js';
 
 /** `default` tools for every agent; `admin` tools only for admin identities (spec §9). */
 export type Toolset = 'default' | 'admin';
@@ -34,12 +19,16 @@ export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
   readonly description: string;
   readonly input: I;
   readonly output: O;
-  readonly handler: (rt: Runtime, identity: AgentIdentity, input: z.infer<I>) => Promise<z.infer<O>>;
+  /**
+   * Gets the project only through the agent's {@link AgentScope} (no runtime, no store), so what it
+   * returns has passed the lock-mode filter of spec §10b whatever it does.
+   */
+  readonly handler: (scope: AgentScope, input: z.infer<I>) => Promise<z.infer<O>>;
 }
 
 /** A tool of any input and output, as the toolset lists them. */
 export type AnyTool = Omit<ToolDefinition<z.ZodObject, z.ZodObject>, 'handler'> & {
-  readonly handler: (rt: Runtime, identity: AgentIdentity, input: never) => Promise<unknown>;
+  readonly handler: (scope: AgentScope, input: never) => Promise<unknown>;
 };
 
 function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
@@ -58,57 +47,6 @@ const SCHEDULER_EXAMPLE = [
 const name = z
   .string()
   .describe('The scheduler name: letters, digits, ".", "_", "-" (the file name without .yaml).');
-
-function notFound(scheduler: string, identity: AgentIdentity): UrsaError {
-  return new UrsaError(
-    'NOT_FOUND',
-    `there is no scheduler ${JSON.stringify(scheduler)} in project ${identity.project}; scheduler_list shows the ones there are`,
-    {
-      field: 'name',
-      value: scheduler,
-    },
-  );
-}
-
-function locked(scheduler: string, mode: LockMode): UrsaError {
-  return new UrsaError(
-    'LOCKED',
-    `scheduler ${JSON.stringify(scheduler)} is locked (lockMode ${mode}): agents cannot change or delete it, and a project scheduler of the same name cannot override it. Choose another name, or ask a person to change it.`,
-    { field: 'name', value: scheduler },
-  );
-}
-
-/** The lock mode of a stored scheduler document; a document that does not even parse counts as locked. */
-function lockModeOf(document: StoredDocument): LockMode {
-  try {
-    return parseSchedulerDocument(document.body, { name: 'x', path: document.path }).lockMode;
-  } catch {
-    try {
-      const raw = (parseYaml(document.body) as { lockMode?: unknown } | null)?.lockMode;
-      return raw === 'full' || raw === 'hidden' ? raw : 'protected';
-    } catch {
-      return 'protected';
-    }
-  }
-}
-
-/** The cascade-resolved scheduler document of `name` for the project (spec §3): its own, else the tenant's. */
-async function resolved(
-  rt: Runtime,
-  identity: AgentIdentity,
-  scheduler: string,
-): Promise<StoredDocument | undefined> {
-  const path = schedulerPath(scheduler);
-  return (
-    (await rt.repos.documents.get({ tenant: identity.tenant, project: identity.project, path })) ??
-    (await rt.repos.documents.get({ tenant: identity.tenant, project: TENANT_PROJECT, path }))
-  );
-}
-
-function callerOf(identity: AgentIdentity): Caller {
-  // Agents write as their user and never as an admin: runAs is theirs alone (decisions §6).
-  return { ...identity, role: 'write' };
-}
 
 const schedulerSummary = z.object({
   name: z.string(),
@@ -130,36 +68,21 @@ const list = defineTool({
     'List the schedulers of the current project: name, description, cron (six fields with seconds) or at (a one-time instant), time zone, whether it is enabled, its last run (from the activity feed) and its next run. Schedulers marked "locked": true are read-only for you: another one already covers that job, so do not create a duplicate. Use scheduler_get for a full YAML document.',
   input: z.object({}),
   output: z.object({ schedulers: z.array(schedulerSummary) }),
-  handler: async (rt, identity) => {
-    const { schedulers } = await loadProjectSchedulers(rt.repos, identity.tenant, identity.project);
-    const states = new Map(
-      (await rt.repos.schedules.list(identity.tenant, identity.project)).map((s) => [s.name, s]),
-    );
-    const out: z.infer<typeof schedulerSummary>[] = [];
-    for (const [schedulerName, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const view = agentView(s.definition.lockMode);
-      if (!view.visible) continue;
-      const d = s.definition;
-      const last = await rt.repos.feed.latestForRef(
-        identity.tenant,
-        identity.project,
-        'SCHEDULER',
-        schedulerName,
-      );
-      const next = states.get(schedulerName)?.nextRunAt ?? null;
-      out.push({
-        name: schedulerName,
+  handler: async (scope) => ({
+    schedulers: (await scope.schedulers()).map(({ name, scheduler, locked, lastRun, nextRunAt }) => {
+      const d = scheduler.definition;
+      return {
+        name,
         description: d.description,
         ...(d.trigger.kind === 'cron' ? { cron: d.trigger.expression } : { at: d.trigger.at }),
         timezone: d.zone.id,
         enabled: d.enabled,
-        lastRun: last === undefined ? null : { at: formatInstant(last.at), outcome: last.outcome },
-        nextRun: next === null ? null : formatInstant(next),
-        ...(view.locked ? { locked: true as const } : {}),
-      });
-    }
-    return { schedulers: out };
-  },
+        lastRun: lastRun === undefined ? null : { at: formatInstant(lastRun.at), outcome: lastRun.outcome },
+        nextRun: nextRunAt === null ? null : formatInstant(nextRunAt),
+        ...(locked ? { locked: true as const } : {}),
+      };
+    }),
+  }),
 });
 
 const get = defineTool({
@@ -170,12 +93,9 @@ const get = defineTool({
     'Return the complete YAML document of one scheduler of the current project (its own, or the tenant-wide one of that name). "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({ name }),
   output: z.object({ name: z.string(), yaml: z.string(), locked: z.boolean() }),
-  handler: async (rt, identity, input) => {
-    const document = await resolved(rt, identity, input.name);
-    if (document === undefined) throw notFound(input.name, identity);
-    const view = agentView(lockModeOf(document));
-    if (!view.visible) throw notFound(input.name, identity);
-    return { name: input.name, yaml: document.body, locked: view.locked };
+  handler: async (scope, input) => {
+    const { body, locked } = scope.scheduler(input.name);
+    return { name: input.name, yaml: body, locked };
   },
 });
 
@@ -191,30 +111,12 @@ const set = defineTool({
     timezone: z.string().nullable(),
     warnings: z.array(z.string()),
   }),
-  handler: async (rt, identity, input) => {
-    const existing = await resolved(rt, identity, input.name);
-    if (existing !== undefined && !agentMayWrite(lockModeOf(existing)))
-      throw locked(input.name, lockModeOf(existing));
-    const written = parseSchedulerDocument(input.yaml, {
-      name: input.name,
-      path: `${identity.project}/${schedulerPath(input.name)}`,
-    });
-    if (written.runAs !== undefined && written.runAs !== identity.user) {
-      throw new UrsaError(
-        'FORBIDDEN',
-        `runAs: an agent may only run schedulers as its own user (${identity.user}); leave runAs out`,
-        {
-          field: 'runAs',
-          value: written.runAs,
-          issues: [{ path: 'runAs', message: `may only be ${identity.user}, or left out` }],
-        },
-      );
-    }
-    const result = await setScheduler(rt, callerOf(identity), input.name, input.yaml);
+  handler: async (scope, input) => {
+    const result = await scope.set(input.name, input.yaml);
     return {
       name: input.name,
       created: result.created,
-      timezone: result.filledTimezone ?? written.timezone ?? null,
+      timezone: result.timezone ?? null,
       warnings: [...result.warnings],
     };
   },
@@ -228,22 +130,8 @@ const remove = defineTool({
     'Delete a scheduler of the current project: it stops firing and its document goes to the trash (a person can restore it). Locked schedulers cannot be deleted (LOCKED error); an unknown name answers "not found".',
   input: z.object({ name }),
   output: z.object({ name: z.string(), deleted: z.literal(true) }),
-  handler: async (rt, identity, input) => {
-    const existing = await resolved(rt, identity, input.name);
-    if (existing === undefined) throw notFound(input.name, identity);
-    const mode = lockModeOf(existing);
-    if (!agentMayWrite(mode)) throw locked(input.name, mode);
-    if (existing.project !== identity.project) {
-      throw new UrsaError(
-        'FORBIDDEN',
-        `scheduler ${JSON.stringify(input.name)} is tenant-wide; an agent can delete only schedulers of its own project`,
-        {
-          field: 'name',
-          value: input.name,
-        },
-      );
-    }
-    await deleteScheduler(rt, callerOf(identity), input.name);
+  handler: async (scope, input) => {
+    await scope.delete(input.name);
     return { name: input.name, deleted: true as const };
   },
 });
@@ -259,13 +147,7 @@ const refresh = defineTool({
     registered: z.array(z.string()),
     invalid: z.array(z.object({ path: z.string(), message: z.string() })),
   }),
-  handler: async (rt, identity) => {
-    const result = await refreshProject(rt, identity.tenant, identity.project);
-    return {
-      registered: [...result.registered],
-      invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
-    };
-  },
+  handler: (scope) => scope.refresh(),
 });
 
 const fire = defineTool({
@@ -276,31 +158,12 @@ const fire = defineTool({
     'Fire a scheduler now, bypassing its schedule but not its overlap policy. Returns the correlationId and the logPath of the run log; read it with document_read to follow the run (its outcome is "pending" until the run ends).',
   input: z.object({ name }),
   output: z.object({ correlationId: z.string(), logPath: z.string() }),
-  handler: async (rt, identity, input) => {
-    const existing = await resolved(rt, identity, input.name);
-    if (existing === undefined || !agentView(lockModeOf(existing)).visible)
-      throw notFound(input.name, identity);
-    return fireScheduler(rt, identity.tenant, identity.project, input.name);
-  },
+  handler: (scope, input) => scope.fire(input.name),
 });
 
 const logPath = z
   .string()
   .describe(`A path under ${RUN_LOG_PREFIX}, e.g. the logPath scheduler_fire returned.`);
-
-function checkLogPath(path: string): void {
-  if (!path.startsWith(RUN_LOG_PREFIX) || path.includes('..')) {
-    throw new UrsaError(
-      'ARGUMENT_INVALID',
-      `path: ${JSON.stringify(path)} is not a run log; only documents under ${RUN_LOG_PREFIX} can be read`,
-      {
-        field: 'path',
-        value: path,
-        allowed: `a path under ${RUN_LOG_PREFIX}`,
-      },
-    );
-  }
-}
 
 const documentRead = defineTool({
   name: 'document_read',
@@ -309,21 +172,7 @@ const documentRead = defineTool({
   description: `Read one run-log document of the current project (Markdown with YAML front matter: outcome, timeline, the process output). Only paths under ${RUN_LOG_PREFIX} can be read.`,
   input: z.object({ path: logPath }),
   output: z.object({ path: z.string(), body: z.string() }),
-  handler: async (rt, identity, input) => {
-    checkLogPath(input.path);
-    const doc = await rt.repos.documents.get({
-      tenant: identity.tenant,
-      project: identity.project,
-      path: input.path,
-    });
-    if (doc === undefined)
-      throw new UrsaError(
-        'NOT_FOUND',
-        `no run log ${JSON.stringify(input.path)}; document_list shows the ones there are`,
-        { field: 'path', value: input.path },
-      );
-    return { path: doc.path, body: doc.body };
-  },
+  handler: (scope, input) => scope.runLog(input.path),
 });
 
 const documentList = defineTool({
@@ -335,11 +184,7 @@ const documentList = defineTool({
     prefix: z.string().default(RUN_LOG_PREFIX).describe(`A prefix under ${RUN_LOG_PREFIX}.`),
   }),
   output: z.object({ paths: z.array(z.string()) }),
-  handler: async (rt, identity, input) => {
-    checkLogPath(input.prefix);
-    const docs = await rt.repos.documents.list(identity.tenant, identity.project, input.prefix);
-    return { paths: docs.slice(-100).map((d) => d.path) };
-  },
+  handler: async (scope, input) => ({ paths: await scope.runLogs(input.prefix, 100) }),
 });
 
 /** Every tool of Ursa (spec §9, issue #8). */
@@ -397,12 +242,9 @@ export async function callTool(
     };
   }
   try {
-    const handler = tool.handler as (
-      rt: Runtime,
-      identity: AgentIdentity,
-      input: unknown,
-    ) => Promise<unknown>;
-    return { ok: true, output: await handler(rt, identity, parsed.data) };
+    const handler = tool.handler as (scope: AgentScope, input: unknown) => Promise<unknown>;
+    // One scope per call, read as the project is now: a tool sees nothing the scope filters out.
+    return { ok: true, output: await handler(await AgentScope.open(rt, identity), parsed.data) };
   } catch (error) {
     if (error instanceof UrsaError) {
       return {

@@ -38,7 +38,7 @@ describe('an unexpected failure leaks nothing (decisions §7)', () => {
 
   it('answers an agent an INTERNAL tool error without the driver text', async () => {
     a = await testApp('sqlite');
-    vi.spyOn(a.t.rt.repos.documents, 'get').mockRejectedValue(new Error(DRIVER_TEXT));
+    vi.spyOn(a.t.rt.repos.documents, 'list').mockRejectedValue(new Error(DRIVER_TEXT));
     const result = await callTool(
       a.t.rt,
       { tenant: 'acme', project: 'ops', user: 'mia' },

@@ -38,6 +38,7 @@ function endedRun(correlationId: string, at: number, project = P): Run {
     startedAt: at,
     endedAt: at,
     workerId: null,
+    lockMode: 'full',
   };
 }
 

@@ -24,5 +24,6 @@ export function claimedRunRow(
     startedAt: null,
     endedAt: null,
     workerId: 'wrk_test',
+    lockMode: 'full',
   });
 }

@@ -7,6 +7,7 @@ import * as lifecycle from './0004-lifecycle.js';
 import * as tokens from './0005-tokens.js';
 import * as indexes from './0006-indexes.js';
 import * as workflows from './0007-workflows.js';
+import * as runLockMode from './0008-run-lock-mode.js';
 import * as tokenScope from './0009-token-scope.js';
 
 interface DialectMigration {
@@ -22,7 +23,7 @@ const ALL: Record<string, DialectMigration> = {
   '0005-tokens': tokens,
   '0006-indexes': indexes,
   '0007-workflows': workflows,
-  // 0008 comes from another branch of issue #19; names sort, so 0009 applies after it either way.
+  '0008-run-lock-mode': runLockMode,
   '0009-token-scope': tokenScope,
 };
 
