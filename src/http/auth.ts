@@ -15,7 +15,8 @@ declare module 'fastify' {
 /**
  * The caller of a request on `tenant`'s paths, checked against its token (decisions §6): a token
  * of another tenant gets `NOT_FOUND`, indistinguishable from a missing resource; a role below
- * `role` gets `FORBIDDEN`.
+ * `role` gets `FORBIDDEN`. The caller carries the token's id and the `rest` interface, for the
+ * audit trail (issue #19).
  *
  * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
  */
@@ -38,7 +39,7 @@ export function callerFor(request: FastifyRequest, tenant: string, project: stri
       `this needs a token with the role ${role} or higher; this token has ${token.role}`,
     );
   }
-  return { tenant, project, user: token.user, role: token.role };
+  return { tenant, project, user: token.user, role: token.role, tokenId: token.id, interface: 'rest' };
 }
 
 /** The bearer secret of a request, if it sent one. */

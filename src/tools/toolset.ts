@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { UrsaError } from '../errors/index.js';
 import { loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
-import { refreshProject } from '../runtime/registrar.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
 import type { LockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import type { Caller } from '../service/caller.js';
+import { actorOf, type Caller } from '../service/caller.js';
+import { refreshProjectAs } from '../service/refresh.js';
 import { fireScheduler } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
@@ -20,6 +20,8 @@ export interface AgentIdentity {
   readonly tenant: string;
   readonly project: string;
   readonly user: string;
+  /** The id of the bearer token the agent connected with (MCP over HTTP), for the audit trail. */
+  readonly tokenId?: string | undefined;
 }
 
 /** `default` tools for every agent; `admin` tools only for admin identities (spec §9). */
@@ -58,6 +60,15 @@ const SCHEDULER_EXAMPLE = [
 const name = z
   .string()
   .describe('The scheduler name: letters, digits, ".", "_", "-" (the file name without .yaml).');
+
+const expectedVersion = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(
+    'Optional: the version scheduler_get returned (0: the project has no document of this name). The change is made only while the document is still at that version; otherwise a VERSION_MISMATCH error says which version it is at, and nothing changes.',
+  );
 
 function notFound(scheduler: string, identity: AgentIdentity): UrsaError {
   return new UrsaError(
@@ -107,7 +118,8 @@ async function resolved(
 
 function callerOf(identity: AgentIdentity): Caller {
   // Agents write as their user and never as an admin: runAs is theirs alone (decisions §6).
-  return { ...identity, role: 'write' };
+  // Their writes are marked as an agent's in the audit trail (issue #19).
+  return { ...identity, role: 'write', interface: 'mcp', agent: true };
 }
 
 const schedulerSummary = z.object({
@@ -169,13 +181,19 @@ const get = defineTool({
   description:
     'Return the complete YAML document of one scheduler of the current project (its own, or the tenant-wide one of that name). "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({ name }),
-  output: z.object({ name: z.string(), yaml: z.string(), locked: z.boolean() }),
+  output: z.object({
+    name: z.string(),
+    yaml: z.string(),
+    locked: z.boolean(),
+    version: z.number().describe("The project's own document's version; 0 for a tenant-wide scheduler"),
+  }),
   handler: async (rt, identity, input) => {
     const document = await resolved(rt, identity, input.name);
     if (document === undefined) throw notFound(input.name, identity);
     const view = agentView(lockModeOf(document));
     if (!view.visible) throw notFound(input.name, identity);
-    return { name: input.name, yaml: document.body, locked: view.locked };
+    const version = document.project === identity.project ? document.version : 0;
+    return { name: input.name, yaml: document.body, locked: view.locked, version };
   },
 });
 
@@ -184,10 +202,11 @@ const set = defineTool({
   toolset: 'default',
   label: 'write',
   description: `Create a scheduler, or replace one you may change, from a YAML document. Required: description; exactly one of cron (Spring/Quartz, six fields including seconds, e.g. "0 0 9 * * MON-FRI") or at (one time, e.g. "2026-05-14T08:00:00"); recipe. Optional: timezone (IANA; when you leave it out, the user's own time zone is written in, so "9 AM" means their 9 AM), params, initialMessage, enabled, overlap (skip | queue | cancelPrevious), tags, lockMode (full | protected | hidden — you may restrict, never unlock). runAs may only be your user, or left out. Example:\n${SCHEDULER_EXAMPLE}\nReturns created true or false. Errors name the field and what is allowed; a LOCKED error means a person locked that scheduler.`,
-  input: z.object({ name, yaml: z.string().describe('The scheduler YAML document.') }),
+  input: z.object({ name, yaml: z.string().describe('The scheduler YAML document.'), expectedVersion }),
   output: z.object({
     name: z.string(),
     created: z.boolean(),
+    version: z.number(),
     timezone: z.string().nullable(),
     warnings: z.array(z.string()),
   }),
@@ -210,10 +229,13 @@ const set = defineTool({
         },
       );
     }
-    const result = await setScheduler(rt, callerOf(identity), input.name, input.yaml);
+    const result = await setScheduler(rt, callerOf(identity), input.name, input.yaml, {
+      expectedVersion: input.expectedVersion,
+    });
     return {
       name: input.name,
       created: result.created,
+      version: result.version,
       timezone: result.filledTimezone ?? written.timezone ?? null,
       warnings: [...result.warnings],
     };
@@ -226,7 +248,7 @@ const remove = defineTool({
   label: 'write',
   description:
     'Delete a scheduler of the current project: it stops firing and its document goes to the trash (a person can restore it). Locked schedulers cannot be deleted (LOCKED error); an unknown name answers "not found".',
-  input: z.object({ name }),
+  input: z.object({ name, expectedVersion }),
   output: z.object({ name: z.string(), deleted: z.literal(true) }),
   handler: async (rt, identity, input) => {
     const existing = await resolved(rt, identity, input.name);
@@ -243,7 +265,7 @@ const remove = defineTool({
         },
       );
     }
-    await deleteScheduler(rt, callerOf(identity), input.name);
+    await deleteScheduler(rt, callerOf(identity), input.name, { expectedVersion: input.expectedVersion });
     return { name: input.name, deleted: true as const };
   },
 });
@@ -260,7 +282,7 @@ const refresh = defineTool({
     invalid: z.array(z.object({ path: z.string(), message: z.string() })),
   }),
   handler: async (rt, identity) => {
-    const result = await refreshProject(rt, identity.tenant, identity.project);
+    const result = await refreshProjectAs(rt, actorOf(callerOf(identity)), identity.tenant, identity.project);
     return {
       registered: [...result.registered],
       invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
@@ -280,7 +302,7 @@ const fire = defineTool({
     const existing = await resolved(rt, identity, input.name);
     if (existing === undefined || !agentView(lockModeOf(existing)).visible)
       throw notFound(input.name, identity);
-    return fireScheduler(rt, identity.tenant, identity.project, input.name);
+    return fireScheduler(rt, identity.tenant, identity.project, input.name, actorOf(callerOf(identity)));
   },
 });
 

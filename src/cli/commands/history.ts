@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { EventView, InboxItemView, RunView } from '../../client/types.js';
+import type { EventView, HistoryEntryView, InboxItemView, RunView } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -271,9 +271,71 @@ function registerInbox(program: Command, io: CliIo): void {
     });
 }
 
-/** The history commands (issue #5): `runs` and `events` from the activity feed, and the inbox. */
+/**
+ * A header, then one line per history entry: at, action, version, user, the token id (`cli` for a
+ * local command, `-` for a library call or Ursa itself), interface, `agent` for an agent's.
+ */
+function historyLines(entries: readonly HistoryEntryView[]): string[] {
+  return table(
+    [
+      ['AT', 'ACTION', 'VERSION', 'USER', 'TOKEN', 'INTERFACE', 'AGENT'],
+      ...entries.map((e) => [
+        e.at,
+        e.action,
+        String(e.version),
+        e.user,
+        e.tokenId ?? (e.interface === 'cli' ? 'cli' : '-'),
+        e.interface,
+        e.agent ? 'agent' : '',
+      ]),
+    ],
+    new Set([2]),
+  );
+}
+
+/** `ursa doc history <path>`: who wrote each version of a document, deleted and restored it (issue #19). */
+function registerDocHistory(program: Command, io: CliIo): void {
+  const doc = program.commands.find((c) => c.name() === 'doc') ?? program.command('doc');
+  withClientOptions(doc.command('history'))
+    .description('list who wrote each version of a document, deleted and restored it, newest first')
+    .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml (or its _vance/trash/ path)')
+    .option('-n <count>', 'how many entries (1-1000)', '20')
+    .option('--before <cursor>', 'the page below this cursor (printed as "next page: --before N")')
+    .option('--json', 'print a JSON array of entries (the cursor of the next page goes to stderr)')
+    .action(
+      async (path: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
+        const limit = parseCount(options.n, 'n');
+        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
+        const client = await openClient(command, io);
+        try {
+          const { tenant, project } = client.scope;
+          const page = await client.docHistory(path, { limit, before });
+          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
+          if (options.json) {
+            io.stdout.write(`${JSON.stringify(page.history, null, 2)}\n`);
+            io.stderr.write(next);
+            return;
+          }
+          if (page.history.length === 0) {
+            io.stdout.write(
+              `no ${before === undefined ? '' : 'older '}history of ${JSON.stringify(path)} in ${tenant}/${project}\n`,
+            );
+          } else for (const line of historyLines(page.history)) io.stdout.write(`${line}\n`);
+          io.stdout.write(next);
+        } finally {
+          await client.close();
+        }
+      },
+    );
+}
+
+/**
+ * The history commands (issue #5): `runs` and `events` from the activity feed, the inbox, and
+ * `doc history` from the audit trail (issue #19; added to the `doc` command of `store-commands.ts`).
+ */
 export function registerHistoryCommands(program: Command, io: CliIo): void {
   registerRuns(program, io);
   registerEvents(program, io);
   registerInbox(program, io);
+  registerDocHistory(program, io);
 }
