@@ -290,7 +290,7 @@ function historyLines(entries: readonly HistoryEntryView[]): string[] {
       ]),
     ],
     new Set([2]),
-  );
+  ).map((line) => line.trimEnd());
 }
 
 /** `ursa doc history <path>`: who wrote each version of a document, deleted and restored it (issue #19). */
