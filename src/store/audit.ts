@@ -169,25 +169,4 @@ export class Audit {
     const last = records[records.length - 1];
     return { records, nextCursor: rows.length > page.limit && last !== undefined ? last.id : null };
   }
-
-  /** The actions on one subject of a project (a scheduler's fires, a process's stops), newest first, at most `limit`. */
-  async forSubject(
-    tenant: string,
-    project: string,
-    subjectType: AuditSubject,
-    subject: string,
-    limit = 100,
-  ): Promise<AuditRecord[]> {
-    const rows = await this.store.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('project', '=', project)
-      .where('subject_type', '=', subjectType)
-      .where('subject', '=', subject)
-      .orderBy('id', 'desc')
-      .limit(checkLimit(limit))
-      .execute();
-    return rows.map(toRecord);
-  }
 }
