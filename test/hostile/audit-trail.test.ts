@@ -154,7 +154,7 @@ describe.each(DIALECTS)('the audit trail on %s (issue #19)', (dialect) => {
     expect(other.statusCode).toBe(404);
   });
 
-  it('attributes fires, stops and refreshes: REST with the token, an agent marked as one, the CLI', async () => {
+  it('attributes fires, process and workflow-run stops and refreshes: REST with the token, an agent marked as one, the CLI', async () => {
     await a.request('PUT', `${PROJECT}/scheduler/firing`, a.tokens.write, { yaml: SCHEDULER_YAML });
     const rows = () =>
       a.t.store.db
@@ -211,6 +211,30 @@ describe.each(DIALECTS)('the audit trail on %s (issue #19)', (dialect) => {
       stopping: false,
     });
 
+    // A workflow run running now: its stop is attributed to the caller too.
+    await a.t.store.db
+      .insertInto('workflow_runs')
+      .values({
+        id: 'abcd1234',
+        tenant: T,
+        project: P,
+        workflow: 'flow',
+        status: 'running',
+        params: '{}',
+        document: 'description: w\n',
+        run_as: 'wes',
+        session_id: 'sess_flow',
+        correlation_id: null,
+        worker_id: null,
+        reason: null,
+        created_at: a.t.clock.now(),
+        ended_at: null,
+        stop_requested_at: null,
+      })
+      .execute();
+    const stopRun = await a.request('POST', `${PROJECT}/workflow-runs/abcd1234/stop`, a.tokens.admin);
+    expect(stopRun.json()).toEqual({ stopping: true });
+
     const row = (
       project: string,
       type: string,
@@ -242,6 +266,7 @@ describe.each(DIALECTS)('the audit trail on %s (issue #19)', (dialect) => {
       row(P, 'project', '', 'refresh', agent, null),
       row(P, 'project', '', 'refresh', operator, null),
       row(P, 'process', 'proc_audit', 'stop', wes, { reason: 'enough' }),
+      row(P, 'workflow-run', 'abcd1234', 'stop', ada, null),
     ]);
     // Each fire's row names its run.
     for (const id of [fired.correlationId, byAgent.correlationId, cliFire.correlationId])
