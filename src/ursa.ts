@@ -5,11 +5,11 @@ import { UrsaError } from './errors/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { RecipeDefinition } from './recipes/recipe.js';
 import type { Runtime, RuntimeSettings } from './runtime/context.js';
-import { refreshProject } from './runtime/registrar.js';
 import { Worker } from './runtime/worker.js';
 import { type ApplyEntry, applyDirectory } from './service/apply.js';
+import { refreshProjectAs } from './service/refresh.js';
 import { type FireResult, fireScheduler, stopProcess } from './service/runs.js';
-import { isPostgresUrl, openStore, type Repositories, repositories } from './store/index.js';
+import { isPostgresUrl, libraryActor, openStore, type Repositories, repositories } from './store/index.js';
 import { lockSqliteFile, type ProcessLock } from './store/process-lock.js';
 import { type Clock, systemClock } from './time/clock.js';
 
@@ -179,7 +179,7 @@ export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
     apply: (dir, scope) =>
       applyDirectory(runtime, resolve(dir), tenantOf(scope), projectOf(scope), scope?.as ?? 'admin'),
     async refresh(scope) {
-      await refreshProject(runtime, tenantOf(scope), projectOf(scope));
+      await refreshProjectAs(runtime, libraryActor('admin'), tenantOf(scope), projectOf(scope));
     },
     fire: (name, scope) => fireScheduler(runtime, tenantOf(scope), projectOf(scope), name),
     stopProcess: (processId, reason, scope) => stopProcess(runtime, tenantOf(scope), processId, reason),

@@ -6,6 +6,7 @@ import type {
   DocumentView,
   EventPage,
   FireView,
+  HistoryPage,
   InboxItemView,
   InboxPage,
   InboxRequest,
@@ -319,6 +320,14 @@ export class HttpClient implements UrsaClient {
 
   docCat(path: string): Promise<DocumentView> {
     return this.#call({ method: 'GET', path: this.#project(`documents/${segments(path)}`) });
+  }
+
+  docHistory(path: string, page: PageRequest): Promise<HistoryPage> {
+    return this.#call({
+      method: 'GET',
+      path: this.#project(`documents/${segments(path)}/history`),
+      query: { limit: page.limit, before: page.before },
+    });
   }
 
   /** Every page of `GET …/documents?prefix=` (the API pages by path). */

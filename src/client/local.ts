@@ -2,15 +2,17 @@ import { UrsaError } from '../errors/index.js';
 import {
   documentSummaryView,
   documentView,
+  historyEntryView,
   inboxItemView,
   lineView,
   runView,
 } from '../http/routes/schemas.js';
 import type { Runtime } from '../runtime/context.js';
-import { type RefreshResult, refreshProject, refreshTenant } from '../runtime/registrar.js';
+import type { RefreshResult } from '../runtime/registrar.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import type { Caller } from '../service/caller.js';
+import { actorOf, type Caller } from '../service/caller.js';
 import { listSchedulers } from '../service/listing.js';
+import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import { formatInstant } from '../time/instant.js';
@@ -20,6 +22,7 @@ import type {
   DocumentView,
   EventPage,
   FireView,
+  HistoryPage,
   InboxPage,
   InboxRequest,
   PageRequest,
@@ -51,7 +54,8 @@ function refreshView(r: RefreshResult): RefreshView {
 
 /**
  * The client on an opened store: the services and repositories the REST routes call, with the
- * CLI's operator as the caller (`user`, default `admin`, with the admin role: decisions §6).
+ * CLI's operator as the caller (`user`, default `admin`, with the admin role: decisions §6),
+ * through the `cli` interface in the audit trail (issue #19).
  */
 export class LocalClient implements UrsaClient {
   readonly kind = 'local' as const;
@@ -63,7 +67,7 @@ export class LocalClient implements UrsaClient {
     readonly scope: ClientScope,
     options: { user?: string | undefined; close?: () => Promise<void> } = {},
   ) {
-    this.#caller = { ...scope, user: options.user ?? LOCAL_DEFAULT_USER, role: 'admin' };
+    this.#caller = { ...scope, user: options.user ?? LOCAL_DEFAULT_USER, role: 'admin', interface: 'cli' };
     this.#close = options.close;
   }
 
@@ -106,7 +110,7 @@ export class LocalClient implements UrsaClient {
   }
 
   fire(name: string): Promise<FireView> {
-    return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name);
+    return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name, actorOf(this.#caller));
   }
 
   async workerRunning(): Promise<boolean> {
@@ -141,10 +145,11 @@ export class LocalClient implements UrsaClient {
 
   async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
     const { tenant, project } = this.scope;
+    const by = actorOf(this.#caller);
     if (!options.allProjects)
-      return [refreshView(await refreshProject(this.rt, tenant, project, options.name))];
+      return [refreshView(await refreshProjectAs(this.rt, by, tenant, project, options.name))];
     // By project name, as the REST API answers.
-    return (await refreshTenant(this.rt, tenant))
+    return (await refreshTenantAs(this.rt, by, tenant))
       .map(refreshView)
       .sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
   }
@@ -165,6 +170,12 @@ export class LocalClient implements UrsaClient {
   async docLs(prefix: string): Promise<DocumentSummary[]> {
     const { tenant, project } = this.scope;
     return (await this.rt.repos.documents.list(tenant, project, prefix)).map(documentSummaryView);
+  }
+
+  async docHistory(path: string, page: PageRequest): Promise<HistoryPage> {
+    const { tenant, project } = this.scope;
+    const found = await this.rt.repos.audit.documentHistory({ tenant, project, path }, page);
+    return { path, history: found.records.map(historyEntryView), nextCursor: found.nextCursor };
   }
 
   async inbox(request: InboxRequest): Promise<InboxPage> {
@@ -193,7 +204,7 @@ export class LocalClient implements UrsaClient {
   }
 
   processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
-    return stopProcess(this.rt, this.scope.tenant, processId, reason);
+    return stopProcess(this.rt, this.scope.tenant, processId, reason, actorOf(this.#caller));
   }
 
   async close(): Promise<void> {

@@ -138,6 +138,32 @@ export interface DocumentView extends DocumentSummary {
   readonly body: string;
 }
 
+/** One entry of a document's history (issue #19): a version written, a delete or a restore, and by whom. */
+export interface HistoryEntryView {
+  /** Increasing; the cursor of the next page. */
+  readonly id: number;
+  readonly version: number;
+  readonly at: string;
+  readonly action: 'create' | 'update' | 'delete' | 'restore';
+  /** Where the document was (a delete: the path it was deleted from). */
+  readonly path: string;
+  /** A delete or restore: the document's path in `_vance/trash/`. */
+  readonly trashPath: string | null;
+  readonly user: string;
+  /** The id of the bearer token used; null for a local command, a library call or Ursa itself. */
+  readonly tokenId: string | null;
+  readonly interface: 'rest' | 'mcp' | 'cli' | 'library' | 'ursa';
+  /** True for an agent's tool call. */
+  readonly agent: boolean;
+}
+
+/** A page of a document's history, newest first. */
+export interface HistoryPage {
+  readonly path: string;
+  readonly history: readonly HistoryEntryView[];
+  readonly nextCursor: number | null;
+}
+
 /** An inbox item (decisions §2). */
 export interface InboxItemView {
   readonly id: number;
@@ -197,6 +223,8 @@ export interface UrsaClient {
   /** @throws UrsaError `NOT_FOUND` when there is no such document. */
   docCat(path: string): Promise<DocumentView>;
   docLs(prefix: string): Promise<DocumentSummary[]>;
+  /** Who wrote each version of a document, deleted and restored it, newest first (issue #19). */
+  docHistory(path: string, page: PageRequest): Promise<HistoryPage>;
   inbox(request: InboxRequest): Promise<InboxPage>;
   /** Marks items read; returns how many changed, and whose (null: the token's user). */
   inboxRead(

@@ -112,6 +112,10 @@ export const errorCatalogue = {
     status: 423,
     doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden (spec §10b); only people (REST, CLI, web) can change it. The message is the same for both modes and names neither.',
   },
+  VERSION_MISMATCH: {
+    status: 412,
+    doc: "A conditional write (REST `If-Match`, a tool's `expectedVersion`) expected another version of the document than the one stored, or a document that does not exist; the error names both versions, and nothing was written.",
+  },
 } as const;
 
 /** A stable error code from {@link errorCatalogue}. */

@@ -33,7 +33,8 @@ export async function authenticate(request: FastifyRequest, tokens: Tokens, now:
  * The caller of a request on `tenant`'s `project` paths, checked against its token (decisions
  * §6): a token of another tenant, or one scoped to another project of this tenant (`_tenant`
  * included), gets `NOT_FOUND`, indistinguishable from a missing resource; a role below `role`
- * gets `FORBIDDEN`.
+ * gets `FORBIDDEN`. The caller carries the token's id and the `rest` interface, for the audit
+ * trail (issue #19).
  *
  * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
  */
@@ -83,7 +84,14 @@ function checkedCaller(
       `this needs a token with the role ${role} or higher; this token has ${token.role}`,
     );
   }
-  return { tenant, project: project ?? TENANT_PROJECT, user: token.user, role: token.role };
+  return {
+    tenant,
+    project: project ?? TENANT_PROJECT,
+    user: token.user,
+    role: token.role,
+    tokenId: token.id,
+    interface: 'rest',
+  };
 }
 
 /** The bearer secret of a request, if it sent one. */

@@ -7,6 +7,7 @@ import { checkScheduler } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
+import { type Actor, libraryActor } from '../store/audit.js';
 import type { StoredDocument } from '../store/documents.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
@@ -37,7 +38,8 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
 
 /**
  * Loads the `*.yaml` files of a folder laid out like a project (`_vance/recipes/…`,
- * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as user `by`. Every
+ * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as `by` (the creator of new
+ * documents and the writer in the audit trail; a user name alone is a library call). Every
  * document is validated; the valid ones are written (recipes and workflows first, so schedulers
  * can name them) and the broken ones are reported, each with its field paths — one broken
  * document never stops the others. A workflow scheduler written while the operator switched
@@ -50,8 +52,9 @@ export async function applyDirectory(
   dir: string,
   tenant: string,
   project: string,
-  by: string,
+  by: string | Actor,
 ): Promise<ApplyEntry[]> {
+  const actor = typeof by === 'string' ? libraryActor(by) : by;
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new UrsaError('ARGUMENT_INVALID', `dir: ${JSON.stringify(dir)} is not a folder`, {
       field: 'dir',
@@ -59,7 +62,7 @@ export async function applyDirectory(
     });
   }
   const now = rt.clock.now();
-  await rt.repos.users.ensure(tenant, by, now);
+  await rt.repos.users.ensure(tenant, actor.user, now);
   const files = yamlFiles(dir).map((file) => ({ file, path: relative(dir, file).split(sep).join('/') }));
   const entries: ApplyEntry[] = [];
   const recipes = files.filter((f) => f.path.startsWith(RECIPE_PREFIX));
@@ -91,7 +94,7 @@ export async function applyDirectory(
       continue;
     }
     const unchanged = (await rt.repos.documents.get({ tenant, project, path }))?.body === body;
-    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, by, now);
+    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, actor, now);
     entries.push({ path, status: created ? 'created' : unchanged ? 'unchanged' : 'updated' });
   }
   for (const { file, path } of schedulers) {
@@ -102,7 +105,7 @@ export async function applyDirectory(
       project,
       path,
       body,
-      createdBy: existing?.createdBy ?? by,
+      createdBy: existing?.createdBy ?? actor.user,
       version: (existing?.version ?? 0) + 1,
       createdAt: now,
       updatedAt: now,
@@ -118,7 +121,7 @@ export async function applyDirectory(
       continue;
     }
     const unchanged = existing?.body === body;
-    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, by, now);
+    const { created } = await rt.repos.documents.put({ tenant, project, path }, body, actor, now);
     entries.push({
       path,
       status: created ? 'created' : unchanged ? 'unchanged' : 'updated',

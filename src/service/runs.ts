@@ -4,6 +4,7 @@ import { loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
+import { type Actor, libraryActor } from '../store/audit.js';
 import type { Run } from '../store/runs.js';
 
 /** What a manual fire returns (spec §9 `scheduler_fire`). */
@@ -17,7 +18,9 @@ export interface FireResult {
  * Fires a scheduler now, bypassing its cron schedule (spec §9 `scheduler_fire`). The run goes
  * through the same path as a tick — overlap policy, feed, run log — with `trigger: manual`: it
  * is written as a claimed run that no worker holds yet, and the store's workers are woken; the
- * first to look dispatches it (decisions §5). Its schedule (`nextRunAt`) does not move.
+ * first to look dispatches it (decisions §5). Its schedule (`nextRunAt`) does not move. The fire
+ * is recorded in the audit trail as `by`'s (default: the library's `admin`), in the transaction
+ * that writes the run (issue #19).
  *
  * @throws UrsaError `NOT_FOUND` when the project has no such valid scheduler.
  */
@@ -26,6 +29,7 @@ export async function fireScheduler(
   tenant: string,
   project: string,
   name: string,
+  by: Actor = libraryActor('admin'),
 ): Promise<FireResult> {
   const { schedulers } = await loadProjectSchedulers(rt.repos, tenant, project);
   const scheduler = schedulers.get(name);
@@ -70,7 +74,17 @@ export async function fireScheduler(
       workerId: null,
       lockMode: scheduler.definition.lockMode,
     };
-    if (!(await rt.repos.runs.insert(run))) continue;
+    const fired = {
+      tenant,
+      project,
+      at: clockNow,
+      subjectType: 'scheduler',
+      subject: name,
+      action: 'fire',
+      actor: by,
+      detail: { correlationId },
+    } as const;
+    if (!(await rt.repos.runs.insert(run, fired))) continue;
     await new RunRecorder(rt).writeRunLog(run, undefined, scheduler);
     await rt.repos.store.notifyChange();
     rt.log.info({ scheduler: name, correlationId }, 'manual fire');
@@ -85,6 +99,8 @@ export async function fireScheduler(
 /**
  * Stops a process (spec §5 `processStop`) on whichever worker runs it; its END line says
  * `cancelled`. Stopping a process that already ended is not an error: `stopping` is then false.
+ * A stop that stops it is recorded in the audit trail as `by`'s (default: the library's `admin`),
+ * with the stop itself (issue #19).
  *
  * @throws UrsaError `NOT_FOUND` when there is no such process in the tenant.
  */
@@ -93,6 +109,7 @@ export async function stopProcess(
   tenant: string,
   processId: string,
   reason = 'stopped',
+  by: Actor = libraryActor('admin'),
 ): Promise<{ stopping: boolean }> {
   const process = await rt.repos.processes.get(processId);
   if (process === undefined || process.tenant !== tenant) {
@@ -101,7 +118,17 @@ export async function stopProcess(
       value: processId,
     });
   }
-  const stopping = await rt.repos.processes.requestStop(processId, reason, rt.clock.now());
+  const now = rt.clock.now();
+  const stopping = await rt.repos.processes.requestStop(processId, reason, now, {
+    tenant,
+    project: process.project,
+    at: now,
+    subjectType: 'process',
+    subject: processId,
+    action: 'stop',
+    actor: by,
+    detail: { reason },
+  });
   if (stopping) await rt.repos.store.notifyChange();
   return { stopping };
 }

@@ -6,9 +6,15 @@ import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { validateName } from '../scheduler/name.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import {
+  checkWrite,
+  type DocumentKey,
+  type StoredDocument,
+  TENANT_PROJECT,
+  type WriteGuard,
+} from '../store/documents.js';
 import { MAX_DOCUMENT_BYTES } from '../yaml/limits.js';
-import type { Caller } from './caller.js';
+import { actorOf, type Caller, type VersionGuard } from './caller.js';
 import { displayTimezone } from './settings.js';
 
 /** What a scheduler write did. */
@@ -60,6 +66,31 @@ export function fillTimezone(text: string, zone: string): string {
 }
 
 /**
+ * Without runAs a scheduler runs as its document's creator (spec §2), who stays the creator when
+ * another user replaces it: a non-admin may not leave it running as someone else that way
+ * (decisions §6). `current` is the stored document (undefined: none) as the write sees it.
+ *
+ * @throws UrsaError `FORBIDDEN` naming the creator and what to write instead.
+ */
+function keepsRunningAsCreator(
+  caller: Caller,
+  source: string,
+  runAs: string | undefined,
+  current: StoredDocument | undefined,
+): void {
+  if (runAs !== undefined || caller.role === 'admin' || current === undefined) return;
+  const creator = current.createdBy;
+  if (creator === caller.user) return;
+  const message = `is missing, so the scheduler would keep running as ${creator}, who created it; only an admin may make it run as another user than the caller (${caller.user}): write runAs: ${caller.user}`;
+  throw new UrsaError('FORBIDDEN', `${source}: runAs: ${message}`, {
+    field: 'runAs',
+    value: creator,
+    allowed: caller.user,
+    issues: [{ path: 'runAs', message }],
+  });
+}
+
+/**
  * Creates or replaces the scheduler `name` of the caller's project (spec §9 `scheduler_set`,
  * issue #6): validates the document (decisions §6 limits, spec §2 schema, recipe and `runAs`
  * exist), fills a missing `timezone` with the caller's display zone (spec §10c), writes it (the
@@ -69,13 +100,19 @@ export function fillTimezone(text: string, zone: string): string {
  * @throws UrsaError `NAME_INVALID`, `DOCUMENT_INVALID` (also when the filled-in timezone would
  *   take the document over 64 KiB), `SCHEDULER_INVALID`, `RECIPE_NOT_FOUND`, `USER_NOT_FOUND`, or
  *   `FORBIDDEN` when a non-admin names another user as `runAs`, or leaves `runAs` out of a
- *   document another user created, which would keep it running as that user (decisions §6).
+ *   document another user created, which would keep it running as that user (decisions §6);
+ *   `VERSION_MISMATCH` when `guard` expected another version than the stored one.
+ *
+ * The write is one transaction (issue #19): the creator rule and `guard` are checked on the
+ * document as locked by it, so a concurrent create or replace by another user cannot slip past
+ * them; the version is the stored one + 1, and the replaced body is archived once.
  */
 export async function setScheduler(
   rt: Runtime,
   caller: Caller,
   name: string,
   yaml: string,
+  guard: VersionGuard = {},
 ): Promise<SetResult> {
   const { repos, clock } = rt;
   validateName(name, 'scheduler name');
@@ -113,21 +150,17 @@ export async function setScheduler(
   }
   const now = clock.now();
   const key = { tenant: caller.tenant, project: caller.project, path };
+  const writeGuard: WriteGuard = {
+    ...guard,
+    check: (current) => {
+      guard.check?.(current);
+      keepsRunningAsCreator(caller, source, written.runAs, current);
+    },
+  };
+  // A first look, to refuse before anything is written and to validate the document as it would
+  // run; the guard is checked again on the row as locked by the write, which decides (issue #19).
   const existing = await repos.documents.get(key);
-  // Without runAs a scheduler runs as its document's creator (spec §2), who stays the creator
-  // when another user replaces it: a non-admin may not leave it running as someone else that way.
-  if (written.runAs === undefined && caller.role !== 'admin' && existing !== undefined) {
-    const creator = existing.createdBy;
-    if (creator !== caller.user) {
-      const message = `is missing, so the scheduler would keep running as ${creator}, who created it; only an admin may make it run as another user than the caller (${caller.user}): write runAs: ${caller.user}`;
-      throw new UrsaError('FORBIDDEN', `${source}: runAs: ${message}`, {
-        field: 'runAs',
-        value: creator,
-        allowed: caller.user,
-        issues: [{ path: 'runAs', message }],
-      });
-    }
-  }
+  checkWrite(key, existing, writeGuard);
   const candidate: StoredDocument = {
     ...key,
     body,
@@ -140,7 +173,7 @@ export async function setScheduler(
   // A tenant scheduler is checked as it would run: its recipe must resolve from _tenant or built in.
   const checked = await checkScheduler(repos, caller.project, candidate, caller.user);
   await repos.users.ensure(caller.tenant, caller.user, now);
-  const { created, version } = await repos.documents.put(key, body, caller.user, now);
+  const { created, version } = await repos.documents.put(key, body, actorOf(caller), now, null, writeGuard);
   const warnings: string[] = [];
   if (checked.workflow !== undefined && rt.settings.workflowsEnabled === false)
     warnings.push(WORKFLOWS_OFF_WARNING);
@@ -159,17 +192,21 @@ export async function setScheduler(
  * document goes to the trash (restorable), its schedule is cancelled by a refresh, and its
  * system sessions are archived (spec §6).
  *
- * @throws UrsaError `NOT_FOUND` when the project has no such scheduler document.
+ * The move is recorded in the audit trail as the caller's delete (issue #19).
+ *
+ * @throws UrsaError `NOT_FOUND` when the project has no such scheduler document;
+ *   `VERSION_MISMATCH` when `guard` expected another version (a missing document included).
  */
 export async function deleteScheduler(
   rt: Runtime,
   caller: Caller,
   name: string,
+  guard: VersionGuard = {},
 ): Promise<{ trashPath: string }> {
   const { repos, clock } = rt;
   validateName(name, 'scheduler name');
-  const key = { tenant: caller.tenant, project: caller.project, path: schedulerPath(name) };
-  const trashPath = await repos.documents.trash(key, clock.now());
+  const key: DocumentKey = { tenant: caller.tenant, project: caller.project, path: schedulerPath(name) };
+  const trashPath = await repos.documents.trash(key, clock.now(), { ...guard, actor: actorOf(caller) });
   if (trashPath === undefined) {
     throw new UrsaError(
       'NOT_FOUND',

@@ -6,7 +6,7 @@ import type { WorkflowRun } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX, workflowPath } from '../workflows/paths.js';
-import type { Caller } from './caller.js';
+import { actorOf, type Caller, type VersionGuard } from './caller.js';
 
 /** The workflow documents of the caller's project (`_vance/workflows/*.yaml`), by path. */
 export async function listWorkflows(rt: Runtime, caller: Caller): Promise<StoredDocument[]> {
@@ -38,26 +38,32 @@ export async function getWorkflow(rt: Runtime, caller: Caller, name: string): Pr
 
 /**
  * Creates or replaces a workflow document of the caller's project, validated first (issue #10):
- * a refused document changes nothing.
+ * a refused document changes nothing. One transaction with `guard`'s compare-and-swap and the
+ * audit row (issue #19).
  *
- * @throws UrsaError `NAME_INVALID`, `WORKFLOW_INVALID` (every issue with its field path).
+ * @throws UrsaError `NAME_INVALID`, `WORKFLOW_INVALID` (every issue with its field path),
+ *   `VERSION_MISMATCH` when `guard` expected another version.
  */
 export async function setWorkflow(
   rt: Runtime,
   caller: Caller,
   name: string,
   yaml: string,
+  guard: VersionGuard = {},
 ): Promise<{ path: string; created: boolean; version: number; definition: WorkflowDefinition }> {
   const path = workflowPath(name);
   const definition = parseWorkflowDocument(yaml, { name, path: `${caller.project}/${path}` });
   const now = rt.clock.now();
-  await rt.repos.users.ensure(caller.tenant, caller.user, now);
   const written = await rt.repos.documents.put(
     { tenant: caller.tenant, project: caller.project, path },
     yaml,
-    caller.user,
+    actorOf(caller),
     now,
+    null,
+    guard,
   );
+  // After the write: a refused one (VERSION_MISMATCH) changes nothing.
+  await rt.repos.users.ensure(caller.tenant, caller.user, now);
   return { path, ...written, definition };
 }
 
@@ -97,11 +103,21 @@ export async function getWorkflowRun(rt: Runtime, caller: Caller, id: string): P
 
 /**
  * Stops a running workflow run, on whichever worker runs it (its running step is stopped within
- * a second; the run ends `cancelled`). False when it had already ended.
+ * a second; the run ends `cancelled`). False when it had already ended. A stop that stops it is
+ * recorded in the audit trail as the caller's (issue #19).
  *
  * @throws UrsaError `NOT_FOUND` when there is no such run in the caller's project.
  */
 export async function stopWorkflowRun(rt: Runtime, caller: Caller, id: string): Promise<boolean> {
   await getWorkflowRun(rt, caller, id);
-  return rt.repos.workflowRuns.requestStop(caller.tenant, id, rt.clock.now());
+  const now = rt.clock.now();
+  return rt.repos.workflowRuns.requestStop(caller.tenant, id, now, {
+    tenant: caller.tenant,
+    project: caller.project,
+    at: now,
+    subjectType: 'workflow-run',
+    subject: id,
+    action: 'stop',
+    actor: actorOf(caller),
+  });
 }

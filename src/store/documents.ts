@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
+import { type Actor, insertAudit, libraryActor, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
@@ -39,9 +40,29 @@ export function documentKeyString(key: DocumentKey): string {
 export const TENANT_PROJECT = '_tenant';
 export const TRASH_PREFIX = '_vance/trash/';
 
+/**
+ * What a write of a document must find (issue #19), checked on the document as locked in the
+ * write's own transaction — never on an earlier read, which another writer may have overtaken.
+ */
+export interface WriteGuard {
+  /**
+   * Compare-and-swap: the version the writer last read (0: the document must not exist). Another
+   * version is `VERSION_MISMATCH` and nothing is written.
+   */
+  readonly expectedVersion?: number | undefined;
+  /** Where {@link expectedVersion} came from, named by the error: `If-Match` (REST), `expectedVersion` (tools, default). */
+  readonly expectedField?: string | undefined;
+  /**
+   * A rule on the current document (undefined: there is none), e.g. the creator/`runAs` rule of a
+   * scheduler write: it throws to refuse, and nothing is written. Called again on the winner's row
+   * when a create loses to another writer's create of the same path.
+   */
+  readonly check?: (current: StoredDocument | undefined) => void;
+}
+
 /** Options of {@link Documents.put}. */
-export interface PutOptions {
-  /** False: the replaced body is not archived. */
+export interface PutOptions extends WriteGuard {
+  /** False: the replaced body is not archived, and the write is not in the audit trail (run logs: Ursa's own, rewritten on every transition, spec §9a). */
   readonly archive?: boolean;
   /** Write only while this run is in this state (or has no row); see {@link Documents.put}. */
   readonly whileRun?: { readonly correlationId: string; readonly state: string };
@@ -61,14 +82,56 @@ function toDocument(row: Selectable<DocumentsTable>): StoredDocument {
   };
 }
 
-function selectDocument(db: Kysely<Database>, key: DocumentKey) {
-  return db
+function selectDocument(db: Kysely<Database>, key: DocumentKey, forUpdate?: Store) {
+  let query = db
     .selectFrom('documents')
     .selectAll()
     .where('tenant', '=', key.tenant)
     .where('project', '=', key.project)
-    .where('path', '=', key.path)
-    .executeTakeFirst();
+    .where('path', '=', key.path);
+  // PostgreSQL: the row stays locked until the write commits, and a writer waiting for it reads
+  // the version the other one committed. SQLite: the transaction holds the write lock from its
+  // start (`begin immediate`), so nobody else writes meanwhile.
+  if (forUpdate?.dialect === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/**
+ * Applies a {@link WriteGuard} to the current document of a write (undefined: none). A write does
+ * so inside its transaction; a caller may also do so on an earlier read, to refuse before it does
+ * anything else.
+ *
+ * @throws UrsaError `VERSION_MISMATCH`, or what the guard's `check` throws.
+ */
+export function checkWrite(key: DocumentKey, current: StoredDocument | undefined, options: WriteGuard): void {
+  options.check?.(current);
+  const { expectedVersion } = options;
+  const version = current?.version ?? 0;
+  if (expectedVersion !== undefined && expectedVersion !== version)
+    throw versionMismatch(key, expectedVersion, version, options.expectedField ?? 'expectedVersion');
+}
+
+function guard(key: DocumentKey, row: Selectable<DocumentsTable> | undefined, options: WriteGuard): void {
+  checkWrite(key, row === undefined ? undefined : toDocument(row), options);
+}
+
+/** The `VERSION_MISMATCH` of a write that expected `expected` (0: no document) and found `current` (0: none). */
+function versionMismatch(key: DocumentKey, expected: number, current: number, field: string): UrsaError {
+  const wanted = expected === 0 ? 'no document' : `version ${expected}`;
+  const found = current === 0 ? 'there is no document' : `it is at version ${current}`;
+  return new UrsaError(
+    'VERSION_MISMATCH',
+    `${field}: expected ${wanted} at ${key.project}/${key.path}, but ${found}: read it again, then write with the version read`,
+    {
+      field,
+      value: expected,
+      allowed: current === 0 ? 'no version: the document does not exist' : String(current),
+    },
+  );
+}
+
+function actorOf(by: string | Actor): Actor {
+  return typeof by === 'string' ? libraryActor(by) : by;
 }
 
 /**
@@ -170,11 +233,21 @@ export class Documents {
    * not yet ended, which must never replace the log of a later state, its final one above all
    * (spec §9a). The run's row is locked until the write commits, so an end of the run waits for it
    * and writes its log after; a write that finds the run moved on writes nothing.
+   *
+   * One transaction (issue #19): the current row is read locked, the {@link WriteGuard} is checked
+   * on it, the version goes up by one from the row as locked, the replaced body is archived and
+   * the write recorded in the audit trail — all or nothing. So concurrent writers of one document
+   * each get their own version, in order, and every replaced body is archived exactly once; a
+   * create that loses to another writer's create is retried as an update of the winner's row.
+   *
+   * @param by who writes: the creator of a new document; a user name alone is a library call.
+   * @throws UrsaError `VERSION_MISMATCH` (see {@link WriteGuard.expectedVersion}), or what
+   *   {@link WriteGuard.check} throws; nothing is written then.
    */
   async put(
     key: DocumentKey,
     body: string,
-    by: string,
+    by: string | Actor,
     now: number,
     expiresAt: number | null = null,
     options: PutOptions = {},
@@ -188,7 +261,7 @@ export class Documents {
   #put(
     key: DocumentKey,
     body: string,
-    by: string,
+    by: string | Actor,
     now: number,
     expiresAt: number | null,
     options: PutOptions,
@@ -209,16 +282,32 @@ export class Documents {
           return { created: false, version: current === undefined ? 0 : Number(current.version) };
         }
       }
-      const existing = await selectDocument(trx, key);
+      const existing = await selectDocument(trx, key, this.store);
+      guard(key, existing, options);
+      const actor = actorOf(by);
+      const audited = options.archive !== false;
+      const audit = (action: 'create' | 'update', version: number) =>
+        audited
+          ? insertAudit(trx, {
+              tenant: key.tenant,
+              project: key.project,
+              at: now,
+              subjectType: 'document',
+              subject: key.path,
+              action,
+              version,
+              actor,
+            })
+          : Promise.resolve();
       if (existing === undefined) {
         // Two writers may create the same document at once (two workers and one run log, say):
-        // the one that loses the insert retries as an update.
+        // the one that loses the insert retries as an update, its guard checked on the winner's row.
         const inserted = await trx
           .insertInto('documents')
           .values({
             ...key,
             body,
-            created_by: by,
+            created_by: actor.user,
             version: 1,
             created_at: now,
             updated_at: now,
@@ -227,14 +316,25 @@ export class Documents {
           })
           .onConflict((oc) => oc.columns(['tenant', 'project', 'path']).doNothing())
           .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { created: true, version: 1 };
-        return { created: false, version: 0, retry: true as const };
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1)
+          return { created: false, version: 0, retry: true as const };
+        await audit('create', 1);
+        return { created: true, version: 1 };
       }
       if (existing.body === body && existing.expires_at === expiresAt) {
         return { created: false, version: Number(existing.version) };
       }
       const version = Number(existing.version) + 1;
-      if (options.archive !== false)
+      // A compare-and-swap on the version as read, though the row is locked: a write can never
+      // move a version it did not read.
+      const updated = await trx
+        .updateTable('documents')
+        .set({ body, version, updated_at: now, expires_at: expiresAt })
+        .where('id', '=', existing.id)
+        .where('version', '=', existing.version)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return { created: false, version: 0, retry: true as const };
+      if (audited)
         await trx
           .insertInto('document_archive')
           .values({
@@ -246,11 +346,7 @@ export class Documents {
             reason: 'replaced',
           })
           .execute();
-      await trx
-        .updateTable('documents')
-        .set({ body, version, updated_at: now, expires_at: expiresAt })
-        .where('id', '=', existing.id)
-        .execute();
+      await audit('update', version);
       return { created: false, version };
     });
   }
@@ -270,22 +366,31 @@ export class Documents {
   }
 
   /**
-   * Moves a document to `_vance/trash/<uuid>_<file name>` (spec §10a), archiving its body.
+   * Moves a document to `_vance/trash/<uuid>_<file name>` (spec §10a), archiving its body, in one
+   * transaction with its {@link WriteGuard} checked on the row as locked and the delete recorded in
+   * the audit trail by `actor` (default: Ursa itself, as for a fired one-shot).
    * Returns the trash path, or undefined when there was no such document.
+   *
+   * @throws UrsaError `VERSION_MISMATCH`, or what {@link WriteGuard.check} throws; nothing changes then.
    */
-  async trash(key: DocumentKey, now: number): Promise<string | undefined> {
-    const doc = await this.get(key);
-    if (doc === undefined) return undefined;
-    const fileName = key.path.slice(key.path.lastIndexOf('/') + 1);
-    const trashPath = `${TRASH_PREFIX}${randomUUID()}_${fileName}`;
-    await this.store.db.transaction().execute(async (trx) => {
+  async trash(
+    key: DocumentKey,
+    now: number,
+    options: WriteGuard & { readonly actor?: Actor } = {},
+  ): Promise<string | undefined> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const doc = await selectDocument(trx, key, this.store);
+      guard(key, doc, options);
+      if (doc === undefined) return undefined;
+      const fileName = key.path.slice(key.path.lastIndexOf('/') + 1);
+      const trashPath = `${TRASH_PREFIX}${randomUUID()}_${fileName}`;
       await trx
         .insertInto('document_archive')
         .values({
           ...key,
-          version: doc.version,
+          version: Number(doc.version),
           body: doc.body,
-          created_by: doc.createdBy,
+          created_by: doc.created_by,
           archived_at: now,
           reason: 'trashed',
         })
@@ -293,27 +398,38 @@ export class Documents {
       await trx
         .updateTable('documents')
         .set({ path: trashPath, updated_at: now, trashed_from: key.path })
-        .where('tenant', '=', key.tenant)
-        .where('project', '=', key.project)
-        .where('path', '=', key.path)
+        .where('id', '=', doc.id)
         .execute();
+      await insertAudit(trx, {
+        tenant: key.tenant,
+        project: key.project,
+        at: now,
+        subjectType: 'document',
+        subject: key.path,
+        action: 'delete',
+        version: Number(doc.version),
+        trashPath,
+        actor: options.actor ?? URSA_ACTOR,
+      });
+      return trashPath;
     });
-    return trashPath;
   }
 
   /**
    * Puts a trashed document back where it was trashed from (decisions §2 "soft delete … with
    * restore"): `key.path` is its `_vance/trash/…` path. The body, version and creator stay; the
    * row forgets its trash path. Callers refresh the project after restoring a scheduler document.
+   * The restore is recorded in the audit trail as `by`'s (a user name alone: a library call), in
+   * the same transaction.
    *
    * @returns the restored path.
    * @throws UrsaError `NOT_FOUND` when (tenant, project) has no trashed document at `key.path`;
    *   `CONFLICT` when a live document already holds the path it was trashed from.
    */
-  async restore(key: DocumentKey, now: number): Promise<string> {
+  async restore(key: DocumentKey, now: number, by: string | Actor): Promise<string> {
     try {
       return await this.store.db.transaction().execute(async (trx) => {
-        const trashed = await selectDocument(trx, key);
+        const trashed = await selectDocument(trx, key, this.store);
         if (trashed?.trashed_from == null) {
           throw new UrsaError(
             'NOT_FOUND',
@@ -328,6 +444,17 @@ export class Documents {
           .set({ path: target, trashed_from: null, updated_at: now })
           .where('id', '=', trashed.id)
           .execute();
+        await insertAudit(trx, {
+          tenant: key.tenant,
+          project: key.project,
+          at: now,
+          subjectType: 'document',
+          subject: target,
+          action: 'restore',
+          version: Number(trashed.version),
+          trashPath: key.path,
+          actor: actorOf(by),
+        });
         return target;
       });
     } catch (error) {

@@ -1,9 +1,24 @@
 export {
+  type Actor,
+  type ActorInterface,
+  Audit,
+  type AuditAction,
+  type AuditEntry,
+  type AuditRecord,
+  type AuditSubject,
+  cliActor,
+  libraryActor,
+  URSA_ACTOR,
+} from './audit.js';
+export {
+  checkWrite,
   type DocumentKey,
   Documents,
+  type PutOptions,
   type StoredDocument,
   TENANT_PROJECT,
   TRASH_PREFIX,
+  type WriteGuard,
 } from './documents.js';
 export {
   checkLimit,
@@ -48,6 +63,7 @@ export { hashToken, ROLES, type Role, type TokenRecord, Tokens } from './tokens.
 export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
+import { Audit } from './audit.js';
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
 import { Inbox } from './inbox.js';
@@ -81,6 +97,7 @@ export interface Repositories {
   readonly workers: Workers;
   readonly inbox: Inbox;
   readonly workflowRuns: WorkflowRuns;
+  readonly audit: Audit;
 }
 
 export function repositories(store: Store): Repositories {
@@ -100,5 +117,6 @@ export function repositories(store: Store): Repositories {
     workers: new Workers(store),
     inbox: new Inbox(store),
     workflowRuns: new WorkflowRuns(store),
+    audit: new Audit(store),
   };
 }

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import { type AuditEntry, writeAudited } from './audit.js';
 import type { Store } from './open.js';
 import type { ProcessesTable } from './schema.js';
 
@@ -141,17 +142,24 @@ export class Processes {
   /**
    * Asks for a process to stop (spec §5 `processStop`), on whichever worker runs it: that worker
    * stops it at its next look. False when the process is not active (stopping a finished one is
-   * not an error, just nothing to do).
+   * not an error, just nothing to do). With `audit`, the stop is recorded with it in one
+   * transaction (issue #19), when it stops the process.
    */
-  async requestStop(id: string, reason: string, now: number): Promise<boolean> {
-    const result = await this.store.db
-      .updateTable('processes')
-      .set({ stop_requested_at: now, stop_reason: reason })
-      .where('id', '=', id)
-      .where('status', 'in', [...ACTIVE_STATUSES])
-      .where('stop_requested_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  async requestStop(id: string, reason: string, now: number, audit?: AuditEntry): Promise<boolean> {
+    return writeAudited(
+      this.store.db,
+      async (db) => {
+        const result = await db
+          .updateTable('processes')
+          .set({ stop_requested_at: now, stop_reason: reason })
+          .where('id', '=', id)
+          .where('status', 'in', [...ACTIVE_STATUSES])
+          .where('stop_requested_at', 'is', null)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      },
+      audit === undefined ? undefined : (stopping) => (stopping ? audit : undefined),
+    );
   }
 
   /** Of the given processes, those for which a stop was requested, with the reason. */

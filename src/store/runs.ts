@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
+import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
@@ -118,10 +119,17 @@ export class Runs {
     return row === undefined ? undefined : toRun(row);
   }
 
-  /** Inserts a run row; false when its occurrence already has a run (the unique key of decisions §4). */
-  async insert(run: Run): Promise<boolean> {
+  /**
+   * Inserts a run row; false when its occurrence already has a run (the unique key of decisions §4).
+   * With `audit` (a manual fire, issue #19), its audit row is written in the same transaction.
+   */
+  async insert(run: Run, audit?: AuditEntry): Promise<boolean> {
     try {
-      await this.store.db.insertInto('runs').values(runRow(run)).execute();
+      await writeAudited(
+        this.store.db,
+        (db) => db.insertInto('runs').values(runRow(run)).execute(),
+        audit === undefined ? undefined : () => audit,
+      );
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;

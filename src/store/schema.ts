@@ -274,6 +274,36 @@ export interface WorkflowStepsTable {
   ended_at: number | null;
 }
 
+/**
+ * The audit trail (issue #19): one row per attributed action — every document version written,
+ * every delete and restore, every fire, stop and refresh — with who did it and through what.
+ */
+export interface AuditLogTable {
+  id: Generated<number>;
+  tenant: string;
+  project: string;
+  at: number;
+  /** `document`, `scheduler`, `process`, `workflow-run` or `project`. */
+  subject_type: string;
+  /** The document path (a delete: where it was deleted from), scheduler name, process or run id; '' for a project. */
+  subject: string;
+  /** `create`, `update`, `delete`, `restore`, `fire`, `stop` or `refresh`. */
+  action: string;
+  /** The document's version after the action; null for other subjects. */
+  version: number | null;
+  /** A delete's or restore's path in `_vance/trash/`. */
+  trash_path: string | null;
+  user_name: string;
+  /** The bearer token's id; null for a local command or Ursa itself. */
+  token_id: string | null;
+  /** `rest`, `mcp`, `cli`, `library` or `ursa`. */
+  interface: string;
+  /** 1 when an agent did it (a tool call). */
+  agent: number;
+  /** JSON: a fire's correlationId, a stop's reason, a refresh's scope. */
+  detail: string | null;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
@@ -291,4 +321,5 @@ export interface Database {
   tokens: TokensTable;
   workflow_runs: WorkflowRunsTable;
   workflow_steps: WorkflowStepsTable;
+  audit_log: AuditLogTable;
 }

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { type AuditEntry, writeAudited } from './audit.js';
 import type { Store } from './open.js';
 import type { WorkflowRunsTable, WorkflowStepsTable } from './schema.js';
 
@@ -196,16 +197,25 @@ export class WorkflowRuns {
     });
   }
 
-  /** Asks the worker running it to stop the run (from any process); false when it is not running. */
-  async requestStop(tenant: string, id: string, at: number): Promise<boolean> {
-    const result = await this.store.db
-      .updateTable('workflow_runs')
-      .set({ stop_requested_at: at })
-      .where('tenant', '=', tenant)
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  /**
+   * Asks the worker running it to stop the run (from any process); false when it is not running.
+   * With `audit`, the stop is recorded with it in one transaction (issue #19), when it stops the run.
+   */
+  async requestStop(tenant: string, id: string, at: number, audit?: AuditEntry): Promise<boolean> {
+    return writeAudited(
+      this.store.db,
+      async (db) => {
+        const result = await db
+          .updateTable('workflow_runs')
+          .set({ stop_requested_at: at })
+          .where('tenant', '=', tenant)
+          .where('id', '=', id)
+          .where('status', '=', 'running')
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) === 1;
+      },
+      audit === undefined ? undefined : (stopping) => (stopping ? audit : undefined),
+    );
   }
 
   /** Running runs held by a worker not in `live` (its lease lapsed): at most `limit` ids. */

@@ -2,12 +2,12 @@ import { parse as parseYaml } from 'yaml';
 import { UrsaError } from '../errors/index.js';
 import { type EffectiveScheduler, loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
-import { refreshProject } from '../runtime/registrar.js';
 import { RUN_LOG_PREFIX, runLogLockMode } from '../runtime/run-log.js';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import type { Caller } from '../service/caller.js';
+import { actorOf, type Caller } from '../service/caller.js';
+import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
 import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
@@ -19,6 +19,8 @@ export interface AgentIdentity {
   readonly tenant: string;
   readonly project: string;
   readonly user: string;
+  /** The id of the bearer token the agent connected with (MCP over HTTP), for the audit trail. */
+  readonly tokenId?: string | undefined;
 }
 
 /** A scheduler an agent may see, as `scheduler_list` shows it. Instants are UTC epoch ms. */
@@ -97,7 +99,8 @@ function lockModeOf(document: StoredDocument): LockMode {
 
 function callerOf(identity: AgentIdentity): Caller {
   // Agents write as their user and never as an admin: runAs is theirs alone (decisions §6).
-  return { ...identity, role: 'write' };
+  // Their writes are marked as an agent's in the audit trail (issue #19).
+  return { ...identity, role: 'write', interface: 'mcp', agent: true };
 }
 
 /**
@@ -207,14 +210,17 @@ export class AgentScope {
   }
 
   /**
-   * The YAML of scheduler `name` and whether it is locked.
+   * The YAML of scheduler `name`, whether it is locked, and the version of the project's own
+   * document (0 for a tenant-wide one), which a write may pass back as its expected version.
    *
    * @throws UrsaError `NOT_FOUND` when there is none or it is hidden (the same error).
    */
-  scheduler(name: string): { body: string; locked: boolean } {
+  scheduler(name: string): { body: string; locked: boolean; version: number } {
     const entry = this.#visible(name);
     if (entry === undefined) throw notFound(name, this.identity);
-    return { body: entry.document.body, locked: agentView(entry.lockMode).locked };
+    const { document } = entry;
+    const version = document.project === this.identity.project ? document.version : 0;
+    return { body: document.body, locked: agentView(entry.lockMode).locked, version };
   }
 
   /** @throws UrsaError `LOCKED` ({@link locked}) when the cascade-resolved entry of `name` is locked. */
@@ -225,12 +231,27 @@ export class AgentScope {
   }
 
   /**
-   * Creates or replaces scheduler `name` as the agent's user (spec §9 `scheduler_set`).
+   * The gate again, on the project's own document as the write's transaction holds it: a person
+   * who locks the scheduler while an agent's write is under way wins (issue #19).
+   */
+  #gateOnRow(name: string): (current: StoredDocument | undefined) => void {
+    return (current) => {
+      if (current !== undefined && !agentMayWrite(lockModeOf(current))) throw locked(name);
+    };
+  }
+
+  /**
+   * Creates or replaces scheduler `name` as the agent's user (spec §9 `scheduler_set`); with
+   * `expectedVersion`, only while the project's document is at that version (0: none).
    *
    * @throws UrsaError `LOCKED` for a locked name (before the YAML is even read), `FORBIDDEN` for a
-   *   `runAs` other than the agent's user, and what `setScheduler` throws.
+   *   `runAs` other than the agent's user, and what `setScheduler` throws (`VERSION_MISMATCH`).
    */
-  async set(name: string, yaml: string): Promise<SetResult & { timezone: string | undefined }> {
+  async set(
+    name: string,
+    yaml: string,
+    expectedVersion?: number,
+  ): Promise<SetResult & { timezone: string | undefined }> {
     this.#gate(name);
     const { identity } = this;
     const written = parseSchedulerDocument(yaml, {
@@ -248,7 +269,10 @@ export class AgentScope {
         },
       );
     }
-    const result = await setScheduler(this.#rt, callerOf(identity), name, yaml);
+    const result = await setScheduler(this.#rt, callerOf(identity), name, yaml, {
+      expectedVersion,
+      check: this.#gateOnRow(name),
+    });
     return { ...result, timezone: result.filledTimezone ?? written.timezone };
   }
 
@@ -256,9 +280,10 @@ export class AgentScope {
    * Deletes scheduler `name` of the agent's own project (spec §9 `scheduler_delete`).
    *
    * @throws UrsaError `NOT_FOUND` when there is none, `LOCKED` when it is locked (hidden ones too),
-   *   `FORBIDDEN` for a tenant-wide one.
+   *   `FORBIDDEN` for a tenant-wide one, `VERSION_MISMATCH` when `expectedVersion` is not the
+   *   stored version.
    */
-  async delete(name: string): Promise<void> {
+  async delete(name: string, expectedVersion?: number): Promise<void> {
     const entry = this.#gate(name);
     if (entry === undefined) throw notFound(name, this.identity);
     if (entry.document.project !== this.identity.project) {
@@ -268,7 +293,10 @@ export class AgentScope {
         { field: 'name', value: name },
       );
     }
-    await deleteScheduler(this.#rt, callerOf(this.identity), name);
+    await deleteScheduler(this.#rt, callerOf(this.identity), name, {
+      expectedVersion,
+      check: this.#gateOnRow(name),
+    });
   }
 
   /**
@@ -278,12 +306,14 @@ export class AgentScope {
    */
   fire(name: string): Promise<FireResult> {
     if (this.#visible(name) === undefined) throw notFound(name, this.identity);
-    return fireScheduler(this.#rt, this.identity.tenant, this.identity.project, name);
+    const { tenant, project } = this.identity;
+    return fireScheduler(this.#rt, tenant, project, name, actorOf(callerOf(this.identity)));
   }
 
   /** Refreshes the project (spec §8); the result names only schedulers the agent may see. */
   async refresh(): Promise<{ registered: string[]; invalid: { path: string; message: string }[] }> {
-    const result = await refreshProject(this.#rt, this.identity.tenant, this.identity.project);
+    const { tenant, project } = this.identity;
+    const result = await refreshProjectAs(this.#rt, actorOf(callerOf(this.identity)), tenant, project);
     return {
       registered: result.registered.filter((name) => this.#visible(name, false) !== undefined),
       invalid: result.failures

@@ -85,6 +85,15 @@ const list = defineTool({
   }),
 });
 
+const expectedVersion = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(
+    'Optional: the version scheduler_get returned (0: the project has no document of this name). The change is made only while the document is still at that version; otherwise a VERSION_MISMATCH error says which version it is at, and nothing changes.',
+  );
+
 const get = defineTool({
   name: 'scheduler_get',
   toolset: 'default',
@@ -92,10 +101,15 @@ const get = defineTool({
   description:
     'Return the complete YAML document of one scheduler of the current project (its own, or the tenant-wide one of that name). "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({ name }),
-  output: z.object({ name: z.string(), yaml: z.string(), locked: z.boolean() }),
+  output: z.object({
+    name: z.string(),
+    yaml: z.string(),
+    locked: z.boolean(),
+    version: z.number().describe("The project's own document's version; 0 for a tenant-wide scheduler"),
+  }),
   handler: async (scope, input) => {
-    const { body, locked } = scope.scheduler(input.name);
-    return { name: input.name, yaml: body, locked };
+    const { body, locked, version } = scope.scheduler(input.name);
+    return { name: input.name, yaml: body, locked, version };
   },
 });
 
@@ -104,18 +118,20 @@ const set = defineTool({
   toolset: 'default',
   label: 'write',
   description: `Create a scheduler, or replace one you may change, from a YAML document. Required: description; exactly one of cron (Spring/Quartz, six fields including seconds, e.g. "0 0 9 * * MON-FRI") or at (one time, e.g. "2026-05-14T08:00:00"); recipe. Optional: timezone (IANA; when you leave it out, the user's own time zone is written in, so "9 AM" means their 9 AM), params, initialMessage, enabled, overlap (skip | queue | cancelPrevious), tags, lockMode (full | protected | hidden — you may restrict, never unlock). runAs may only be your user, or left out. Example:\n${SCHEDULER_EXAMPLE}\nReturns created true or false. Errors name the field and what is allowed; a LOCKED error means a person locked that scheduler.`,
-  input: z.object({ name, yaml: z.string().describe('The scheduler YAML document.') }),
+  input: z.object({ name, yaml: z.string().describe('The scheduler YAML document.'), expectedVersion }),
   output: z.object({
     name: z.string(),
     created: z.boolean(),
+    version: z.number(),
     timezone: z.string().nullable(),
     warnings: z.array(z.string()),
   }),
   handler: async (scope, input) => {
-    const result = await scope.set(input.name, input.yaml);
+    const result = await scope.set(input.name, input.yaml, input.expectedVersion);
     return {
       name: input.name,
       created: result.created,
+      version: result.version,
       timezone: result.timezone ?? null,
       warnings: [...result.warnings],
     };
@@ -128,10 +144,10 @@ const remove = defineTool({
   label: 'write',
   description:
     'Delete a scheduler of the current project: it stops firing and its document goes to the trash (a person can restore it). Locked schedulers cannot be deleted (LOCKED error); an unknown name answers "not found".',
-  input: z.object({ name }),
+  input: z.object({ name, expectedVersion }),
   output: z.object({ name: z.string(), deleted: z.literal(true) }),
   handler: async (scope, input) => {
-    await scope.delete(input.name);
+    await scope.delete(input.name, input.expectedVersion);
     return { name: input.name, deleted: true as const };
   },
 });

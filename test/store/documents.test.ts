@@ -58,7 +58,7 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     await docs.put(key, 'cron: x', 'alice', 1);
     await docs.put(key, 'cron: y', 'bob', 2);
     const trashPath = (await docs.trash(key, 5)) as string;
-    expect(await docs.restore({ ...key, path: trashPath }, 9)).toBe(key.path);
+    expect(await docs.restore({ ...key, path: trashPath }, 9, 'admin')).toBe(key.path);
     expect(await docs.get(key)).toMatchObject({
       path: key.path,
       body: 'cron: y',
@@ -75,7 +75,7 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect(row).toEqual({ path: key.path, trashed_from: null });
     // Trashed and restored again: each trash remembers where it came from.
     const again = (await docs.trash(key, 10)) as string;
-    expect(await docs.restore({ ...key, path: again }, 11)).toBe(key.path);
+    expect(await docs.restore({ ...key, path: again }, 11, 'admin')).toBe(key.path);
   });
 
   it('refuses to restore over a live document (CONFLICT) and what is not in the trash (NOT_FOUND)', async () => {
@@ -83,9 +83,9 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     await docs.put(key, 'old', 'u', 1);
     const trashPath = (await docs.trash(key, 2)) as string;
     await docs.put(key, 'new', 'u', 3);
-    const conflict = docs.restore({ ...key, path: trashPath }, 4);
+    const conflict = docs.restore({ ...key, path: trashPath }, 4, 'admin');
     await expect(conflict).rejects.toThrow(UrsaError);
-    await expect(docs.restore({ ...key, path: trashPath }, 4)).rejects.toMatchObject({
+    await expect(docs.restore({ ...key, path: trashPath }, 4, 'admin')).rejects.toMatchObject({
       code: 'CONFLICT',
       field: 'path',
       message: `path: cannot restore ${JSON.stringify(trashPath)}: a live document already holds "_vance/scheduler/a.yaml" in acme/ops`,
@@ -94,14 +94,16 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect((await docs.get({ ...key, path: trashPath }))?.body).toBe('old');
 
     for (const path of ['_vance/trash/nothing_a.yaml', key.path]) {
-      await expect(docs.restore({ ...key, path }, 5)).rejects.toMatchObject({
+      await expect(docs.restore({ ...key, path }, 5, 'admin')).rejects.toMatchObject({
         code: 'NOT_FOUND',
         field: 'path',
         message: `path: ${JSON.stringify(path)} is not a trashed document of acme/ops`,
       });
     }
     // The trashed document is in (acme, ops) only.
-    await expect(docs.restore({ ...key, project: 'other', path: trashPath }, 5)).rejects.toMatchObject({
+    await expect(
+      docs.restore({ ...key, project: 'other', path: trashPath }, 5, 'admin'),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });

@@ -16,6 +16,7 @@ const TABLES = [
   'oneshot_fires',
   'workflow_runs',
   'workflow_steps',
+  'audit_log',
 ] as const;
 
 /** Each table's rows as sorted JSON lines. */

@@ -130,7 +130,7 @@ describe('the lock-mode gate for agent tools (spec §10b)', () => {
     const result = await call('scheduler_set', { name: 'standup', yaml });
     expect(result).toEqual({
       ok: true,
-      output: { name: 'standup', created: true, timezone: 'Asia/Tokyo', warnings: [] },
+      output: { name: 'standup', created: true, version: 1, timezone: 'Asia/Tokyo', warnings: [] },
     });
     const stored = await t.rt.repos.documents.get({
       tenant: T,

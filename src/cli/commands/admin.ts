@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { LOCAL_DEFAULT_USER } from '../../client/local.js';
 import { UrsaError } from '../../errors/index.js';
 import { refreshProject, refreshTenant } from '../../runtime/registrar.js';
 import { validateName } from '../../scheduler/name.js';
@@ -11,6 +12,7 @@ import {
   settingScope,
   unsetSetting,
 } from '../../service/settings.js';
+import { cliActor } from '../../store/audit.js';
 import { TENANT_PROJECT } from '../../store/documents.js';
 import type { SettingRecord } from '../../store/settings.js';
 import { timeZone } from '../../time/zone.js';
@@ -246,6 +248,7 @@ function registerDocRestore(program: Command, io: CliIo): void {
         const restored = await rt.repos.documents.restore(
           { tenant, project, path: trashPath },
           rt.clock.now(),
+          cliActor(LOCAL_DEFAULT_USER),
         );
         // A scheduler document is back: its project (every project, for _tenant) picks it up (spec §8).
         if (restored.startsWith(SCHEDULER_PREFIX)) {

@@ -1,5 +1,12 @@
 import type { Command } from 'commander';
-import type { EventView, InboxItemView, RunView } from '../../client/types.js';
+import type {
+  EventView,
+  HistoryEntryView,
+  InboxItemView,
+  PageRequest,
+  RunView,
+  UrsaClient,
+} from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -99,6 +106,56 @@ export function table(
   );
 }
 
+/** The options of a command that lists one page: `-n`, `--before`, `--json`. */
+interface PageOptions {
+  readonly n: string;
+  readonly before?: string;
+  readonly json?: boolean;
+}
+
+/**
+ * Prints one page of what `fetch` lists about `subject` (a scheduler, a document path): as lines,
+ * or with `--json` as a JSON array (the next page's cursor then goes to standard error), or a
+ * "no … of <subject>" line when the page is empty.
+ */
+async function printPage<T>(
+  command: Command,
+  io: CliIo,
+  subject: string,
+  options: PageOptions,
+  listing: {
+    readonly noun: string;
+    readonly fetch: (
+      client: UrsaClient,
+      page: PageRequest,
+    ) => Promise<{ readonly items: readonly T[]; readonly nextCursor: number | null }>;
+    readonly json: (item: T) => unknown;
+    readonly lines: (items: readonly T[]) => string[];
+  },
+): Promise<void> {
+  const limit = parseCount(options.n, 'n');
+  const before = options.before === undefined ? undefined : parseId(options.before, 'before');
+  const client = await openClient(command, io);
+  try {
+    const { tenant, project } = client.scope;
+    const page = await listing.fetch(client, { limit, before });
+    const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(page.items.map(listing.json), null, 2)}\n`);
+      io.stderr.write(next);
+      return;
+    }
+    if (page.items.length === 0) {
+      io.stdout.write(
+        `no ${before === undefined ? '' : 'older '}${listing.noun} of ${JSON.stringify(subject)} in ${tenant}/${project}\n`,
+      );
+    } else for (const line of listing.lines(page.items)) io.stdout.write(`${line}\n`);
+    io.stdout.write(next);
+  } finally {
+    await client.close();
+  }
+}
+
 /** One line per run: scheduledFor, outcome, duration, trigger, the coalesced marker (when any run has it), logPath. */
 function runLines(runs: readonly RunView[]): string[] {
   const marked = runs.some((r) => r.coalesced);
@@ -123,31 +180,16 @@ function registerRuns(program: Command, io: CliIo): void {
     .option('-n <count>', 'how many runs (1-1000)', '20')
     .option('--before <cursor>', 'the page below this cursor (printed as "next page: --before N")')
     .option('--json', 'print a JSON array of runs (the cursor of the next page goes to stderr)')
-    .action(
-      async (name: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
-        const limit = parseCount(options.n, 'n');
-        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
-        const client = await openClient(command, io);
-        try {
-          const { tenant, project } = client.scope;
-          const page = await client.runs(name, { limit, before });
-          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
-          if (options.json) {
-            io.stdout.write(`${JSON.stringify(page.runs.map(runJson), null, 2)}\n`);
-            io.stderr.write(next);
-            return;
-          }
-          if (page.runs.length === 0) {
-            io.stdout.write(
-              `no ${before === undefined ? '' : 'older '}runs of ${JSON.stringify(name)} in ${tenant}/${project}\n`,
-            );
-          }
-          for (const line of runLines(page.runs)) io.stdout.write(`${line}\n`);
-          io.stdout.write(next);
-        } finally {
-          await client.close();
-        }
-      },
+    .action((name: string, options: PageOptions, command: Command) =>
+      printPage(command, io, name, options, {
+        noun: 'runs',
+        fetch: async (client, page) => {
+          const found = await client.runs(name, page);
+          return { items: found.runs, nextCursor: found.nextCursor };
+        },
+        json: runJson,
+        lines: runLines,
+      }),
     );
 }
 
@@ -164,31 +206,16 @@ function registerEvents(program: Command, io: CliIo): void {
     .option('-n <count>', 'how many lines (1-1000)', '20')
     .option('--before <cursor>', 'the page below this line id (printed as "next page: --before N")')
     .option('--json', 'print a JSON array of feed lines (the cursor of the next page goes to stderr)')
-    .action(
-      async (name: string, options: { n: string; before?: string; json?: boolean }, command: Command) => {
-        const limit = parseCount(options.n, 'n');
-        const before = options.before === undefined ? undefined : parseId(options.before, 'before');
-        const client = await openClient(command, io);
-        try {
-          const { tenant, project } = client.scope;
-          const page = await client.events(name, { limit, before });
-          const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
-          if (options.json) {
-            io.stdout.write(`${JSON.stringify(page.events, null, 2)}\n`);
-            io.stderr.write(next);
-            return;
-          }
-          if (page.events.length === 0) {
-            io.stdout.write(
-              `no ${before === undefined ? '' : 'older '}events of ${JSON.stringify(name)} in ${tenant}/${project}\n`,
-            );
-          }
-          for (const line of eventLines(page.events)) io.stdout.write(`${line}\n`);
-          io.stdout.write(next);
-        } finally {
-          await client.close();
-        }
-      },
+    .action((name: string, options: PageOptions, command: Command) =>
+      printPage(command, io, name, options, {
+        noun: 'events',
+        fetch: async (client, page) => {
+          const found = await client.events(name, page);
+          return { items: found.events, nextCursor: found.nextCursor };
+        },
+        json: (event) => event,
+        lines: eventLines,
+      }),
     );
 }
 
@@ -271,9 +298,57 @@ function registerInbox(program: Command, io: CliIo): void {
     });
 }
 
-/** The history commands (issue #5): `runs` and `events` from the activity feed, and the inbox. */
+/**
+ * A header, then one line per history entry: at, action, version, user, the token id (`cli` for a
+ * local command, `-` for a library call or Ursa itself), interface, `agent` for an agent's.
+ */
+function historyLines(entries: readonly HistoryEntryView[]): string[] {
+  return table(
+    [
+      ['AT', 'ACTION', 'VERSION', 'USER', 'TOKEN', 'INTERFACE', 'AGENT'],
+      ...entries.map((e) => [
+        e.at,
+        e.action,
+        String(e.version),
+        e.user,
+        e.tokenId ?? (e.interface === 'cli' ? 'cli' : '-'),
+        e.interface,
+        e.agent ? 'agent' : '',
+      ]),
+    ],
+    new Set([2]),
+  ).map((line) => line.trimEnd());
+}
+
+/** `ursa doc history <path>`: who wrote each version of a document, deleted and restored it (issue #19). */
+function registerDocHistory(program: Command, io: CliIo): void {
+  const doc = program.commands.find((c) => c.name() === 'doc') ?? program.command('doc');
+  withClientOptions(doc.command('history'))
+    .description('list who wrote each version of a document, deleted and restored it, newest first')
+    .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml (or its _vance/trash/ path)')
+    .option('-n <count>', 'how many entries (1-1000)', '20')
+    .option('--before <cursor>', 'the page below this cursor (printed as "next page: --before N")')
+    .option('--json', 'print a JSON array of entries (the cursor of the next page goes to stderr)')
+    .action((path: string, options: PageOptions, command: Command) =>
+      printPage(command, io, path, options, {
+        noun: 'history',
+        fetch: async (client, page) => {
+          const found = await client.docHistory(path, page);
+          return { items: found.history, nextCursor: found.nextCursor };
+        },
+        json: (entry) => entry,
+        lines: historyLines,
+      }),
+    );
+}
+
+/**
+ * The history commands (issue #5): `runs` and `events` from the activity feed, the inbox, and
+ * `doc history` from the audit trail (issue #19; added to the `doc` command of `store-commands.ts`).
+ */
 export function registerHistoryCommands(program: Command, io: CliIo): void {
   registerRuns(program, io);
   registerEvents(program, io);
   registerInbox(program, io);
+  registerDocHistory(program, io);
 }

@@ -11,6 +11,7 @@ import type { Runtime } from '../../runtime/context.js';
 import { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
+import { cliActor } from '../../store/audit.js';
 import { lockSqliteFile, type ProcessLock } from '../../store/process-lock.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
@@ -118,7 +119,7 @@ async function runWorker(
         .select((eb) => eb.fn.countAll().as('n'))
         .executeTakeFirst();
       if (Number(count?.n ?? 0) === 0) {
-        const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, 'demo');
+        const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, cliActor('demo'));
         log.info(
           { tenant, project, applied: entries.map((e) => `${e.status} ${e.path}`) },
           'demo: examples applied',
@@ -186,7 +187,7 @@ function registerApply(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant, project } = scope(command, config);
-        const entries = await applyDirectory(rt, resolve(io.cwd, dir), tenant, project, options.as);
+        const entries = await applyDirectory(rt, resolve(io.cwd, dir), tenant, project, cliActor(options.as));
         if (!printApply(entries, io)) throw new ExitCode(2);
       } finally {
         await close();

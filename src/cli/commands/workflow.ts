@@ -60,6 +60,7 @@ function local(
         ...scope(command, ctx.config),
         user: opts.as ?? LOCAL_DEFAULT_USER,
         role: 'admin',
+        interface: 'cli',
       };
       await action(ctx, caller, {
         ...(args[args.length - 2] as Record<string, unknown>),

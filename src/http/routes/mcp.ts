@@ -35,7 +35,7 @@ export async function mcpRoutes(app: FastifyInstance, options: AppOptions): Prom
       const caller = callerFor(request, tenant ?? '', request.query.project, 'read');
       const server = createMcpServer(
         options.rt,
-        { tenant: caller.tenant, project: caller.project, user: caller.user },
+        { tenant: caller.tenant, project: caller.project, user: caller.user, tokenId: caller.tokenId },
         // A read token gets the read-only tools: over MCP as over REST it cannot write (decisions §6).
         { admin: caller.role === 'admin', readOnly: caller.role === 'read' },
       );

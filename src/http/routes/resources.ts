@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { UrsaError } from '../../errors/index.js';
-import { refreshTenant } from '../../runtime/registrar.js';
+import { actorOf } from '../../service/caller.js';
+import { refreshTenantAs } from '../../service/refresh.js';
 import { stopProcess } from '../../service/runs.js';
 import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';
+import { withEtag } from '../conditional.js';
 import {
   documentParams,
   documentSchema,
@@ -13,6 +15,8 @@ import {
   documentSummaryView,
   documentView,
   hidingNotFound,
+  historyEntryView,
+  historySchema,
   inboxItemSchema,
   inboxItemView,
   notFound,
@@ -42,6 +46,19 @@ const documentsQuery = z.strictObject({
     .max(1024)
     .optional()
     .describe('The nextCursor of the previous page: only paths after this one'),
+});
+
+/** The suffix of a document path that asks for its history (issue #19). */
+const HISTORY_SUFFIX = '/history';
+
+const historyQuery = z.strictObject({
+  limit: limit(100).describe('history only: at most this many entries'),
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('history only: the nextCursor of the previous page'),
 });
 
 const inboxQuery = z.strictObject({
@@ -124,16 +141,25 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     {
       schema: {
         tags: ['documents'],
-        summary: 'One document by path, e.g. a run log _vance/logs/scheduler/<name>/….md',
+        summary:
+          'One document by path, e.g. a run log _vance/logs/scheduler/<name>/….md (its version is the ETag); <path>/history: who wrote each version, deleted and restored it, newest first',
         params: documentParams,
-        response: { 200: documentSchema, ...errors },
+        querystring: historyQuery,
+        response: { 200: z.union([documentSchema, historySchema]), ...errors },
       },
     },
-    async (request) => {
-      const { tenant, project, '*': path } = request.params;
+    async (request, reply) => {
+      const { tenant, project, '*': requested } = request.params;
       callerFor(request, tenant, project, 'read');
-      const doc = await rt.repos.documents.get({ tenant, project, path });
+      // Every document path ends in a file name (….yaml, ….md), so none ends in /history.
+      if (requested.endsWith(HISTORY_SUFFIX) && requested.length > HISTORY_SUFFIX.length) {
+        const path = requested.slice(0, -HISTORY_SUFFIX.length);
+        const found = await rt.repos.audit.documentHistory({ tenant, project, path }, request.query);
+        return { path, history: found.records.map(historyEntryView), nextCursor: found.nextCursor };
+      }
+      const doc = await rt.repos.documents.get({ tenant, project, path: requested });
       if (doc === undefined) throw notFound();
+      withEtag(reply, doc.version);
       return documentView(doc);
     },
   );
@@ -175,13 +201,11 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     },
     async (request) => {
       const { tenant, project, id } = request.params;
-      callerFor(request, tenant, project, 'write');
+      const caller = callerFor(request, tenant, project, 'write');
       const found = await rt.repos.processes.get(id);
       if (found === undefined || found.tenant !== tenant || found.project !== project) throw notFound();
       const reason = request.body?.reason;
-      return hidingNotFound(() =>
-        reason === undefined ? stopProcess(rt, tenant, id) : stopProcess(rt, tenant, id, reason),
-      );
+      return hidingNotFound(() => stopProcess(rt, tenant, id, reason, actorOf(caller)));
     },
   );
 
@@ -253,8 +277,8 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     },
     async (request) => {
       const { tenant } = request.params;
-      tenantCallerFor(request, tenant, 'admin');
-      const results = await refreshTenant(rt, tenant);
+      const caller = tenantCallerFor(request, tenant, 'admin');
+      const results = await refreshTenantAs(rt, actorOf(caller), tenant);
       return {
         projects: results
           .map((result) => ({

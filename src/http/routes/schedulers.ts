@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { refreshProject } from '../../runtime/registrar.js';
 import { schedulerPath } from '../../scheduler/paths.js';
+import { actorOf } from '../../service/caller.js';
 import { listSchedulers } from '../../service/listing.js';
+import { refreshProjectAs } from '../../service/refresh.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
 import { formatInstant } from '../../time/instant.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
+import { ifMatch, withEtag } from '../conditional.js';
 import {
   feedLineSchema,
   hidingNotFound,
@@ -48,6 +50,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
   const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+  // A conditional write (If-Match) that found another version (issue #19).
+  const writeErrors = { ...errors, 412: problemSchema };
 
   r.get(
     BASE,
@@ -81,7 +85,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'One scheduler: its YAML document and where it comes from',
+        summary:
+          "One scheduler: its YAML document and where it comes from; a project's own carries its version as ETag (for If-Match)",
         params: schedulerParams,
         response: {
           200: z.object({
@@ -98,7 +103,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tenant, project, name } = request.params;
       callerFor(request, tenant, project, 'read');
       const own = await rt.repos.documents.get({ tenant, project, path: schedulerPath(name) });
@@ -107,6 +112,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       // The same body as another tenant's scheduler (decisions §6): no name, no tenant.
       if (doc === undefined) throw notFound();
       const state = await rt.repos.schedules.get({ tenant, project, name });
+      // Only the project's own document: a write to this path never replaces the _tenant one.
+      if (own !== undefined) withEtag(reply, own.version);
       return {
         name,
         path: doc.path,
@@ -126,7 +133,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       schema: {
         tags: ['schedulers'],
         summary:
-          'Create or replace a scheduler (idempotent): YAML text (application/yaml) or {"yaml": "..."}',
+          'Create or replace a scheduler (idempotent): YAML text (application/yaml) or {"yaml": "..."}; with If-Match: "<version>" only while the stored document is at that version (else 412)',
         params: schedulerParams,
         // The 64 KiB limit is in bytes of UTF-8, checked with the document (DOCUMENT_INVALID), the
         // same for YAML text and {yaml}.
@@ -146,7 +153,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
             warnings: z.array(z.string()),
             filledTimezone: z.string().nullable(),
           }),
-          ...errors,
+          ...writeErrors,
         },
       },
     },
@@ -154,8 +161,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       const { tenant, project, name } = request.params;
       const caller = callerFor(request, tenant, project, 'write');
       const yaml = typeof request.body === 'string' ? request.body : request.body.yaml;
-      const result = await setScheduler(rt, caller, name, yaml);
-      return reply
+      const result = await setScheduler(rt, caller, name, yaml, ifMatch(request));
+      return withEtag(reply, result.version)
         .status(result.created ? 201 : 200)
         .send({ ...result, warnings: [...result.warnings], filledTimezone: result.filledTimezone ?? null });
     },
@@ -166,15 +173,17 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'Delete a scheduler (its document goes to the trash)',
+        summary:
+          'Delete a scheduler (its document goes to the trash); with If-Match: "<version>" only while it is at that version (else 412)',
         params: schedulerParams,
-        response: { 200: z.object({ trashPath: z.string() }), ...errors },
+        response: { 200: z.object({ trashPath: z.string() }), ...writeErrors },
       },
     },
     async (request) => {
       const { tenant, project, name } = request.params;
       const caller = callerFor(request, tenant, project, 'write');
-      return hidingNotFound(() => deleteScheduler(rt, caller, name));
+      const guard = ifMatch(request);
+      return hidingNotFound(() => deleteScheduler(rt, caller, name, guard));
     },
   );
 
@@ -197,8 +206,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     },
     async (request) => {
       const { tenant, project } = request.params;
-      callerFor(request, tenant, project, 'admin');
-      const result = await refreshProject(rt, tenant, project);
+      const caller = callerFor(request, tenant, project, 'admin');
+      const result = await refreshProjectAs(rt, actorOf(caller), tenant, project);
       return {
         active: result.active,
         registered: [...result.registered],
@@ -219,8 +228,10 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     },
     async (request, reply) => {
       const { tenant, project, name } = request.params;
-      callerFor(request, tenant, project, 'write');
-      return reply.status(202).send(await hidingNotFound(() => fireScheduler(rt, tenant, project, name)));
+      const caller = callerFor(request, tenant, project, 'write');
+      return reply
+        .status(202)
+        .send(await hidingNotFound(() => fireScheduler(rt, tenant, project, name, actorOf(caller))));
     },
   );
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isUrsaError, UrsaError } from '../../errors/index.js';
+import type { AuditRecord } from '../../store/audit.js';
 import type { StoredDocument } from '../../store/documents.js';
 import type { FeedLine, FeedRun } from '../../store/feed.js';
 import type { InboxItem } from '../../store/inbox.js';
@@ -218,6 +219,41 @@ export function documentSummaryView(doc: StoredDocument): z.infer<typeof documen
 /** A document with its body. */
 export function documentView(doc: StoredDocument): z.infer<typeof documentSchema> {
   return { ...documentSummaryView(doc), body: doc.body };
+}
+
+/** One entry of a document's history (issue #19): a version written, a delete or a restore, and by whom. */
+export const historyEntrySchema = z.object({
+  id: z.number().describe('Increasing; the cursor of the next page'),
+  version: z.number().describe('The version written, deleted or restored'),
+  at: instant,
+  action: z.enum(['create', 'update', 'delete', 'restore']),
+  path: z.string().describe('Where the document was (a delete: the path it was deleted from)'),
+  trashPath: z.string().nullable().describe('A delete or restore: its path in _vance/trash/'),
+  user: z.string(),
+  tokenId: z.string().nullable().describe('The id of the token used; null for a local command or Ursa'),
+  interface: z.enum(['rest', 'mcp', 'cli', 'library', 'ursa']),
+  agent: z.boolean().describe("true: an agent's tool call"),
+});
+
+export const historySchema = z.object({
+  path: z.string(),
+  history: z.array(historyEntrySchema),
+  nextCursor: z.number().nullable(),
+});
+
+export function historyEntryView(record: AuditRecord): z.infer<typeof historyEntrySchema> {
+  return {
+    id: record.id,
+    version: record.version ?? 0,
+    at: formatInstant(record.at),
+    action: record.action as z.infer<typeof historyEntrySchema>['action'],
+    path: record.subject,
+    trashPath: record.trashPath,
+    user: record.actor.user,
+    tokenId: record.actor.tokenId,
+    interface: record.actor.interface,
+    agent: record.actor.agent,
+  };
 }
 
 export const processSchema = z.object({

@@ -14,6 +14,7 @@ import type { WorkflowRun } from '../../store/workflow-runs.js';
 import { formatInstant } from '../../time/instant.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
+import { ifMatch, withEtag } from '../conditional.js';
 import {
   documentSchema,
   documentSummarySchema,
@@ -118,14 +119,16 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
     {
       schema: {
         tags: ['workflows'],
-        summary: 'One workflow document',
+        summary: 'One workflow document; its version is the ETag (for If-Match)',
         params: schedulerParams,
         response: { 200: documentSchema, ...errors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tenant, project, name } = request.params;
-      return documentView(await getWorkflow(rt, callerFor(request, tenant, project, 'read'), name));
+      const document = await getWorkflow(rt, callerFor(request, tenant, project, 'read'), name);
+      withEtag(reply, document.version);
+      return documentView(document);
     },
   );
 
@@ -134,7 +137,8 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
     {
       schema: {
         tags: ['workflows'],
-        summary: 'Create or replace a workflow: YAML text (application/yaml) or {"yaml": "..."}',
+        summary:
+          'Create or replace a workflow: YAML text (application/yaml) or {"yaml": "..."}; with If-Match: "<version>" only while it is at that version (else 412)',
         params: schedulerParams,
         // The 64 KiB limit is in bytes of UTF-8, checked with the document (DOCUMENT_INVALID), the
         // same for YAML text and {yaml}.
@@ -143,6 +147,7 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
           200: z.object({ path: z.string(), created: z.boolean(), version: z.number() }),
           201: z.object({ path: z.string(), created: z.boolean(), version: z.number() }),
           ...errors,
+          412: problemSchema,
         },
       },
     },
@@ -150,8 +155,10 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
       const { tenant, project, name } = request.params;
       const caller = callerFor(request, tenant, project, 'write');
       const yaml = typeof request.body === 'string' ? request.body : request.body.yaml;
-      const { path, created, version } = await setWorkflow(rt, caller, name, yaml);
-      return reply.status(created ? 201 : 200).send({ path, created, version });
+      const { path, created, version } = await setWorkflow(rt, caller, name, yaml, ifMatch(request));
+      return withEtag(reply, version)
+        .status(created ? 201 : 200)
+        .send({ path, created, version });
     },
   );
 

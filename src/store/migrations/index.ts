@@ -9,6 +9,7 @@ import * as indexes from './0006-indexes.js';
 import * as workflows from './0007-workflows.js';
 import * as runLockMode from './0008-run-lock-mode.js';
 import * as tokenScope from './0009-token-scope.js';
+import * as documentAudit from './0010-document-audit.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -25,6 +26,7 @@ const ALL: Record<string, DialectMigration> = {
   '0007-workflows': workflows,
   '0008-run-lock-mode': runLockMode,
   '0009-token-scope': tokenScope,
+  '0010-document-audit': documentAudit,
 };
 
 /**
