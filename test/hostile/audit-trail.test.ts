@@ -25,7 +25,7 @@ describe.each(DIALECTS)('the audit trail on %s (issue #19)', (dialect) => {
     a = await testApp(dialect);
     cwd = mkdtempSync(join(tmpdir(), 'ursa-audit-'));
     for (const role of ['read', 'write', 'admin'] as const)
-      ids[role] = (await a.t.rt.repos.tokens.verify(a.tokens[role]))?.id as string;
+      ids[role] = (await a.t.rt.repos.tokens.verify(a.tokens[role], a.t.clock.now()))?.id as string;
   });
   afterAll(async () => {
     await a.close();

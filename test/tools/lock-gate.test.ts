@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/service/caller.js';
 import { setScheduler } from '../../src/service/schedulers.js';
+import { AgentScope } from '../../src/tools/agent-scope.js';
 import { type AgentIdentity, callTool, TOOLS, type ToolResult } from '../../src/tools/toolset.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -105,6 +106,28 @@ describe('the lock-mode gate for agent tools (spec §10b)', () => {
     expect((await call('scheduler_set', { name: 'c', yaml: doc('protected') })).ok).toBe(true);
     const lower = await call('scheduler_set', { name: 'c', yaml: doc('full') });
     expect(lower).toMatchObject({ ok: false, error: { code: 'LOCKED' } });
+  });
+
+  it('refuses an agent write when a person locks the scheduler after the tool call began (issue #19)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z');
+    const rt = t.rt;
+    await rt.repos.users.ensure(T, 'mia', 0);
+    await setScheduler(rt, person(P), 'backup', doc('full', 'runAs: mia\n'));
+    for (const write of ['set', 'delete'] as const) {
+      // The scope was read while the scheduler was full; the person locks it before the write.
+      const scope = await AgentScope.open(rt, agent);
+      await setScheduler(rt, person(P), 'backup', doc('protected', 'runAs: mia\n'));
+      const attempt =
+        write === 'set' ? scope.set('backup', doc('full', 'runAs: mia\n')) : scope.delete('backup');
+      await expect(attempt).rejects.toMatchObject({ code: 'LOCKED' });
+      const stored = await rt.repos.documents.get({
+        tenant: T,
+        project: P,
+        path: '_vance/scheduler/backup.yaml',
+      });
+      expect(stored?.body).toContain('lockMode: protected');
+      await setScheduler(rt, person(P), 'backup', doc('full', 'runAs: mia\n'));
+    }
   });
 
   it('refuses a runAs other than the calling user, with the field and what is allowed (decisions §6)', async () => {
