@@ -70,6 +70,8 @@ function encodings(part: string): string[] {
     encodeURI(part),
     ...base64Forms(latin1),
     ...(utf8.equals(latin1) ? [] : base64Forms(utf8)),
+    // A JSON document that holds the secret, base64-encoded as a whole.
+    ...(json === part ? [] : base64Forms(Buffer.from(json, 'utf8'))),
   ];
 }
 

@@ -111,7 +111,8 @@ export function outboundRefusal(
   const host = canonicalHost(target.host) ?? target.host;
   const address = canonicalAddress(target.address) ?? target.address;
   const local = localAddresses.map((a) => canonicalAddress(a) ?? a);
-  const where = host === address ? address : `${host} (${address})`;
+  // An IP address in the URL is the address connected to: shown once, in its canonical form.
+  const where = host === address || canonicalAddress(host) !== undefined ? address : `${host} (${address})`;
   const refused = (rule: string) => `outbound policy refuses ${where} port ${target.port}: ${rule}`;
   const listener = rules.listeners.find((l) => reachesListener(l, address, target.port, local));
   if (listener !== undefined) {
