@@ -235,6 +235,14 @@ function hostPatternProblem(entry: string): string | undefined {
 
 const hostList = listSchema(hostPatternProblem);
 
+/** What `outboundAllow` and `outboundDeny` share: an empty list by default, entries of either kind. */
+const OUTBOUND_LIST = {
+  default: [] as readonly string[],
+  type: 'list',
+  allowed: `a list (comma-separated in the environment or a flag) of ${OUTBOUND_ENTRY_ALLOWED}`,
+  ...listSchema(outboundEntryProblem),
+} as const;
+
 /** `secretHosts`: variable → host patterns, each variable a secret variable bound to one host or more. */
 const secretHostsMap = z
   .record(z.string(), z.unknown(), { error: 'is not a mapping' })
@@ -406,24 +414,18 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     fromText: nameSchema,
   },
   outboundAllow: {
-    default: [],
-    type: 'list',
+    ...OUTBOUND_LIST,
     env: 'URSA_OUTBOUND_ALLOW',
     yamlKey: 'outboundAllow',
     flag: '--outbound-allow',
-    allowed: `a list (comma-separated in the environment or a flag) of ${OUTBOUND_ENTRY_ALLOWED}`,
     doc: 'When not empty, the only hosts and address ranges the http engine may connect to.',
-    ...listSchema(outboundEntryProblem),
   },
   outboundDeny: {
-    default: [],
-    type: 'list',
+    ...OUTBOUND_LIST,
     env: 'URSA_OUTBOUND_DENY',
     yamlKey: 'outboundDeny',
     flag: '--outbound-deny',
-    allowed: `a list (comma-separated in the environment or a flag) of ${OUTBOUND_ENTRY_ALLOWED}`,
     doc: 'Hosts and address ranges the http engine may never connect to, checked on the address connected to.',
-    ...listSchema(outboundEntryProblem),
   },
   secretHosts: {
     default: {},

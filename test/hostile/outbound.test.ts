@@ -2,14 +2,13 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { httpEngineOptions } from '../../src/cli/context.js';
 import { loadConfig } from '../../src/config/index.js';
-import type { EngineRequest } from '../../src/engines/engine.js';
 import { createHttpEngine, type HttpEngineOptions } from '../../src/engines/http.js';
 import type { HostLookup } from '../../src/engines/outbound-connect.js';
 import { buildApp } from '../../src/http/app.js';
 import { type OutboundRules, outboundRefusal, parseOutboundEntry } from '../../src/net/outbound-policy.js';
 import { DIALECTS } from '../support/dialects.js';
 import { reply, startHookServer } from '../support/hook-server.js';
-import { httpRecipe, runHttpRecipeOnce } from '../support/http-run.js';
+import { httpEngineRequest, httpRecipe, runHttpRecipeOnce } from '../support/http-run.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { freePort } from '../support/server.js';
 
@@ -22,36 +21,6 @@ import { freePort } from '../support/server.js';
 const DEFAULT_LINK_LOCAL =
   '169.254.0.0/16 (link-local, cloud metadata) is denied by default; an outboundAllow range may allow it';
 
-function request(url: string): EngineRequest {
-  return {
-    processId: 'proc-outbound',
-    recipe: {
-      name: 'hook',
-      description: 'posts to a hook',
-      engine: 'http',
-      params: {},
-      command: undefined,
-      url,
-      headers: undefined,
-      secretHeaders: undefined,
-      // Long enough that a refusal answered by the timeout would show as one.
-      timeoutMs: 5000,
-      source: 'project',
-    },
-    params: {},
-    initialMessage: undefined,
-    context: {
-      tenant: 'acme',
-      project: 'ops',
-      scheduler: 'hook',
-      correlationId: 'run_outbound',
-      scheduledFor: Date.parse('2026-06-01T08:00:00Z'),
-      runAs: 'ada',
-    },
-    signal: new AbortController().signal,
-  };
-}
-
 /** A resolver that knows only `names` (name → addresses), and counts its calls. */
 function resolver(names: Record<string, string[]>) {
   return vi.fn<HostLookup>(async (hostname) => {
@@ -63,7 +32,7 @@ function resolver(names: Record<string, string[]>) {
 }
 
 async function run(url: string, options: HttpEngineOptions = {}) {
-  return createHttpEngine(options).run(request(url));
+  return createHttpEngine(options).run(httpEngineRequest(url));
 }
 
 describe('link-local and "this host" addresses are refused by default, in every spelling (issue #19)', () => {

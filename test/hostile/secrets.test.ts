@@ -1,15 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineRequest } from '../../src/engines/engine.js';
 import { createHttpEngine } from '../../src/engines/http.js';
 import type { UrsaError } from '../../src/errors/index.js';
 import { parseRecipeDocument } from '../../src/recipes/parse.js';
-import type { RecipeDefinition } from '../../src/recipes/recipe.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { thrown } from '../support/cron.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type Handler, startHookServer } from '../support/hook-server.js';
-import { httpRecipe, runHttpRecipeOnce } from '../support/http-run.js';
+import { httpEngineRequest, httpRecipe, runHttpRecipeOnce } from '../support/http-run.js';
 import { projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -22,6 +20,9 @@ const CREDENTIAL = 's3cr3t/T0k"en+with=chars~42!';
 const VALUE = `Bearer ${CREDENTIAL}`;
 const ENV = { URSA_SECRET_HOOK: VALUE };
 const SECRET_HEADER = { Authorization: 'URSA_SECRET_HOOK' };
+
+/** A run of a recipe that sends `URSA_SECRET_HOOK` as `Authorization` to `url`. */
+const request = (url: string) => httpEngineRequest(url, { secretHeaders: SECRET_HEADER });
 
 const json = (text: string) => JSON.stringify(text).slice(1, -1);
 
@@ -52,36 +53,6 @@ const LEAKS = Object.values(ECHOES).map((form) => form.toLowerCase());
 function leaked(text: string): string[] {
   const lower = text.toLowerCase();
   return LEAKS.filter((form) => lower.includes(form));
-}
-
-function request(url: string, recipe: Partial<RecipeDefinition> = {}): EngineRequest {
-  return {
-    processId: 'proc-secret',
-    recipe: {
-      name: 'hook',
-      description: 'posts to a hook',
-      engine: 'http',
-      params: {},
-      command: undefined,
-      url,
-      headers: undefined,
-      secretHeaders: SECRET_HEADER,
-      timeoutMs: 5000,
-      source: 'project',
-      ...recipe,
-    },
-    params: {},
-    initialMessage: undefined,
-    context: {
-      tenant: 'acme',
-      project: 'ops',
-      scheduler: 'hook',
-      correlationId: 'run_secret',
-      scheduledFor: Date.parse('2026-06-01T08:00:00Z'),
-      runAs: 'ada',
-    },
-    signal: new AbortController().signal,
-  };
 }
 
 /** Answers 200 with `body(authorization)`. */

@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
+import type { EngineRequest } from '../../src/engines/engine.js';
 import { buildApp } from '../../src/http/app.js';
+import type { RecipeDefinition } from '../../src/recipes/recipe.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import type { ProcessRecord } from '../../src/store/processes.js';
 import type { Run } from '../../src/store/runs.js';
@@ -22,6 +24,40 @@ export function httpRecipe(
     lines.push('secretHeaders:', ...Object.entries(secretHeaders).map(([h, v]) => `  ${h}: ${v}`));
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A request of the `http` engine for a hand-built recipe POSTing to `url` (scheduler `hook` of
+ * `acme/ops`), with a 5 s timeout: long enough that an answer the timeout gave would show as one.
+ */
+export function httpEngineRequest(url: string, recipe: Partial<RecipeDefinition> = {}): EngineRequest {
+  return {
+    processId: 'proc-hook',
+    recipe: {
+      name: 'hook',
+      description: 'posts to a hook',
+      engine: 'http',
+      params: {},
+      command: undefined,
+      url,
+      headers: undefined,
+      secretHeaders: undefined,
+      timeoutMs: 5000,
+      source: 'project',
+      ...recipe,
+    },
+    params: {},
+    initialMessage: undefined,
+    context: {
+      tenant: 'acme',
+      project: 'ops',
+      scheduler: 'hook',
+      correlationId: 'run_hook',
+      scheduledFor: Date.parse('2026-06-01T08:00:00Z'),
+      runAs: 'ada',
+    },
+    signal: new AbortController().signal,
+  };
 }
 
 /** Everything one run of an `http` recipe left where people and agents can read it. */
