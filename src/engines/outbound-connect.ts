@@ -37,7 +37,8 @@ function portOf(protocol: string, port: string): number {
 /**
  * An undici `Agent` that connects only where `rules` allow. A refused connection fails with
  * {@link OutboundRefused} before any byte is sent; a name that does not resolve fails with the
- * resolver's error (`ENOTFOUND`). Of several addresses, the first the policy allows is used.
+ * resolver's error (`ENOTFOUND`). Of several addresses, those the policy allows are tried in the
+ * resolver's order until one connects; a denied one is never tried.
  */
 export function guardedAgent(rules: OutboundRules, lookup: HostLookup = systemLookup): Agent {
   const connect = buildConnector({});
@@ -49,17 +50,25 @@ export function guardedAgent(rules: OutboundRules, lookup: HostLookup = systemLo
       resolved.then(
         (addresses) => {
           const local = localAddresses();
+          const allowed: string[] = [];
           let refusal: string | undefined;
           for (const { address } of addresses) {
             const reason = outboundRefusal(rules, { host: hostname, address, port }, local);
-            if (reason === undefined) {
-              // `host` stays the URL's, so TLS still checks the certificate against the name.
-              connect({ ...options, hostname: address }, callback);
-              return;
-            }
-            refusal ??= reason;
+            if (reason === undefined) allowed.push(address);
+            else refusal ??= reason;
           }
-          callback(new OutboundRefused(refusal ?? `${hostname} resolved to no address`), null);
+          if (allowed.length === 0) {
+            callback(new OutboundRefused(refusal ?? `${hostname} resolved to no address`), null);
+            return;
+          }
+          // One allowed address after the other (`localhost` may be ::1 first and serve on 127.0.0.1 only).
+          // `host` stays the URL's, so TLS still checks the certificate against the name.
+          const attempt = (index: number): void =>
+            connect({ ...options, hostname: allowed[index] as string }, (...result) => {
+              if (result[0] !== null && index + 1 < allowed.length) attempt(index + 1);
+              else callback(...result);
+            });
+          attempt(0);
         },
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
       );

@@ -110,6 +110,15 @@ describe('link-local and "this host" addresses are refused by default, in every 
     expect(server.received.map((r) => r.headers.host)).toEqual([`hooks.example.test:${server.port}`]);
   });
 
+  it('tries the next allowed address when one does not connect, as for localhost on ::1 and 127.0.0.1', async () => {
+    const server = await startHookServer(reply(200, 'reached'));
+    const lookup = resolver({ 'hooks.example.test': ['::1', '127.0.0.1'] });
+    expect(await run(`http://hooks.example.test:${server.port}/`, { lookup })).toEqual({
+      status: 'done',
+      output: 'reached',
+    });
+  });
+
   it('keeps reaching loopback servers other than Ursa itself', async () => {
     const server = await startHookServer(reply(200, 'ok'));
     const result = await run(`${server.origin}/`, {
