@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Engine, EngineRequest, EngineResult } from './engines/engine.js';
-import { defaultEngines } from './engines/index.js';
+import { defaultEngines, type HttpEngineOptions } from './engines/index.js';
 import { UrsaError } from './errors/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { RecipeDefinition } from './recipes/recipe.js';
@@ -62,6 +62,12 @@ export interface UrsaOptions {
   readonly logger?: Logger | string;
   /** Scheduling settings (decisions §4, spec §9a); defaults as the operator configuration's. */
   readonly settings?: Partial<RuntimeSettings>;
+  /**
+   * Options of the built-in `http` engine: the outbound policy (allow and deny lists, the
+   * application's own listeners) and the hosts each secret may go to. Its `secretHosts` also
+   * refuse, in `apply`, a recipe naming a secret for another host. Default: no lists, none bound.
+   */
+  readonly http?: HttpEngineOptions;
   /** The tenant and project calls default to (default `default` / `demo`). */
   readonly tenant?: string;
   readonly project?: string;
@@ -147,13 +153,17 @@ function engineOf(name: string, fn: EngineFunction): Engine {
 export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
   const location = options.db ?? './data/ursa.db';
   const store = await openStore(isPostgresUrl(location) ? location : resolve(location));
-  const engines = defaultEngines();
+  const engines = defaultEngines(options.http === undefined ? {} : { http: options.http });
   for (const [name, fn] of Object.entries(options.engines ?? {})) engines.register(engineOf(name, fn));
   const log = typeof options.logger === 'object' ? options.logger : createLogger(options.logger ?? 'info');
   const runtime: Runtime = {
     repos: repositories(store),
     clock: options.clock ?? systemClock,
-    settings: { ...DEFAULT_SETTINGS, ...options.settings },
+    settings: {
+      ...DEFAULT_SETTINGS,
+      ...(options.http?.secretHosts === undefined ? {} : { secretHosts: options.http.secretHosts }),
+      ...options.settings,
+    },
     engines,
     log,
   };

@@ -4,7 +4,7 @@ import { HttpClient } from '../client/http.js';
 import { LocalClient } from '../client/local.js';
 import type { UrsaClient } from '../client/types.js';
 import { type Config, loadConfig } from '../config/load.js';
-import { defaultEngines } from '../engines/index.js';
+import { defaultEngines, type HttpEngineOptions } from '../engines/index.js';
 import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Runtime } from '../runtime/context.js';
@@ -27,6 +27,22 @@ export function withStoreOptions(command: Command): Command {
 /** The effective configuration for a command: defaults < ursa.yaml < URSA_* < its flags. */
 export function commandConfig(command: Command, io: CliIo): Config {
   return loadConfig({ cwd: io.cwd, env: io.env, overrides: configOverridesFrom(command.optsWithGlobals()) });
+}
+
+/**
+ * The `http` engine's options from the configuration (issue #19): the outbound lists, the secret
+ * bindings, and the configured `host:port` as Ursa's own listener — refused also for `ursa worker`,
+ * which usually runs beside an `ursa serve` of the same configuration.
+ */
+export function httpEngineOptions(config: Config): HttpEngineOptions {
+  return {
+    outbound: {
+      allow: config.outboundAllow,
+      deny: config.outboundDeny,
+      listeners: [{ host: config.host, port: config.port }],
+    },
+    secretHosts: config.secretHosts,
+  };
 }
 
 /** An open store with the runtime over it; `close()` when done. */
@@ -57,8 +73,9 @@ export async function openContext(
       runLogRetentionDays: config.runLogRetentionDays,
       shutdownGraceMs: config.shutdownGraceMs,
       workflowsEnabled: config.workflows,
+      secretHosts: config.secretHosts,
     },
-    engines: defaultEngines(),
+    engines: defaultEngines({ http: httpEngineOptions(config) }),
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   };

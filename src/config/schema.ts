@@ -1,4 +1,8 @@
 import * as z from 'zod';
+import { parseHostPattern } from '../net/host-pattern.js';
+import { OUTBOUND_ENTRY_ALLOWED, parseOutboundEntry } from '../net/outbound-policy.js';
+import type { SecretHosts } from '../net/secret-hosts.js';
+import { SECRET_ENV_NAME } from '../recipes/http-fields.js';
 import { parseFixedDuration } from '../time/duration.js';
 
 const DURATION_ALLOWED_UNITS = 'weeks, days (24 h), hours, minutes and seconds';
@@ -53,13 +57,25 @@ export interface Settings {
   readonly tenant: string;
   /** Project the CLI uses when a command names none. Default `demo`. */
   readonly project: string;
+  /**
+   * Where the `http` engine may connect (issue #19): host patterns and address ranges; when not
+   * empty, only these. Default empty (anywhere but the denied).
+   */
+  readonly outboundAllow: readonly string[];
+  /** Where the `http` engine may never connect: host patterns and address ranges. Default empty. */
+  readonly outboundDeny: readonly string[];
+  /**
+   * The hosts each secret variable may be sent to: `URSA_SECRET_…` name → host patterns. A
+   * variable not named may go to any host. Default none.
+   */
+  readonly secretHosts: SecretHosts;
 }
 
 /** The name of one setting, as a key of {@link Settings}. */
 export type SettingKey = keyof Settings;
 
 /** What the value of a setting may be; a label for documentation and `ursa config`. */
-export type SettingType = 'string' | 'integer' | 'boolean' | 'duration' | 'enum';
+export type SettingType = 'string' | 'integer' | 'boolean' | 'duration' | 'enum' | 'list' | 'mapping';
 
 /**
  * How one setting is defined.
@@ -173,6 +189,106 @@ const hostSchema = z
   .regex(/^[^\s/]+$/, { error: 'is not a host name or IP address' });
 
 const logLevelSchema = z.enum(LogLevel, { error: 'is not a log level' });
+
+/**
+ * A list of entries that `check` accepts (it returns why not): a YAML list of strings, or in the
+ * environment and on the command line one text of entries separated by commas.
+ */
+function listSchema(check: (entry: string) => string | undefined): {
+  fromYaml: z.ZodType<readonly string[]>;
+  fromText: z.ZodType<readonly string[]>;
+} {
+  const entries = z
+    .array(z.string({ error: 'has an entry that is not a text value' }))
+    .superRefine((list, ctx) => {
+      for (const entry of list) {
+        const problem = entry.trim() === '' ? 'is empty' : check(entry.trim());
+        if (problem !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `has the entry ${JSON.stringify(entry)}, which ${problem}`,
+          });
+          return;
+        }
+      }
+    });
+  return {
+    fromYaml: z
+      .array(z.unknown(), { error: 'is not a list' })
+      .pipe(entries.transform((l) => l.map((e) => e.trim()))),
+    fromText: z
+      .string()
+      .transform((text) => text.split(','))
+      .pipe(entries.transform((l) => l.map((e) => e.trim()))),
+  };
+}
+
+function outboundEntryProblem(entry: string): string | undefined {
+  const parsed = parseOutboundEntry(entry);
+  return 'problem' in parsed ? parsed.problem : undefined;
+}
+
+function hostPatternProblem(entry: string): string | undefined {
+  const parsed = parseHostPattern(entry);
+  return 'problem' in parsed ? parsed.problem : undefined;
+}
+
+const hostList = listSchema(hostPatternProblem);
+
+/** What `outboundAllow` and `outboundDeny` share: an empty list by default, entries of either kind. */
+const OUTBOUND_LIST = {
+  default: [] as readonly string[],
+  type: 'list',
+  allowed: `a list (comma-separated in the environment or a flag) of ${OUTBOUND_ENTRY_ALLOWED}`,
+  ...listSchema(outboundEntryProblem),
+} as const;
+
+/** `secretHosts`: variable → host patterns, each variable a secret variable bound to one host or more. */
+const secretHostsMap = z
+  .record(z.string(), z.unknown(), { error: 'is not a mapping' })
+  .transform((map, ctx) => {
+    const result: Record<string, readonly string[]> = {};
+    for (const [variable, hosts] of Object.entries(map)) {
+      const parsed = (typeof hosts === 'string' ? hostList.fromText : hostList.fromYaml).safeParse(hosts);
+      const problem = !SECRET_ENV_NAME.test(variable)
+        ? 'is not the name of a secret variable (URSA_SECRET_ followed by upper-case letters, digits and _)'
+        : !parsed.success
+          ? parsed.error.issues[0]?.message
+          : parsed.data.length === 0
+            ? 'binds it to no host'
+            : undefined;
+      if (problem !== undefined || !parsed.success) {
+        ctx.addIssue({ code: 'custom', message: `has ${variable}, which ${problem ?? 'is not allowed'}` });
+        return z.NEVER;
+      }
+      Object.defineProperty(result, variable, { value: parsed.data, enumerable: true });
+    }
+    return result as SecretHosts;
+  });
+
+/** `URSA_OUTBOUND_SECRET_HOSTS` / `--secret-hosts`: `VAR=host,host;VAR2=host`. */
+const secretHostsText = z
+  .string()
+  .transform((text, ctx) => {
+    const map: Record<string, unknown> = {};
+    for (const binding of text.split(';')) {
+      if (binding.trim() === '') continue;
+      const eq = binding.indexOf('=');
+      if (eq === -1) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `has ${JSON.stringify(binding.trim())}, which is not VARIABLE=hosts`,
+        });
+        return z.NEVER;
+      }
+      Object.defineProperty(map, binding.slice(0, eq).trim(), {
+        value: binding.slice(eq + 1),
+        enumerable: true,
+      });
+    }
+    return map;
+  })
+  .pipe(secretHostsMap);
 
 const retention = integerSchema(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 const port = integerSchema(1, 65535);
@@ -296,6 +412,33 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     doc: 'Project a CLI command uses when it names none.',
     fromYaml: nameSchema,
     fromText: nameSchema,
+  },
+  outboundAllow: {
+    ...OUTBOUND_LIST,
+    env: 'URSA_OUTBOUND_ALLOW',
+    yamlKey: 'outboundAllow',
+    flag: '--outbound-allow',
+    doc: 'When not empty, the only hosts and address ranges the http engine may connect to.',
+  },
+  outboundDeny: {
+    ...OUTBOUND_LIST,
+    env: 'URSA_OUTBOUND_DENY',
+    yamlKey: 'outboundDeny',
+    flag: '--outbound-deny',
+    doc: 'Hosts and address ranges the http engine may never connect to, checked on the address connected to.',
+  },
+  secretHosts: {
+    default: {},
+    type: 'mapping',
+    // Not URSA_SECRET_…: a recipe may name any variable of that form as a secret header.
+    env: 'URSA_OUTBOUND_SECRET_HOSTS',
+    yamlKey: 'secretHosts',
+    flag: '--secret-hosts',
+    allowed:
+      'a mapping of URSA_SECRET_ variable → list of host names, *.domain or IP addresses (VAR=host,host;VAR2=host in the environment or a flag)',
+    doc: 'The hosts each secret variable may be sent to; a recipe naming it for another host is refused.',
+    fromYaml: secretHostsMap,
+    fromText: secretHostsText,
   },
 };
 

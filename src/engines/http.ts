@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
+import { type Dispatcher, fetch as undiciFetch } from 'undici';
 import { UrsaError } from '../errors/index.js';
+import { urlHost } from '../net/host-pattern.js';
+import {
+  type Listener,
+  OUTBOUND_ENTRY_ALLOWED,
+  type OutboundEntry,
+  type OutboundRules,
+  parseOutboundEntry,
+} from '../net/outbound-policy.js';
+import { type SecretHosts, secretHostRefusal } from '../net/secret-hosts.js';
 import {
   headerNameProblem,
   headerValueProblem,
@@ -8,6 +18,8 @@ import {
 } from '../recipes/http-fields.js';
 import { formatInstant } from '../time/instant.js';
 import type { Engine, EngineRequest, EngineResult } from './engine.js';
+import { guardedAgent, type HostLookup, OutboundRefused } from './outbound-connect.js';
+import { Secrets } from './secret-forms.js';
 import { stopReason } from './stop-reason.js';
 
 /** Options of {@link createHttpEngine}. Every field is optional. */
@@ -17,8 +29,25 @@ export interface HttpEngineOptions {
    * `process.env`. Only the named variables are read.
    */
   readonly env?: NodeJS.ProcessEnv;
-  /** The `fetch` to send with; default the global `fetch` of Node (undici), looked up at each run. */
+  /**
+   * The `fetch` to send with; default undici's. It is handed the outbound policy as
+   * `init.dispatcher`: a replacement that ignores it connects wherever it likes.
+   */
   readonly fetch?: typeof fetch;
+  /**
+   * Where the engine may connect (operator settings `outboundAllow`, `outboundDeny`; issue #19):
+   * entries as {@link parseOutboundEntry} reads them, and Ursa's own HTTP `listeners`. Default: no
+   * lists, no listener; the ranges denied by default are refused either way.
+   */
+  readonly outbound?: {
+    readonly allow?: readonly string[];
+    readonly deny?: readonly string[];
+    readonly listeners?: readonly Listener[];
+  };
+  /** The hosts each secret variable may be sent to (operator setting `secretHosts`); default none bound. */
+  readonly secretHosts?: SecretHosts;
+  /** Resolves host names for the outbound check and the connection; default the system resolver. */
+  readonly lookup?: HostLookup;
   /**
    * Bytes kept from the start of the response body for the run log (`EngineResult.output`).
    * Integer from 0 to 2^31−1; default 4096.
@@ -56,8 +85,6 @@ export const HTTP_DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_BODY_EXCERPT_BYTES = 4096;
 /** Longest delay a Node timer honours; a larger one would fire after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
-const REDACTED = '***';
-const REDACTED_BYTES = Buffer.from(REDACTED);
 
 /**
  * The `Idempotency-Key` of an occurrence: the first 32 hex digits (128 bits) of the SHA-256 of
@@ -112,26 +139,42 @@ export function httpRunPayload(request: EngineRequest): HttpRunPayload {
  *   `ECONNREFUSED`, `ENOTFOUND`): the origin only, never the path or query, which may hold a token.
  * - Nothing is sent, `failed`, when the recipe has no usable `url` (`recipe has no url`, `url …`),
  *   a header is not allowed, a secret's variable is unset or empty (the reason names the VARIABLE,
- *   never a value), or the params cannot be written as JSON.
+ *   never a value), a secret is bound (`secretHosts`) to other hosts than the URL's, or the params
+ *   cannot be written as JSON.
+ * - The outbound policy refuses the address the host resolves to (checked for every connection,
+ *   on the address connected to) → `failed` at once, reason `outbound policy refuses <host>
+ *   (<address>) port <port>: <rule>`; nothing reaches the address.
  *
- * Secret values never reach `reason` or `output`: every occurrence of one (verbatim or JSON-escaped)
- * in the body excerpt or the status text is replaced by `***`, also when the server echoes it back.
+ * Secret values never reach `reason` or `output`: every form of one a server may echo (see
+ * `secret-forms.ts`: the credential after its scheme word, URL-, JSON- and base64-encoded, in any
+ * letter case) in the body excerpt, the status text or an error is replaced by `***`.
  * The promise never rejects.
  *
- * @throws UrsaError `ARGUMENT_INVALID` when `bodyExcerptBytes` is not an integer from 0 to 2^31−1.
+ * @throws UrsaError `ARGUMENT_INVALID` when `bodyExcerptBytes` is not an integer from 0 to 2^31−1,
+ *   or an `outbound` entry is neither a host pattern nor an address range.
  */
 export function createHttpEngine(options: HttpEngineOptions = {}): Engine {
   const excerptBytes = nonNegativeInteger(options.bodyExcerptBytes);
+  const rules: OutboundRules = {
+    allow: outboundEntries('outbound.allow', options.outbound?.allow),
+    deny: outboundEntries('outbound.deny', options.outbound?.deny),
+    listeners: options.outbound?.listeners ?? [],
+  };
+  let agent: Dispatcher | undefined;
+  const secretHosts = options.secretHosts ?? {};
   return {
     name: 'http',
     run: async (request) => {
       if (request.signal.aborted) return { status: 'stopped', reason: stopReason(request.signal) };
       let secrets: Secrets = new Secrets([]);
       try {
-        const prepared = prepare(request, options.env ?? process.env);
+        const prepared = prepare(request, options.env ?? process.env, secretHosts);
         if (typeof prepared === 'string') return failed(prepared);
         secrets = prepared.secrets;
-        return await send(prepared, request, options.fetch ?? fetch, excerptBytes);
+        // One agent per engine, made at the first run: it keeps connections it checked for reuse.
+        agent ??= guardedAgent(rules, options.lookup);
+        const doFetch = options.fetch ?? (undiciFetch as unknown as typeof fetch);
+        return await send(prepared, request, doFetch, agent, excerptBytes);
       } catch (error) {
         // Not expected: every known failure is a result. Still never reject, never leak a secret.
         return failed(secrets.redact(`http engine error: ${(error as Error)?.message ?? String(error)}`));
@@ -140,60 +183,17 @@ export function createHttpEngine(options: HttpEngineOptions = {}): Engine {
   };
 }
 
-/** The secret header values of one run, and how to keep them out of what is logged. */
-class Secrets {
-  /** Every form a secret is redacted in (verbatim, JSON-escaped), longest first. */
-  readonly #forms: readonly string[];
-  readonly #bytes: readonly Buffer[];
-
-  constructor(values: readonly string[]) {
-    const forms = new Set<string>();
-    for (const value of values) {
-      if (value === '') continue;
-      forms.add(value);
-      forms.add(JSON.stringify(value).slice(1, -1));
-    }
-    this.#forms = [...forms].sort((a, b) => b.length - a.length);
-    this.#bytes = this.#forms.map((form) => Buffer.from(form, 'utf8'));
-  }
-
-  /** Bytes of the longest form: how far past a cut a secret that starts before it can reach. */
-  get longestBytes(): number {
-    return Math.max(0, ...this.#bytes.map((b) => b.length));
-  }
-
-  /** `text` with every secret form replaced by `***`. */
-  redact(text: string): string {
-    let result = text;
-    for (const form of this.#forms) result = result.split(form).join(REDACTED);
-    return result;
-  }
-
-  /**
-   * The first `limit` bytes of `window` (cut back to a character boundary) as UTF-8, each secret
-   * occurrence replaced by `***`. `window` must hold `limit + longestBytes` bytes when the body
-   * had that many, so a secret running across the cut is seen whole and never shows in part.
-   */
-  excerpt(window: Buffer, limit: number): string {
-    const marks: Array<readonly [number, number]> = [];
-    for (const bytes of this.#bytes) {
-      for (let at = window.indexOf(bytes); at !== -1; at = window.indexOf(bytes, at + 1)) {
-        marks.push([at, at + bytes.length]);
-      }
-    }
-    marks.sort((a, b) => a[0] - b[0]);
-    const cut = utf8Cut(window, limit);
-    const parts: Buffer[] = [];
-    let pos = 0;
-    for (const [start, end] of marks) {
-      if (start >= cut) break;
-      if (end <= pos) continue;
-      if (start >= pos) parts.push(window.subarray(pos, start), REDACTED_BYTES);
-      pos = end;
-    }
-    if (pos < cut) parts.push(window.subarray(pos, cut));
-    return Buffer.concat(parts).toString('utf8');
-  }
+/** The entries of one outbound list, parsed. */
+function outboundEntries(field: string, texts: readonly string[] | undefined): OutboundEntry[] {
+  return (texts ?? []).map((text, i) => {
+    const entry = parseOutboundEntry(text);
+    if (!('problem' in entry)) return entry;
+    throw new UrsaError('ARGUMENT_INVALID', `${field}[${i}]: ${JSON.stringify(text)} ${entry.problem}`, {
+      field: `${field}[${i}]`,
+      value: text,
+      allowed: OUTBOUND_ENTRY_ALLOWED,
+    });
+  });
 }
 
 interface Prepared {
@@ -204,7 +204,11 @@ interface Prepared {
 }
 
 /** Everything to send, or the reason nothing is sent. No reason holds a header value. */
-function prepare(request: EngineRequest, env: NodeJS.ProcessEnv): Prepared | string {
+function prepare(
+  request: EngineRequest,
+  env: NodeJS.ProcessEnv,
+  secretHosts: SecretHosts,
+): Prepared | string {
   const { recipe } = request;
   if (recipe.url === undefined || recipe.url === '') return 'recipe has no url';
   const urlProblem = httpUrlProblem(recipe.url);
@@ -229,7 +233,8 @@ function prepare(request: EngineRequest, env: NodeJS.ProcessEnv): Prepared | str
   }
   const values: string[] = [];
   for (const [name, variable] of Object.entries(recipe.secretHeaders ?? {})) {
-    const nameProblem = secretEnvNameProblem(variable);
+    const nameProblem =
+      secretEnvNameProblem(variable) ?? secretHostRefusal(secretHosts, variable, urlHost(url));
     if (nameProblem !== undefined) return `secret header ${JSON.stringify(name)}: ${nameProblem}`;
     const value = env[variable];
     if (value === undefined || value === '') {
@@ -262,6 +267,7 @@ async function send(
   prepared: Prepared,
   request: EngineRequest,
   doFetch: typeof fetch,
+  dispatcher: Dispatcher,
   excerptBytes: number,
 ): Promise<EngineResult> {
   const { secrets } = prepared;
@@ -289,10 +295,14 @@ async function send(
       body: prepared.body,
       redirect: 'manual',
       signal,
+      // undici's Dispatcher type, not the copy Node's typings of the global fetch carry.
+      dispatcher: dispatcher as unknown as NonNullable<RequestInit['dispatcher']>,
     });
   } catch (error) {
     const why = cause();
     if (why !== undefined) return ended(why);
+    const refused = (error as { cause?: unknown })?.cause;
+    if (refused instanceof OutboundRefused) return failed(refused.message);
     return failed(secrets.redact(`cannot reach ${prepared.url.origin}: ${networkCode(error)}`));
   }
 
@@ -329,15 +339,6 @@ async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number
   }
   await reader.cancel().catch(() => {});
   return Buffer.concat(chunks);
-}
-
-/** The largest length up to `limit` that does not end inside a UTF-8 character of `bytes`. */
-function utf8Cut(bytes: Buffer, limit: number): number {
-  if (bytes.length <= limit) return bytes.length;
-  let cut = limit;
-  // At most three continuation bytes (10xxxxxx) follow the lead byte of a character.
-  while (cut > 0 && limit - cut < 3 && ((bytes[cut] ?? 0) & 0xc0) === 0x80) cut--;
-  return cut;
 }
 
 /**

@@ -14,7 +14,9 @@ export {
   idempotencyKey,
 } from './http.js';
 export { noopEngine } from './noop.js';
-export { defaultEngines, EngineRegistry } from './registry.js';
+export { type HostLookup, OutboundRefused } from './outbound-connect.js';
+export { type DefaultEnginesOptions, defaultEngines, EngineRegistry } from './registry.js';
+export { MIN_DERIVED_FORM_CHARS, REDACTED } from './secret-forms.js';
 export {
   createShellEngine,
   paramEnvName,

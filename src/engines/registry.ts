@@ -1,6 +1,6 @@
 import { UrsaError } from '../errors/index.js';
 import type { Engine } from './engine.js';
-import { createHttpEngine } from './http.js';
+import { createHttpEngine, type HttpEngineOptions } from './http.js';
 import { noopEngine } from './noop.js';
 import { createShellEngine } from './shell.js';
 
@@ -46,11 +46,22 @@ export class EngineRegistry {
   }
 }
 
+/** Options of {@link defaultEngines}. */
+export interface DefaultEnginesOptions {
+  /** Options of the `http` engine: the operator's outbound policy and secret bindings (issue #19). */
+  readonly http?: HttpEngineOptions;
+}
+
 /**
  * A new registry with the built-in engines (decisions §2), in this order: `shell`, `noop` and
- * `http` (issue #5), `shell` and `http` with default options (`http` reads secret headers from
- * `process.env`).
+ * `http` (issue #5), `shell` with default options, `http` with `options.http` (by default it reads
+ * secret headers from `process.env` and refuses only the ranges denied by default).
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` for bad `http` options (see `createHttpEngine`).
  */
-export function defaultEngines(): EngineRegistry {
-  return new EngineRegistry().register(createShellEngine()).register(noopEngine).register(createHttpEngine());
+export function defaultEngines(options: DefaultEnginesOptions = {}): EngineRegistry {
+  return new EngineRegistry()
+    .register(createShellEngine())
+    .register(noopEngine)
+    .register(createHttpEngine(options.http));
 }

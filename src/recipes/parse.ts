@@ -1,9 +1,11 @@
 import type { ValidationIssue } from '../errors/index.js';
+import { type SecretHosts, secretHostRefusal } from '../net/secret-hosts.js';
 import { validateName } from '../scheduler/name.js';
 import { appendField } from '../yaml/field-path.js';
 import { fromZodIssues, issueMessage, sortIssues } from '../yaml/issues.js';
 import { loadYamlDocument } from '../yaml/load.js';
 import { documentRefused } from '../yaml/report.js';
+import { httpUrlProblem } from './http-fields.js';
 import type { RecipeDefinition } from './recipe.js';
 import { BUILTIN_ENGINES, RECIPE_FIELDS, recipeSchema } from './schema.js';
 
@@ -15,6 +17,12 @@ export interface RecipeDocumentOptions {
   readonly path: string;
   /** The cascade level the document was read from (decisions §2). */
   readonly source: 'project' | 'tenant';
+  /**
+   * The operator's secret bindings (`secretHosts`, issue #19), when the document is being written:
+   * a secret header whose variable is bound to other hosts than the url's is refused at
+   * `secretHeaders.<name>`. Absent when a stored recipe is read for a run: the engine checks then.
+   */
+  readonly secretHosts?: SecretHosts;
 }
 
 /** A validated recipe, or every reason the document was refused. */
@@ -96,6 +104,24 @@ function httpRule(document: Readonly<Record<string, unknown>>): ValidationIssue[
   return issues;
 }
 
+/**
+ * A secret header whose variable `secretHosts` binds to other hosts than the host of `url` is
+ * refused at `secretHeaders.<name>`, naming the variable, its hosts and the url's host (issue #19).
+ * Nothing to say when the url itself is refused: that has its own issue.
+ */
+function secretHostRule(
+  document: Readonly<Record<string, unknown>>,
+  secretHosts: SecretHosts,
+): ValidationIssue[] {
+  const { url, secretHeaders } = document;
+  if (typeof url !== 'string' || httpUrlProblem(url) !== undefined || !isMapping(secretHeaders)) return [];
+  const host = new URL(url).hostname;
+  return Object.entries(secretHeaders).flatMap(([name, variable]) => {
+    const refusal = typeof variable === 'string' ? secretHostRefusal(secretHosts, variable, host) : undefined;
+    return refusal === undefined ? [] : [{ path: appendField('secretHeaders', name), message: refusal }];
+  });
+}
+
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -106,7 +132,8 @@ function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
  * list, required for `shell`, refused for `http` and `noop`), `url` (absolute http:// or https://
  * URL without credentials, required for `http`), `headers` (header name → literal value) and
  * `secretHeaders` (header name → environment variable name), all three refused for `shell` and
- * `noop`, `timeout` (ISO-8601 duration of fixed length). Strict: other fields are refused.
+ * `noop`, `timeout` (ISO-8601 duration of fixed length). Strict: other fields are refused. With
+ * `options.secretHosts`, a secret header bound to other hosts than the url's is refused.
  * Collects every issue.
  *
  * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
@@ -115,7 +142,13 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
   const name = validateName(options.name, 'recipe name');
   if (value === null || value === undefined) return { ok: false, issues: [{ path: '', message: EMPTY }] };
   const issues: ValidationIssue[] = [];
-  if (isMapping(value)) issues.push(...commandRule(value), ...httpRule(value));
+  if (isMapping(value)) {
+    issues.push(
+      ...commandRule(value),
+      ...httpRule(value),
+      ...secretHostRule(value, options.secretHosts ?? {}),
+    );
+  }
   const parsed = recipeSchema.safeParse(value, { error: issueMessage });
   if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, RECIPE_FIELDS));
   if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues, RECIPE_FIELDS) };

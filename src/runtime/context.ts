@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
+import type { SecretHosts } from '../net/secret-hosts.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
 import type { Metrics } from './metrics.js';
@@ -14,6 +15,12 @@ export interface RuntimeSettings {
   readonly shutdownGraceMs: number;
   /** Whether schedulers may start workflow runs (decisions §2 `workflows`); absent means true. */
   readonly workflowsEnabled?: boolean;
+  /**
+   * The hosts each secret variable may be sent to (operator setting `secretHosts`, issue #19):
+   * a recipe written with a secret header for another host is refused. Absent: none bound. The
+   * `http` engine checks again when it sends, with its own copy (`HttpEngineOptions.secretHosts`).
+   */
+  readonly secretHosts?: SecretHosts;
 }
 
 /** Everything the imperative shell of the scheduler needs, injected once. */

@@ -83,7 +83,8 @@ export async function applyDirectory(
     try {
       if (path.startsWith(RECIPE_PREFIX)) {
         const name = validateName(path.slice(RECIPE_PREFIX.length, -'.yaml'.length));
-        parseRecipeDocument(body, { name, path, source: 'project' });
+        const { secretHosts } = rt.settings;
+        parseRecipeDocument(body, { name, path, source: 'project', ...(secretHosts ? { secretHosts } : {}) });
       } else {
         const name = validateName(path.slice(WORKFLOW_PREFIX.length, -'.yaml'.length));
         parseWorkflowDocument(body, { name, path });

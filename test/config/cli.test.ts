@@ -39,10 +39,15 @@ async function ursa(args: string[], yaml?: string, env: Record<string, string> =
 // decisions §2: `ursa config` prints the effective values and where each came from.
 describe('ursa config', () => {
   it('--json prints every setting with its value and source', async () => {
-    const out = await ursa(['config', '--json', '--db', 'x.db'], 'port: 9000\nrunLogRetentionDays: 400\n', {
-      URSA_MISFIRE_THRESHOLD: 'PT2M',
-      URSA_WORKFLOWS: '0',
-    });
+    const out = await ursa(
+      ['config', '--json', '--db', 'x.db'],
+      'port: 9000\nrunLogRetentionDays: 400\nsecretHosts:\n  URSA_SECRET_HOOK: [hooks.example.com]\n',
+      {
+        URSA_MISFIRE_THRESHOLD: 'PT2M',
+        URSA_WORKFLOWS: '0',
+        URSA_OUTBOUND_DENY: '10.0.0.0/8, *.internal.example',
+      },
+    );
     expect(JSON.parse(out)).toEqual({
       db: { value: 'x.db', source: 'flag --db' },
       logLevel: { value: 'info', source: 'default' },
@@ -54,6 +59,9 @@ describe('ursa config', () => {
       port: { value: 9000, source: 'ursa.yaml' },
       tenant: { value: 'default', source: 'default' },
       project: { value: 'demo', source: 'default' },
+      outboundAllow: { value: [], source: 'default' },
+      outboundDeny: { value: ['10.0.0.0/8', '*.internal.example'], source: 'env URSA_OUTBOUND_DENY' },
+      secretHosts: { value: { URSA_SECRET_HOOK: ['hooks.example.com'] }, source: 'ursa.yaml' },
     });
   });
 
@@ -72,9 +80,35 @@ describe('ursa config', () => {
         'port                 URSA_PORT                    9000            env URSA_PORT',
         'tenant               URSA_TENANT                  default         default',
         'project              URSA_PROJECT                 demo            default',
+        'outboundAllow        URSA_OUTBOUND_ALLOW          none            default',
+        'outboundDeny         URSA_OUTBOUND_DENY           none            default',
+        'secretHosts          URSA_OUTBOUND_SECRET_HOSTS   none            default',
         '',
       ].join('\n'),
     );
+  });
+
+  it('prints a list with commas and a mapping as VAR=hosts; … in the table (issue #19)', async () => {
+    const out = await ursa(['config'], 'outboundDeny: [10.0.0.0/8, "*.internal.example"]\n', {
+      URSA_OUTBOUND_SECRET_HOSTS: 'URSA_SECRET_A=a.example.com,*.example.org;URSA_SECRET_B=10.0.0.5',
+    });
+    const row = (setting: string) =>
+      out
+        .split('\n')
+        .find((line) => line.startsWith(`${setting} `))
+        ?.split(/\s{2,}/);
+    expect(row('outboundDeny')).toEqual([
+      'outboundDeny',
+      'URSA_OUTBOUND_DENY',
+      '10.0.0.0/8, *.internal.example',
+      'ursa.yaml',
+    ]);
+    expect(row('secretHosts')).toEqual([
+      'secretHosts',
+      'URSA_OUTBOUND_SECRET_HOSTS',
+      'URSA_SECRET_A=a.example.com,*.example.org; URSA_SECRET_B=10.0.0.5',
+      'env URSA_OUTBOUND_SECRET_HOSTS',
+    ]);
   });
 
   it('hides the password of a PostgreSQL URL', async () => {

@@ -58,6 +58,9 @@ const DEFAULTS = {
   port: 8080,
   tenant: 'default',
   project: 'demo',
+  outboundAllow: [],
+  outboundDeny: [],
+  secretHosts: {},
 };
 
 const allFrom = (source: string) => Object.fromEntries(settingKeys.map((k) => [k, source]));
@@ -183,6 +186,30 @@ describe('loadConfig: every setting from each source', () => {
       flag: '_tenant',
       expected: '_tenant',
     },
+    {
+      key: 'outboundAllow',
+      yaml: 'outboundAllow: [hooks.example.com, "*.example.org", 10.0.0.0/8, "fd00::/8"]',
+      env: ['URSA_OUTBOUND_ALLOW', 'hooks.example.com, *.example.org,10.0.0.0/8 ,fd00::/8'],
+      flag: 'hooks.example.com,*.example.org,10.0.0.0/8,fd00::/8',
+      expected: ['hooks.example.com', '*.example.org', '10.0.0.0/8', 'fd00::/8'],
+    },
+    {
+      key: 'outboundDeny',
+      yaml: 'outboundDeny: [192.168.0.0/16, "::1", internal.example.com]',
+      env: ['URSA_OUTBOUND_DENY', '192.168.0.0/16,::1,internal.example.com'],
+      flag: '192.168.0.0/16,::1,internal.example.com',
+      expected: ['192.168.0.0/16', '::1', 'internal.example.com'],
+    },
+    {
+      key: 'secretHosts',
+      yaml: 'secretHosts:\n  URSA_SECRET_HOOK: [hooks.example.com, "*.example.org"]\n  URSA_SECRET_B: 10.0.0.5',
+      env: [
+        'URSA_OUTBOUND_SECRET_HOSTS',
+        'URSA_SECRET_HOOK=hooks.example.com,*.example.org; URSA_SECRET_B=10.0.0.5',
+      ],
+      flag: 'URSA_SECRET_HOOK=hooks.example.com,*.example.org;URSA_SECRET_B=10.0.0.5',
+      expected: { URSA_SECRET_HOOK: ['hooks.example.com', '*.example.org'], URSA_SECRET_B: ['10.0.0.5'] },
+    },
   ];
 
   it('covers every setting', () => {
@@ -258,7 +285,7 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
     const error = configError(() => load('prot: 8080\n'));
     expect(error.message).toBe(
       'ursa.yaml: prot: unknown setting; allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
-        'shutdownGrace, workflows, host, port, tenant, project',
+        'shutdownGrace, workflows, host, port, tenant, project, outboundAllow, outboundDeny, secretHosts',
     );
     expect(configError(() => load('misfireThresholdMs: PT1M\n')).message).toMatch(
       /^ursa\.yaml: misfireThresholdMs: unknown setting \(did you mean misfireThreshold\?\); allowed: db, /,
@@ -303,6 +330,46 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
     // A fraction of a millisecond rounds up, as for every duration (time/duration.ts).
     expect(load('shutdownGrace: PT0.0005S\n').shutdownGraceMs).toBe(1);
     expect(load('shutdownGrace: PT0S\n').shutdownGraceMs).toBe(0);
+  });
+
+  it('refuses an outbound entry that is neither a host nor an address range, naming the entry (issue #19)', () => {
+    const allowed =
+      'a list (comma-separated in the environment or a flag) of a host name (api.example.com), *. and a domain ' +
+      '(*.example.org), an IP address or a CIDR range (10.0.0.0/8, fd00::/8)';
+    expect(configError(() => load(undefined, { URSA_OUTBOUND_DENY: '10.0.0.0/33' })).message).toBe(
+      `env URSA_OUTBOUND_DENY: "10.0.0.0/33" has the entry "10.0.0.0/33", which is not a CIDR range: the prefix length after / is 0-32 for IPv4, 0-128 for IPv6; allowed: ${allowed}`,
+    );
+    expect(configError(() => load('outboundAllow: [ok.example.com, "http://x/"]\n')).message).toBe(
+      `ursa.yaml: outboundAllow: ["ok.example.com","http://x/"] has the entry "http://x/", which is not a host name or IP address; allowed: ${allowed}`,
+    );
+    expect(
+      configError(() => load(undefined, {}, { outboundAllow: 'a.example.com,,b.example.com' })).message,
+    ).toBe(
+      `--outbound-allow: "a.example.com,,b.example.com" has the entry "", which is empty; allowed: ${allowed}`,
+    );
+    expect(configError(() => load('outboundDeny: 10.0.0.0/8\n')).message).toMatch(
+      /^ursa\.yaml: outboundDeny: "10\.0\.0\.0\/8" is not a list;/,
+    );
+  });
+
+  it('refuses a secretHosts binding of a variable that is no secret variable, to no host or to a bad host (issue #19)', () => {
+    const message = (env: string) =>
+      configError(() => load(undefined, { URSA_OUTBOUND_SECRET_HOSTS: env })).message.split('; allowed: ')[0];
+    expect(message('PGPASSWORD=db.example.com')).toBe(
+      'env URSA_OUTBOUND_SECRET_HOSTS: "PGPASSWORD=db.example.com" has PGPASSWORD, which is not the name of a secret variable (URSA_SECRET_ followed by upper-case letters, digits and _)',
+    );
+    expect(message('URSA_SECRET_A=')).toBe(
+      'env URSA_OUTBOUND_SECRET_HOSTS: "URSA_SECRET_A=" has URSA_SECRET_A, which has the entry "", which is empty',
+    );
+    expect(message('URSA_SECRET_A=*.10.0.0.1')).toBe(
+      'env URSA_OUTBOUND_SECRET_HOSTS: "URSA_SECRET_A=*.10.0.0.1" has URSA_SECRET_A, which has the entry "*.10.0.0.1", which puts *. before an IP address; *. goes before a domain name',
+    );
+    expect(message('URSA_SECRET_A')).toBe(
+      'env URSA_OUTBOUND_SECRET_HOSTS: "URSA_SECRET_A" has "URSA_SECRET_A", which is not VARIABLE=hosts',
+    );
+    expect(configError(() => load('secretHosts:\n  URSA_SECRET_A: []\n')).message).toMatch(
+      /^ursa\.yaml: secretHosts: \{"URSA_SECRET_A":\[\]\} has URSA_SECRET_A, which binds it to no host;/,
+    );
   });
 
   it('collects every problem of every source into one error', () => {

@@ -1,7 +1,4 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EngineRequest } from '../../src/engines/engine.js';
 import {
   createHttpEngine,
@@ -11,83 +8,12 @@ import {
 } from '../../src/engines/http.js';
 import { isUrsaError, type UrsaError } from '../../src/errors/index.js';
 import type { RecipeDefinition } from '../../src/recipes/recipe.js';
+import { type Handler, reply, startHookServer as startServer } from '../support/hook-server.js';
 import { context } from './helpers.js';
 
 // Issue #5: the `http` engine POSTs {recipe, params, initialMessage, trigger} as JSON with an
 // Idempotency-Key derived from the occurrence; secrets come from environment variables named in
 // the recipe and never reach a log (decisions §6). Every test talks to a real server on 127.0.0.1.
-
-/** One request as the test server saw it. */
-interface Received {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: string;
-}
-
-interface TestServer {
-  /** `http://127.0.0.1:<port>` */
-  readonly origin: string;
-  readonly port: number;
-  readonly received: Received[];
-  /** Resolves with the next request the server has read completely. */
-  nextRequest(): Promise<Received>;
-  close(): Promise<void>;
-}
-
-type Handler = (request: Received, response: ServerResponse) => void;
-
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
-
-/** Starts a server on 127.0.0.1 (port 0) that records each request, then lets `handler` answer. */
-async function startServer(handler: Handler): Promise<TestServer> {
-  const received: Received[] = [];
-  const waiting: Array<(request: Received) => void> = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = {
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      received.push(request);
-      for (const resolve of waiting.splice(0)) resolve(request);
-      handler(request, res);
-    });
-  });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    received,
-    nextRequest: () => new Promise((resolve) => waiting.push(resolve)),
-    close: async () => {
-      servers.splice(servers.indexOf(server), 1);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** Answers `status` with a text body. */
-function reply(status: number, body: string): Handler {
-  return (_request, response) => {
-    response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
-    response.end(body);
-  };
-}
 
 /** Never answers. */
 const silent: Handler = () => {};

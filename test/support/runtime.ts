@@ -1,4 +1,4 @@
-import { defaultEngines } from '../../src/engines/index.js';
+import { defaultEngines, type HttpEngineOptions } from '../../src/engines/index.js';
 import { createLogger } from '../../src/log.js';
 import type { Runtime, RuntimeSettings } from '../../src/runtime/context.js';
 import { Worker, type WorkerOptions } from '../../src/runtime/worker.js';
@@ -33,7 +33,13 @@ export const TEST_SETTINGS: RuntimeSettings = {
 
 export async function testRuntime(
   start: string,
-  options: { dialect?: StoreDialect; settings?: Partial<RuntimeSettings>; store?: StoreOptions } = {},
+  options: {
+    dialect?: StoreDialect;
+    settings?: Partial<RuntimeSettings>;
+    store?: StoreOptions;
+    /** Options of the `http` engine; its `secretHosts` also go to the settings, as `ursa serve` does. */
+    http?: HttpEngineOptions;
+  } = {},
 ): Promise<TestRuntime> {
   const database = await freshDatabase(options.dialect ?? 'sqlite');
   const stores: Store[] = [];
@@ -44,8 +50,12 @@ export async function testRuntime(
     return {
       repos: repositories(store),
       clock,
-      settings: { ...TEST_SETTINGS, ...options.settings },
-      engines: defaultEngines(),
+      settings: {
+        ...TEST_SETTINGS,
+        ...(options.http?.secretHosts === undefined ? {} : { secretHosts: options.http.secretHosts }),
+        ...options.settings,
+      },
+      engines: defaultEngines(options.http === undefined ? {} : { http: options.http }),
       log: createLogger('silent'),
     };
   };

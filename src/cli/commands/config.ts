@@ -21,6 +21,9 @@ export interface ConfigFlagOptions {
   readonly port?: string | undefined;
   readonly tenant?: string | undefined;
   readonly project?: string | undefined;
+  readonly outboundAllow?: string | undefined;
+  readonly outboundDeny?: string | undefined;
+  readonly secretHosts?: string | undefined;
 }
 
 /**
@@ -38,10 +41,21 @@ export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides
   return overrides;
 }
 
-/** The value column of the table: durations also as ISO-8601 (`60000 (PT1M)`). */
+/**
+ * The value column of the table: durations also as ISO-8601 (`60000 (PT1M)`), a list as its
+ * entries with commas, a mapping as `VAR=a,b; VAR2=c`, an empty list or mapping as `none`.
+ */
 function formatValue(key: SettingKey, value: unknown): string {
-  if (settingDefinitions[key].type === 'duration' && typeof value === 'number') {
+  const { type } = settingDefinitions[key];
+  if (type === 'duration' && typeof value === 'number') {
     return `${value} (${Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString()})`;
+  }
+  if (type === 'list' && Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  if (type === 'mapping' && typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).map(
+      ([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : String(v)}`,
+    );
+    return entries.length === 0 ? 'none' : entries.join('; ');
   }
   return String(value);
 }

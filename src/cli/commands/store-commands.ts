@@ -157,9 +157,26 @@ async function runWorker(
   }
 }
 
+/** The flags of the `http` engine's outbound policy (issue #19), for the commands that run processes. */
+function withOutboundOptions(command: Command): Command {
+  return command
+    .option(
+      '--outbound-allow <list>',
+      'hosts and CIDR ranges, comma-separated: the only ones http recipes may reach; or URSA_OUTBOUND_ALLOW',
+    )
+    .option(
+      '--outbound-deny <list>',
+      'hosts and CIDR ranges, comma-separated, http recipes may never reach; or URSA_OUTBOUND_DENY',
+    )
+    .option(
+      '--secret-hosts <bindings>',
+      'VAR=host,host;VAR2=host: the hosts each secret may be sent to; or URSA_OUTBOUND_SECRET_HOSTS',
+    );
+}
+
 /** `ursa serve`: the scheduler with the REST API (decisions §7); `--demo` applies `examples/` to an empty store. */
 function registerServe(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('serve'))
+  withOutboundOptions(withStoreOptions(program.command('serve')))
     .description('run the scheduler and the REST API (default 127.0.0.1:8080) until SIGINT or SIGTERM')
     .option('--host <host>', 'address the REST API listens on (default 127.0.0.1, or URSA_HOST)')
     .option('--port <port>', 'port the REST API listens on (default 8080, or URSA_PORT)')
@@ -171,7 +188,7 @@ function registerServe(program: Command, io: CliIo): void {
 
 /** `ursa worker`: a worker without HTTP; any number share a PostgreSQL store (decisions §5). */
 function registerWorker(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('worker'))
+  withOutboundOptions(withStoreOptions(program.command('worker')))
     .description(
       'run a scheduling worker (no HTTP) until SIGINT or SIGTERM; several share a PostgreSQL store',
     )
@@ -252,7 +269,8 @@ function registerValidate(program: Command, io: CliIo): void {
       }
       const name = basename(path).replace(/\.ya?ml$/, '');
       if (/[/\\]recipes[/\\]/.test(path)) {
-        const recipe = parseRecipeDocument(body, { name, path: file, source: 'project' });
+        const { secretHosts } = commandConfig(command, io);
+        const recipe = parseRecipeDocument(body, { name, path: file, source: 'project', secretHosts });
         io.stdout.write(`${file}: a valid recipe (engine ${recipe.engine})\n`);
         return;
       }
