@@ -7,6 +7,7 @@ import * as lifecycle from './0004-lifecycle.js';
 import * as tokens from './0005-tokens.js';
 import * as indexes from './0006-indexes.js';
 import * as workflows from './0007-workflows.js';
+import * as storeOwner from './0010-store-owner.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -21,6 +22,7 @@ const ALL: Record<string, DialectMigration> = {
   '0005-tokens': tokens,
   '0006-indexes': indexes,
   '0007-workflows': workflows,
+  '0010-store-owner': storeOwner,
 };
 
 /**
