@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
+import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
@@ -138,20 +139,42 @@ export class Worker {
    * Makes this worker the one serving process of its SQLite store (decisions §5), registers it
    * and starts renewing its lease: what a serving process does first, so that a second one is
    * refused before it reaps, listens or writes anything. The lease is this worker's heartbeat,
-   * recorded in the store (see {@link StoreOwner.take}); a newcomer may take the store once the
-   * heartbeat is older than `leaseTtlMs` + {@link STORE_MARGIN_MS} by the wall clock. A worker
-   * whose store was taken over (it stalled that long) can no longer write a run; its next
-   * heartbeat learns it, and it stops claiming, ends its processes (`worker-lost`) and resolves
-   * {@link lost}. {@link stop} releases the store.
+   * recorded in the store (see {@link StoreOwner.take}); the store may be taken once the
+   * heartbeat is older than `leaseTtlMs` + {@link STORE_MARGIN_MS} by the wall clock.
    *
-   * @throws UrsaError `STORE_LOCKED` when another process serves the store.
+   * A holder whose lease has not lapsed yet is watched for up to `waitMs` milliseconds (timers;
+   * default: until a dead holder's lease has lapsed): one that renews is alive, and this worker is
+   * refused at once; one that does not (a process killed a moment ago, as before a restart) is
+   * taken over when its lease lapses. A worker whose store was taken over (it stalled that long)
+   * can no longer write a run; its next heartbeat learns it, and it stops claiming, ends its
+   * processes (`worker-lost`) and resolves {@link lost}. {@link stop} releases the store.
+   *
+   * @throws UrsaError `STORE_LOCKED` naming the holder when another process serves the store.
    */
-  async takeStore(): Promise<void> {
-    await this.rt.repos.owner.take(
-      { id: this.id, host: hostname(), pid: process.pid },
-      this.rt.clock.now(),
-      this.#options.leaseTtlMs + STORE_MARGIN_MS,
-    );
+  async takeStore(
+    waitMs = this.#options.leaseTtlMs + STORE_MARGIN_MS + this.#options.heartbeatMs,
+  ): Promise<void> {
+    const { repos, clock, log } = this.rt;
+    const me = { id: this.id, host: hostname(), pid: process.pid };
+    const leaseMs = this.#options.leaseTtlMs + STORE_MARGIN_MS;
+    const deadline = performance.now() + waitMs;
+    let first: StoreHolder | undefined;
+    for (;;) {
+      const holder = await repos.owner.take(me, clock.now(), leaseMs);
+      if (holder === undefined) break;
+      const left = deadline - performance.now();
+      if (first === undefined) {
+        first = holder;
+        log.info(
+          { holder: holder.workerId, host: holder.host, pid: holder.pid },
+          'the SQLite store has a serving process: waiting to see it renew its lease or let it lapse',
+        );
+      } else if (holder.heartbeatAt !== first.heartbeatAt || holder.workerId !== first.workerId) {
+        throw repos.owner.locked(holder);
+      }
+      if (left <= 0) throw repos.owner.locked(holder);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.#options.heartbeatMs, left)));
+    }
     this.#registered = true;
     this.#serving = true;
     this.#renewLease();

@@ -76,19 +76,24 @@ export class StoreOwner {
   /**
    * Makes `worker` the one serving process of the store, in one write transaction (SQLite
    * `begin immediate`): refused while the recorded holder {@link stillServes} at `now` (UTC ms)
-   * within `leaseMs`; otherwise the old holder is marked stopped (its next heartbeat learns it
-   * lost the store), `worker` is registered with its heartbeat at `now`, and the row names it.
+   * within `leaseMs`, and then nothing is written; otherwise the old holder is marked stopped (its
+   * next heartbeat learns it lost the store), `worker` is registered with its heartbeat at `now`,
+   * and the row names it.
    *
    * On SQLite the connection is also fenced: from then on each of its inserts and updates of a
    * run aborts (`STORE_LOCKED`, nothing written) unless the row still names `worker`, so a
    * process frozen past its lease whose store was taken over can neither claim nor start a run.
    *
-   * @throws UrsaError `STORE_LOCKED` naming the live holder (worker, host, pid, last renewal).
+   * @returns undefined when `worker` took the store; else the live holder that keeps it.
    */
-  async take(worker: Pick<WorkerRecord, 'id' | 'host' | 'pid'>, now: number, leaseMs: number): Promise<void> {
-    await this.store.db.transaction().execute(async (trx) => {
+  async take(
+    worker: Pick<WorkerRecord, 'id' | 'host' | 'pid'>,
+    now: number,
+    leaseMs: number,
+  ): Promise<StoreHolder | undefined> {
+    return this.store.db.transaction().execute(async (trx) => {
       const holder = await this.holder(trx);
-      if (holder !== undefined && stillServes(holder, now, leaseMs)) throw this.#locked(holder);
+      if (holder !== undefined && stillServes(holder, now, leaseMs)) return holder;
       if (holder !== undefined && holder.stoppedAt === null)
         await this.workers.stop(holder.workerId, now, trx);
       await this.workers.register({ ...worker, startedAt: now }, trx);
@@ -98,6 +103,7 @@ export class StoreOwner {
         .onConflict((oc) => oc.column('slot').doUpdateSet({ worker_id: worker.id, since: now }))
         .execute();
       if (this.store.dialect === 'sqlite') await fence(trx, worker.id);
+      return undefined;
     });
   }
 
@@ -106,7 +112,8 @@ export class StoreOwner {
     await this.store.db.deleteFrom('store_owner').where('worker_id', '=', workerId).execute();
   }
 
-  #locked(holder: StoreHolder): UrsaError {
+  /** The refusal of a second serving process: `STORE_LOCKED`, naming `holder` for the operator. */
+  locked(holder: StoreHolder): UrsaError {
     return new UrsaError(
       'STORE_LOCKED',
       `store: ${this.store.location} is served by another Ursa process (worker ${holder.workerId}, host ${holder.host}, pid ${holder.pid}, lease renewed ${formatInstant(holder.heartbeatAt)}); a SQLite store serves one process — stop that one first, or use PostgreSQL (--db postgres://…) for several workers`,

@@ -1,16 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { linkSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultEngines } from '../../src/engines/index.js';
-import { UrsaError } from '../../src/errors/index.js';
+import type { UrsaError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log.js';
-import { Worker } from '../../src/runtime/worker.js';
+import { STORE_MARGIN_MS, Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
-import { openStore, repositories, type Store, type StoreHolder } from '../../src/store/index.js';
+import { openStore, repositories, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { ursa } from '../support/cli.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
@@ -21,13 +21,23 @@ import { TEST_SETTINGS, testRuntime } from '../support/runtime.js';
 // online backup work beside it. What Ursa creates for the store is owner-only.
 
 const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const LEASE_MS = 5000 + 2000; // the worker's lease (leaseTtlMs) and the takeover margin
+// The worker's lease (leaseTtlMs, default) and the takeover margin, milliseconds.
+const LEASE_MS = 5000 + STORE_MARGIN_MS;
 const children = new Set<ChildProcess>();
 const cleanups: (() => Promise<void> | void)[] = [];
 
+// A graceful stop, so that a worker ends the processes it runs (their grace is 0 here).
 afterEach(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
+  await Promise.all(
+    [...children].map(async (child) => {
+      const exited = once(child, 'exit');
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -60,7 +70,9 @@ const NO_UMASK = ['sh', '-c', 'umask 000 && exec "$0" "$@"'];
  */
 function spawnUrsa(args: string[], wrap: readonly string[] = []): Spawned {
   const argv = [...wrap, process.execPath, BIN, ...args];
-  const child = spawn(argv[0] as string, argv.slice(1), { env: { ...process.env, URSA_LOG_LEVEL: 'info' } });
+  const child = spawn(argv[0] as string, argv.slice(1), {
+    env: { ...process.env, URSA_LOG_LEVEL: 'info', URSA_SHUTDOWN_GRACE: 'PT0S' },
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const spawned: Spawned = { child, stdout: '', stderr: '' };
@@ -83,23 +95,37 @@ async function eventually(condition: () => boolean | Promise<boolean>, what: str
   throw new Error(`${what} never happened`);
 }
 
-/** A `ursa worker` on `db` that is serving: it logged that it runs. */
-async function serving(db: string, wrap: readonly string[] = []): Promise<Spawned> {
-  const worker = spawnUrsa(['worker', '--db', db], wrap);
-  await eventually(() => worker.stdout.includes('"msg":"ursa worker running"'), 'the first worker start');
-  return worker;
+const RUNNING = /\{[^\n]*"msg":"ursa worker running"[^\n]*\}/;
+
+/** What became of a started `ursa worker`: it serves (it logged that it runs), or it exited with a code. */
+async function outcome(spawned: Spawned): Promise<'serving' | number> {
+  let result: 'serving' | number | undefined;
+  await eventually(() => {
+    if (RUNNING.test(spawned.stdout)) result = 'serving';
+    else if (spawned.child.exitCode !== null) result = spawned.child.exitCode;
+    return result !== undefined;
+  }, 'the start of a worker');
+  return result as 'serving' | number;
 }
 
-async function exitOf(spawned: Spawned): Promise<number> {
-  if (spawned.child.exitCode !== null) return spawned.child.exitCode;
-  const [code] = (await once(spawned.child, 'exit')) as [number];
-  return code;
+/** A serving `ursa worker` on `db`, with its worker id, host and pid. */
+interface First extends Spawned {
+  readonly workerId: string;
+  readonly host: string;
+  readonly pid: number;
+}
+
+async function serving(db: string, wrap: readonly string[] = []): Promise<First> {
+  const worker = spawnUrsa(['worker', '--db', db], wrap);
+  expect(await outcome(worker)).toBe('serving');
+  const line = JSON.parse((RUNNING.exec(worker.stdout) as RegExpExecArray)[0]) as { worker: string };
+  return Object.assign(worker, { workerId: line.worker, host: hostname(), pid: worker.child.pid as number });
 }
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The exact refusal of a second serving process, the holder's renewal instant aside. */
-function lockedMessage(location: string, holder: { workerId: string; host: string; pid: number }): RegExp {
+function lockedMessage(location: string, holder: First): RegExp {
   return new RegExp(
     `^ursa: store: ${literal(location)} is served by another Ursa process \\(worker ${literal(holder.workerId)}, host ${literal(holder.host)}, pid ${holder.pid}, lease renewed \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z\\); a SQLite store serves one process — stop that one first, or use PostgreSQL \\(--db postgres://…\\) for several workers \\[STORE_LOCKED\\]\\n$`,
   );
@@ -116,13 +142,22 @@ async function applyLongRunner(db: string): Promise<void> {
   expect(applied.code).toBe(0);
 }
 
-/** After a refusal: the first process still runs, the store still names it and it keeps renewing. */
-async function stillServing(first: Spawned, store: Store, workerId: string, after: number): Promise<void> {
-  const owner = repositories(store).owner;
-  await eventually(async () => ((await owner.holder())?.heartbeatAt ?? 0) > after, 'a renewal');
-  expect(first.child.exitCode).toBe(null);
-  const holder = await owner.holder();
-  expect([holder?.workerId, holder?.stoppedAt]).toEqual([workerId, null]);
+/**
+ * After a refusal: the first process still runs, its worker row is live and renewed after
+ * `after` (UTC ms), and the store still names it as its serving process.
+ */
+async function stillServing(first: First, store: Store, after: number): Promise<void> {
+  const row = () =>
+    store.db
+      .selectFrom('workers')
+      .select(['heartbeat_at', 'stopped_at'])
+      .where('id', '=', first.workerId)
+      .executeTakeFirstOrThrow();
+  await eventually(async () => Number((await row()).heartbeat_at) > after, 'a renewal');
+  expect([first.child.exitCode, (await row()).stopped_at]).toEqual([null, null]);
+  expect(await store.db.selectFrom('store_owner').select('worker_id').execute()).toEqual([
+    { worker_id: first.workerId },
+  ]);
 }
 
 describe('one serving process per SQLite store (decisions §5, issue #19)', { timeout: 60_000 }, () => {
@@ -140,20 +175,18 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
         .execute();
     await eventually(async () => (await started()).length === 1, 'a started run');
     const running = await started();
-    const holder = (await repositories(store).owner.holder()) as StoreHolder;
-    expect([holder.pid, holder.stoppedAt]).toEqual([first.child.pid, null]);
+    expect(running[0]?.worker_id).toBe(first.workerId);
 
     const link = join(dir, 'link.db');
     symlinkSync(db, link);
     const second = spawnUrsa(['worker', '--db', link]);
-    expect(await exitOf(second)).toBe(2);
+    expect(await outcome(second)).toBe(2);
     const refusedAt = Date.now();
-    expect(second.stderr).toMatch(lockedMessage(link, holder));
+    expect(second.stderr).toMatch(lockedMessage(link, first));
 
-    await stillServing(first, store, holder.workerId, refusedAt);
+    await stillServing(first, store, refusedAt);
     // Nothing of the first's was reaped: its run still runs, and no run ended lost.
     expect(await started()).toEqual(running);
-    expect(running[0]?.worker_id).toBe(holder.workerId);
     const lost = await store.db
       .selectFrom('runs')
       .select('reason')
@@ -167,21 +200,19 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     const db = join(dir, 'ursa.db');
     const first = await serving(db);
     const store = await storeAt(db);
-    const holder = await repositories(store).owner.holder();
     const hard = join(dir, 'hard.db');
     linkSync(db, hard);
-    cleanups.push(() => rmSync(hard, { force: true }));
     const message = (file: string) =>
       `ursa: store: ${file}: the database file has 2 names (hard links); SQLite coordinates processes by the file's name, so opening it under another would corrupt it — remove the other links (find / -samefile ${file}) [STORE_UNAVAILABLE]\n`;
 
     const second = spawnUrsa(['worker', '--db', hard]);
-    expect(await exitOf(second)).toBe(2);
+    expect(await outcome(second)).toBe(2);
     expect(second.stderr).toBe(message(hard));
-    // A short command through either name is refused too: its writes would go to another log.
+    // A short command under either name is refused too: its writes would go to another log.
     const list = await ursa(['list', '--db', hard]);
     expect([list.code, list.stderr]).toEqual([2, message(hard)]);
 
-    await stillServing(first, store, holder?.workerId as string, Date.now());
+    await stillServing(first, store, Date.now());
     rmSync(hard);
     expect((await ursa(['list', '--db', db])).code).toBe(0);
   });
@@ -191,13 +222,12 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     const db = join(dir, 'ursa.db');
     const first = await serving(db);
     const store = await storeAt(db);
-    const holder = await repositories(store).owner.holder();
 
     const second = spawnUrsa(['worker', '--db', db], OTHER_HOST);
-    expect(await exitOf(second)).toBe(2);
+    expect(await outcome(second)).toBe(2);
     const refusedAt = Date.now();
-    expect(second.stderr).toMatch(lockedMessage(db, holder as NonNullable<typeof holder>));
-    await stillServing(first, store, holder?.workerId as string, refusedAt);
+    expect(second.stderr).toMatch(lockedMessage(db, first));
+    await stillServing(first, store, refusedAt);
   });
 
   it('lets short commands and an online backup work beside a running worker, without taking the store', async () => {
@@ -206,7 +236,6 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     await applyLongRunner(db);
     const first = await serving(db);
     const store = await storeAt(db);
-    const holder = await repositories(store).owner.holder();
     const now = new Date().toISOString();
 
     const results = [];
@@ -240,40 +269,44 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     copy.close();
     expect(documents).toEqual([{ path: '_vance/recipes/long.yaml' }, { path: '_vance/scheduler/long.yaml' }]);
 
-    await stillServing(first, store, holder?.workerId as string, Date.now());
+    await stillServing(first, store, Date.now());
   });
 
-  it('takes over the store of a killed worker only once its lease lapsed, and releases it on a clean stop', async () => {
+  it("refuses a newcomer while a killed worker's lease holds, takes the store over once it lapsed, and releases it on a clean stop", async () => {
     const dir = folder();
     const db = join(dir, 'ursa.db');
     const first = await serving(db);
     const store = await storeAt(db);
     const owner = repositories(store).owner;
-    const dead = await owner.holder();
     first.child.kill('SIGKILL');
-    await exitOf(first);
+    await once(first.child, 'exit');
+    const dead = await owner.holder();
+    const heartbeatAt = dead?.heartbeatAt as number;
 
     // A newcomer on the same store, with a clock the test sets (the lease is wall-clock time).
-    const clock = fixedClock(Date.now());
-    const newcomer = new Worker(
-      {
-        repos: repositories(store),
-        clock,
-        settings: TEST_SETTINGS,
-        engines: defaultEngines(),
-        log: createLogger('silent'),
-      },
-      { exclusive: true, heartbeatMs: 60_000 },
-    );
-    const heartbeatAt = dead?.heartbeatAt as number;
-    clock.set(heartbeatAt + LEASE_MS);
-    const refusal = await newcomer.takeStore().catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(UrsaError);
-    expect((refusal as UrsaError).code).toBe('STORE_LOCKED');
-    expect((await owner.holder())?.workerId).toBe(dead?.workerId);
+    const clock = fixedClock(heartbeatAt + LEASE_MS);
+    const rt = {
+      repos: repositories(store),
+      clock,
+      settings: TEST_SETTINGS,
+      engines: defaultEngines(),
+      log: createLogger('silent'),
+    };
+    const newcomer = new Worker(rt, { exclusive: true, heartbeatMs: 20 });
+    // Not waiting: the lease holds to its last millisecond.
+    const refusal = await newcomer.takeStore(0).catch((error: unknown) => error);
+    expect([(refusal as UrsaError).code, (refusal as UrsaError).message]).toEqual([
+      'STORE_LOCKED',
+      `store: ${db} is served by another Ursa process (worker ${first.workerId}, host ${first.host}, pid ${first.pid}, lease renewed ${new Date(heartbeatAt).toISOString().replace('.000Z', 'Z')}); a SQLite store serves one process — stop that one first, or use PostgreSQL (--db postgres://…) for several workers`,
+    ]);
+    expect((await owner.holder())?.workerId).toBe(first.workerId);
 
+    // Waiting (as a restart does): the holder renews no more, and once its lease lapsed it is taken.
+    const taking = newcomer.takeStore(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await owner.holder())?.workerId).toBe(first.workerId);
     clock.set(heartbeatAt + LEASE_MS + 1);
-    await newcomer.takeStore();
+    await taking;
     const taken = await owner.holder();
     expect([taken?.workerId, taken?.stoppedAt, taken?.since]).toEqual([
       newcomer.id,
@@ -283,13 +316,63 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     const old = await store.db
       .selectFrom('workers')
       .select('stopped_at')
-      .where('id', '=', dead?.workerId as string)
+      .where('id', '=', first.workerId)
       .executeTakeFirst();
     expect(old).toEqual({ stopped_at: heartbeatAt + LEASE_MS + 1 });
 
     await newcomer.stop();
-    expect(await owner.holder()).toBe(undefined);
     expect(await store.db.selectFrom('store_owner').selectAll().execute()).toEqual([]);
+  });
+
+  it('lets a newcomer take the store of a frozen worker once its lease lapsed; the frozen one, thawed, exits without claiming', async () => {
+    const dir = folder();
+    const db = join(dir, 'ursa.db');
+    await applyLongRunner(db);
+    const first = await serving(db);
+    const store = await storeAt(db);
+    const running = (workerId: string) =>
+      store.db
+        .selectFrom('runs')
+        .select('correlation_id')
+        .where('worker_id', '=', workerId)
+        .where('state', '=', 'started')
+        .execute();
+    const runsOf = async (workerId: string) =>
+      Number(
+        (
+          await store.db
+            .selectFrom('runs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('worker_id', '=', workerId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const servedBy = () => store.db.selectFrom('store_owner').select('worker_id').execute();
+    await eventually(async () => (await running(first.workerId)).length === 1, 'a started run');
+    first.child.kill('SIGSTOP');
+
+    // The newcomer waits: the holder renews no more, and when its lease lapsed the store is taken.
+    const second = spawnUrsa(['worker', '--db', db]);
+    expect(await outcome(second)).toBe('serving');
+    const taker = (JSON.parse((RUNNING.exec(second.stdout) as RegExpExecArray)[0]) as { worker: string })
+      .worker;
+    expect(await servedBy()).toEqual([{ worker_id: taker }]);
+    // The frozen one's run was ended lost by the newcomer, which runs its own now.
+    await eventually(async () => (await running(taker)).length === 1, "the newcomer's started run");
+    expect(await running(first.workerId)).toEqual([]);
+    const before = await runsOf(first.workerId);
+
+    first.child.kill('SIGCONT');
+    const [code] = (await once(first.child, 'exit')) as [number];
+    expect([code, first.stderr]).toEqual([
+      2,
+      `ursa: store: ${db}: another Ursa process took this store over while this one stalled past its lease; this one stopped — a SQLite store serves one process, use PostgreSQL (--db postgres://…) for several workers [STORE_LOCKED]\n`,
+    ]);
+    // The thawed one claimed nothing, and released nothing of the newcomer's.
+    expect(await runsOf(first.workerId)).toBe(before);
+    expect(await servedBy()).toEqual([{ worker_id: taker }]);
+    expect((await running(taker)).length).toBe(1);
+    expect(second.child.exitCode).toBe(null);
   });
 
   it('stops a worker whose store was taken over while it stalled: it can write no run, and learns it at its next heartbeat', async () => {
@@ -329,8 +412,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     // The taker serves on: the store still names it, and it claims.
     expect((await peer.repos.owner.holder())?.workerId).toBe(taker.id);
     await taker.bootstrap();
-    const result = await taker.tick();
-    expect(result.claimed).toBe(1);
+    expect((await taker.tick()).claimed).toBe(1);
     await taker.executor.settled();
     await taker.stop();
   });
