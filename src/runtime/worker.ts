@@ -24,8 +24,9 @@ export interface WorkerOptions {
   /** A worker whose lease is older than this is dead: its runs are finished by another (decisions §5). */
   readonly leaseTtlMs?: number;
   /**
-   * True when no other worker can be alive at start (SQLite: one process per file, decisions §5):
-   * whatever a previous process left is recovered at once instead of after its lease lapses.
+   * True when no other worker can be alive at start (SQLite: the one serving process of its store,
+   * see {@link Worker.takeStore}, decisions §5): whatever a previous process left is recovered at
+   * once instead of after its lease lapses.
    */
   readonly exclusive?: boolean;
   /**

@@ -308,7 +308,8 @@ function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyCon
     ),
     ...logging,
   });
-  // One process per SQLite file (decisions §5), so a change needs to reach only this process.
+  // One serving process per SQLite store (decisions §5), so a change needs to reach only this
+  // process; a short command's change is seen within the loop's longest sleep.
   const changes = new EventEmitter();
   return {
     db,

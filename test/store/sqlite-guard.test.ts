@@ -160,22 +160,29 @@ async function stillServing(first: First, store: Store, after: number): Promise<
   ]);
 }
 
+/** A fresh store served by a `ursa worker` process; `longRunner` applies {@link applyLongRunner} first. */
+async function served(options: { longRunner?: boolean } = {}) {
+  const dir = folder();
+  const db = join(dir, 'ursa.db');
+  if (options.longRunner) await applyLongRunner(db);
+  const first = await serving(db);
+  const store = await storeAt(db);
+  /** The correlation ids of the runs `workerId` holds started. */
+  const running = (workerId: string) =>
+    store.db
+      .selectFrom('runs')
+      .select('correlation_id')
+      .where('worker_id', '=', workerId)
+      .where('state', '=', 'started')
+      .execute();
+  return { dir, db, first, store, running };
+}
+
 describe('one serving process per SQLite store (decisions §5, issue #19)', { timeout: 60_000 }, () => {
   it('refuses a second worker through a symlinked path, and the first keeps its lease and its running run', async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    await applyLongRunner(db);
-    const first = await serving(db);
-    const store = await storeAt(db);
-    const started = () =>
-      store.db
-        .selectFrom('runs')
-        .select(['correlation_id', 'outcome', 'worker_id'])
-        .where('state', '=', 'started')
-        .execute();
-    await eventually(async () => (await started()).length === 1, 'a started run');
-    const running = await started();
-    expect(running[0]?.worker_id).toBe(first.workerId);
+    const { dir, db, first, store, running } = await served({ longRunner: true });
+    await eventually(async () => (await running(first.workerId)).length === 1, 'a started run');
+    const before = await running(first.workerId);
 
     const link = join(dir, 'link.db');
     symlinkSync(db, link);
@@ -186,7 +193,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
 
     await stillServing(first, store, refusedAt);
     // Nothing of the first's was reaped: its run still runs, and no run ended lost.
-    expect(await started()).toEqual(running);
+    expect(await running(first.workerId)).toEqual(before);
     const lost = await store.db
       .selectFrom('runs')
       .select('reason')
@@ -196,10 +203,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
   });
 
   it('refuses a database file with a second name (hard link), for every command, while the first serves on', async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    const first = await serving(db);
-    const store = await storeAt(db);
+    const { dir, db, first, store } = await served();
     const hard = join(dir, 'hard.db');
     linkSync(db, hard);
     const message = (file: string) =>
@@ -218,11 +222,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
   });
 
   it('refuses a second worker from another host name (a container on a shared volume)', async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    const first = await serving(db);
-    const store = await storeAt(db);
-
+    const { db, first, store } = await served();
     const second = spawnUrsa(['worker', '--db', db], OTHER_HOST);
     expect(await outcome(second)).toBe(2);
     const refusedAt = Date.now();
@@ -231,11 +231,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
   });
 
   it('lets short commands and an online backup work beside a running worker, without taking the store', async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    await applyLongRunner(db);
-    const first = await serving(db);
-    const store = await storeAt(db);
+    const { dir, db, first, store } = await served({ longRunner: true });
     const now = new Date().toISOString();
 
     const results = [];
@@ -273,10 +269,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
   });
 
   it("refuses a newcomer while a killed worker's lease holds, takes the store over once it lapsed, and releases it on a clean stop", async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    const first = await serving(db);
-    const store = await storeAt(db);
+    const { db, first, store } = await served();
     const owner = repositories(store).owner;
     first.child.kill('SIGKILL');
     await once(first.child, 'exit');
@@ -325,18 +318,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
   });
 
   it('lets a newcomer take the store of a frozen worker once its lease lapsed; the frozen one, thawed, exits without claiming', async () => {
-    const dir = folder();
-    const db = join(dir, 'ursa.db');
-    await applyLongRunner(db);
-    const first = await serving(db);
-    const store = await storeAt(db);
-    const running = (workerId: string) =>
-      store.db
-        .selectFrom('runs')
-        .select('correlation_id')
-        .where('worker_id', '=', workerId)
-        .where('state', '=', 'started')
-        .execute();
+    const { db, first, store, running } = await served({ longRunner: true });
     const runsOf = async (workerId: string) =>
       Number(
         (
