@@ -26,7 +26,6 @@ const load = (path) => import(pathToFileURL(join(config.dist, path)).href);
 const { createUrsa } = await load('index.js');
 const { Worker } = await load('runtime/worker.js');
 const { SimulatedCrash } = await load('runtime/faults.js');
-const { lockSqliteFile } = await load('store/process-lock.js');
 
 const random = seeded(config.seed);
 const entries = openSync(config.entries, 'a');
@@ -83,11 +82,12 @@ const ursa = await createUrsa({
   // misfire: skip schedulers skip what is more than 2 s late (a restart's gap); the rest as default.
   settings: { misfireThresholdMs: 2000, shutdownGraceMs: 5000 },
 });
-const lock = config.exclusive ? lockSqliteFile(config.db) : undefined;
 const worker = new Worker(ursa.runtime, {
   exclusive: config.exclusive,
   faults: { afterClaim: faultPoint('afterClaim'), beforeEnd: faultPoint('beforeEnd') },
 });
+// SQLite: the store's one serving process; after a SIGKILL this waits for the dead one's lease.
+if (config.exclusive) await worker.takeStore();
 await worker.start();
 
 let stopping = false;
@@ -95,7 +95,6 @@ process.on('SIGTERM', async () => {
   if (stopping) return;
   stopping = true;
   await worker.stop();
-  lock?.release();
   await ursa.stop();
   closeSync(entries);
   process.exit(0);

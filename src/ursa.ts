@@ -10,7 +10,6 @@ import { type ApplyEntry, applyDirectory } from './service/apply.js';
 import { refreshProjectAs } from './service/refresh.js';
 import { type FireResult, fireScheduler, stopProcess } from './service/runs.js';
 import { isPostgresUrl, libraryActor, openStore, type Repositories, repositories } from './store/index.js';
-import { lockSqliteFile, type ProcessLock } from './store/process-lock.js';
 import { type Clock, systemClock } from './time/clock.js';
 
 /** What an engine function is given about the process it runs (spec §4.1). Instants are UTC epoch ms. */
@@ -84,7 +83,13 @@ export interface Ursa {
   /** The runtime and its repositories, for what the methods below do not cover. */
   readonly runtime: Runtime;
   readonly repos: Repositories;
-  /** Starts the scheduling loop in this process (a worker, decisions §5). */
+  /**
+   * Starts the scheduling loop in this process (a worker, decisions §5). On SQLite this process
+   * first becomes the store's one serving process; if another later takes the store over (this
+   * one stalled past its lease), the loop stops claiming and logs it.
+   *
+   * @throws UrsaError `STORE_LOCKED` when another process serves the SQLite store.
+   */
   start(): Promise<void>;
   /** Stops the loop gracefully (running processes get the shutdown grace) and closes the store. */
   stop(): Promise<void>;
@@ -170,20 +175,19 @@ export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
   const tenantOf = (s?: Scope) => s?.tenant ?? options.tenant ?? 'default';
   const projectOf = (s?: Scope) => s?.project ?? options.project ?? 'demo';
   let worker: Worker | undefined;
-  let lock: ProcessLock | undefined;
   return {
     runtime,
     repos: runtime.repos,
     async start() {
       if (worker !== undefined)
         throw new UrsaError('ARGUMENT_INVALID', 'ursa: already started', { field: 'start' });
-      if (store.dialect === 'sqlite') lock = lockSqliteFile(store.location);
-      worker = new Worker(runtime, { exclusive: store.dialect === 'sqlite' });
+      const starting = new Worker(runtime, { exclusive: store.dialect === 'sqlite' });
+      if (store.dialect === 'sqlite') await starting.takeStore();
+      worker = starting;
       await worker.start();
     },
     async stop() {
       await worker?.stop();
-      lock?.release();
       await store.close();
     },
     apply: (dir, scope) =>

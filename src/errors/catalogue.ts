@@ -30,7 +30,7 @@ export const errorCatalogue = {
   },
   STORE_UNAVAILABLE: {
     status: 503,
-    doc: 'The store (SQLite file or PostgreSQL) cannot be opened, migrated or reached.',
+    doc: 'The store (SQLite file or PostgreSQL) cannot be opened, migrated or reached, or the SQLite file has a second name (a hard link), under which processes would not see each other.',
   },
   NOT_FOUND: {
     status: 404,
@@ -86,7 +86,7 @@ export const errorCatalogue = {
   },
   STORE_LOCKED: {
     status: 409,
-    doc: 'A second Ursa worker tried to run on a SQLite file another process is using; SQLite supports one process, PostgreSQL several.',
+    doc: 'A second serving process (`ursa serve`, `ursa worker`, an embedded start) tried to serve a SQLite store that the store records as served by a live process (whatever path, link or host it came from), or a process learned that another took its store over after it stalled past its lease; SQLite serves one process, PostgreSQL several.',
   },
   CONFLICT: {
     status: 409,

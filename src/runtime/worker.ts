@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
+import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
@@ -23,8 +24,9 @@ export interface WorkerOptions {
   /** A worker whose lease is older than this is dead: its runs are finished by another (decisions §5). */
   readonly leaseTtlMs?: number;
   /**
-   * True when no other worker can be alive at start (SQLite: one process per file, decisions §5):
-   * whatever a previous process left is recovered at once instead of after its lease lapses.
+   * True when no other worker can be alive at start (SQLite: the one serving process of its store,
+   * see {@link Worker.takeStore}, decisions §5): whatever a previous process left is recovered at
+   * once instead of after its lease lapses.
    */
   readonly exclusive?: boolean;
   /**
@@ -57,6 +59,13 @@ const LOOP_RETRY_BASE_MS = 50;
 /** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
 const RECOVER_LIMIT = 1000;
 
+/**
+ * How long past the lease (`leaseTtlMs`) a SQLite store stays with its serving process before a
+ * newcomer may take it over, milliseconds: room for a renewal that is late, and for clocks of
+ * containers or hosts that read a little apart (decisions §5, {@link Worker.takeStore}).
+ */
+export const STORE_MARGIN_MS = 2000;
+
 /** What a reap found and did. */
 export interface ReapResult {
   /** Runs of dead workers that were running: ended `failed`, reason `worker-lost`. */
@@ -88,6 +97,14 @@ export class Worker {
   #lastSweep = Number.NEGATIVE_INFINITY;
   #lastReap = Number.NEGATIVE_INFINITY;
   #changed = false;
+  #registered = false;
+  #serving = false;
+  #markLost: () => void = () => {};
+  /**
+   * Resolves when this worker learned that another process took its SQLite store over (see
+   * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
+   */
+  readonly lost: Promise<void>;
 
   constructor(
     private readonly rt: Runtime,
@@ -114,6 +131,62 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.lost = new Promise((resolve) => {
+      this.#markLost = resolve;
+    });
+  }
+
+  /**
+   * Makes this worker the one serving process of its SQLite store (decisions §5), registers it
+   * and starts renewing its lease: what a serving process does first, so that a second one is
+   * refused before it reaps, listens or writes anything. The lease is this worker's heartbeat,
+   * recorded in the store (see {@link StoreOwner.take}); the store may be taken once the
+   * heartbeat is older than `leaseTtlMs` + {@link STORE_MARGIN_MS} by the wall clock.
+   *
+   * A holder whose lease has not lapsed yet is watched for up to `waitMs` milliseconds (timers;
+   * default: until a dead holder's lease has lapsed): one that renews is alive, and this worker is
+   * refused at once; one that does not (a process killed a moment ago, as before a restart) is
+   * taken over when its lease lapses. A worker whose store was taken over (it stalled that long)
+   * can no longer write a run; its next heartbeat learns it, and it stops claiming, ends its
+   * processes (`worker-lost`) and resolves {@link lost}. {@link stop} releases the store.
+   *
+   * @throws UrsaError `STORE_LOCKED` naming the holder when another process serves the store.
+   */
+  async takeStore(
+    waitMs = this.#options.leaseTtlMs + STORE_MARGIN_MS + this.#options.heartbeatMs,
+  ): Promise<void> {
+    const { repos, clock, log } = this.rt;
+    const me = { id: this.id, host: hostname(), pid: process.pid };
+    const leaseMs = this.#options.leaseTtlMs + STORE_MARGIN_MS;
+    const deadline = performance.now() + waitMs;
+    let first: StoreHolder | undefined;
+    for (;;) {
+      const holder = await repos.owner.take(me, clock.now(), leaseMs);
+      if (holder === undefined) break;
+      const left = deadline - performance.now();
+      if (first === undefined) {
+        first = holder;
+        log.info(
+          { holder: holder.workerId, host: holder.host, pid: holder.pid },
+          'the SQLite store has a serving process: waiting to see it renew its lease or let it lapse',
+        );
+      } else if (holder.heartbeatAt !== first.heartbeatAt || holder.workerId !== first.workerId) {
+        throw repos.owner.locked(holder);
+      }
+      if (left <= 0) throw repos.owner.locked(holder);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(this.#options.heartbeatMs, left)));
+    }
+    this.#registered = true;
+    this.#serving = true;
+    this.#renewLease();
+  }
+
+  // The lease is renewed on its own timer from registration on: a bootstrap that validates
+  // thousands of documents, or a long tick, must not let it lapse.
+  #renewLease(): void {
+    this.#heartbeat ??= setInterval(() => {
+      this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
+    }, this.#options.heartbeatMs);
   }
 
   /**
@@ -142,17 +215,31 @@ export class Worker {
   }
 
   async #register(): Promise<void> {
+    if (this.#registered) return;
     await this.rt.repos.workers.register({
       id: this.id,
       host: hostname(),
       pid: process.pid,
       startedAt: this.rt.clock.now(),
     });
+    this.#registered = true;
   }
 
   /** Renews this worker's lease at the clock's instant. */
   async heartbeat(): Promise<void> {
     if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) return;
+    if (this.#serving) {
+      // Another process took the SQLite store over: this one must not claim again.
+      this.rt.log.error(
+        { worker: this.id },
+        'another process took this SQLite store over after this worker stalled past its lease; stopping',
+      );
+      this.#stopping = true;
+      this.#wake?.();
+      this.executor.stopAll('worker-lost');
+      this.#markLost();
+      return;
+    }
     // This worker stalled past its lease and the others ended its runs: its processes are not its any more.
     this.rt.log.error({ worker: this.id }, 'this worker was retired as lost; stopping what it was running');
     this.executor.stopAll('worker-lost');
@@ -252,11 +339,7 @@ export class Worker {
   /** Bootstraps and runs the loop until {@link stop}. */
   async start(): Promise<void> {
     await this.#register();
-    // The lease is renewed on its own timer from the start: a bootstrap that validates thousands of
-    // documents, or a long tick, must not let it lapse.
-    this.#heartbeat = setInterval(() => {
-      this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
-    }, this.#options.heartbeatMs);
+    this.#renewLease();
     // A store that fails during start-up (down, locked) is retried as a failed pass of the loop is,
     // until it answers or the worker is stopped (issue #12).
     for (let failures = 0; !this.#stopping; ) {
@@ -295,6 +378,7 @@ export class Worker {
     clearInterval(this.#heartbeat);
     await this.#unsubscribe?.();
     await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
+    if (this.#serving) await this.rt.repos.owner.release(this.id);
   }
 
   async #run(): Promise<void> {

@@ -47,6 +47,7 @@ export {
   type StoreDialect,
   type StoreOptions,
 } from './open.js';
+export { NOT_SERVING, type StoreHolder, StoreOwner, stillServes } from './owner.js';
 export {
   ACTIVE_STATUSES,
   Processes,
@@ -69,6 +70,7 @@ import { Feed } from './feed.js';
 import { Inbox } from './inbox.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
+import { StoreOwner } from './owner.js';
 import { Processes } from './processes.js';
 import { Projects } from './projects.js';
 import { Runs } from './runs.js';
@@ -95,12 +97,15 @@ export interface Repositories {
   readonly lanes: Lanes;
   readonly users: Users;
   readonly workers: Workers;
+  /** SQLite: which worker serves the store (decisions §5). */
+  readonly owner: StoreOwner;
   readonly inbox: Inbox;
   readonly workflowRuns: WorkflowRuns;
   readonly audit: Audit;
 }
 
 export function repositories(store: Store): Repositories {
+  const workers = new Workers(store);
   return {
     store,
     documents: new Documents(store),
@@ -114,7 +119,8 @@ export function repositories(store: Store): Repositories {
     feed: new Feed(store),
     lanes: new Lanes(store),
     users: new Users(store),
-    workers: new Workers(store),
+    workers,
+    owner: new StoreOwner(store, workers),
     inbox: new Inbox(store),
     workflowRuns: new WorkflowRuns(store),
     audit: new Audit(store),

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -19,6 +19,7 @@ import {
 import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
 import { migrationsFor } from './migrations/index.js';
+import { NOT_SERVING } from './owner.js';
 import type { Database } from './schema.js';
 
 /** Which database a store runs on. */
@@ -174,6 +175,8 @@ class GuardedSqliteConnection implements DatabaseConnection {
           continue;
         }
         if (code === 'SQLITE_FULL') throw full(this.guard, code);
+        if (code === 'SQLITE_CONSTRAINT_TRIGGER' && (error as Error).message === NOT_SERVING)
+          throw notServing(this.guard);
         throw error;
       }
     }
@@ -198,6 +201,61 @@ function full(guard: SqliteGuard, code: string): UrsaError {
     `store: ${guard.file}: the disk is full (${code}); the write was rolled back whole — free space and Ursa goes on where it stopped`,
     { field: 'db', value: guard.file },
   );
+}
+
+function notServing(guard: SqliteGuard): UrsaError {
+  return new UrsaError(
+    'STORE_LOCKED',
+    `store: ${guard.file}: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
+    { field: 'db', value: guard.file },
+  );
+}
+
+/** Owner-only modes of what Ursa creates for a SQLite store (issue #19): its folders and files. */
+const FOLDER_MODE = 0o700;
+const FILE_MODE = 0o600;
+
+/**
+ * Creates the folders of `file` that are missing, and the file itself when it is missing, owner
+ * only whatever the umask: SQLite gives the write-ahead log and shared-memory file the mode of
+ * the database file, so those are owner-only too. What exists already keeps its mode.
+ */
+function createOwnerOnly(file: string): void {
+  const folder = dirname(file);
+  const first = mkdirSync(folder, { recursive: true, mode: FOLDER_MODE });
+  if (first !== undefined) {
+    for (let path = folder; ; path = dirname(path)) {
+      chmodSync(path, FOLDER_MODE);
+      if (path === first) break;
+    }
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', FILE_MODE);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    fchmodSync(fd, FILE_MODE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Refuses a database file with more than one name (hard link): SQLite names its write-ahead log
+ * and shared-memory file after the path, so processes opening one file under two names would not
+ * see each other's writes or locks — the serving process's lease included — and would corrupt it.
+ */
+function refuseHardLinks(file: string, links: number): void {
+  if (links > 1) {
+    throw new UrsaError(
+      'STORE_UNAVAILABLE',
+      `store: ${file}: the database file has ${links} names (hard links); SQLite coordinates processes by the file's name, so opening it under another would corrupt it — remove the other links (find / -samefile ${file})`,
+      { field: 'db', value: file },
+    );
+  }
 }
 
 /**
@@ -225,8 +283,15 @@ function withStatementCache(database: SQLite.Database, capacity = 256): SqliteDi
 function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyConfig, 'log'>): Store {
   const file = resolve(path);
   let database: SQLite.Database;
+  let links: number;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    createOwnerOnly(file);
+    links = statSync(file).nlink;
+  } catch (error) {
+    throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
+  }
+  refuseHardLinks(file, links);
+  try {
     database = new SQLite(file);
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
@@ -243,7 +308,8 @@ function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyCon
     ),
     ...logging,
   });
-  // One process per SQLite file (decisions §5), so a change needs to reach only this process.
+  // One serving process per SQLite store (decisions §5), so a change needs to reach only this
+  // process; a short command's change is seen within the loop's longest sleep.
   const changes = new EventEmitter();
   return {
     db,

@@ -183,6 +183,17 @@ export interface WorkersTable {
   stopped_at: number | null;
 }
 
+/**
+ * The one serving process of a SQLite store (decisions §5): at most one row (`slot` 1), naming the
+ * worker whose lease (its `workers.heartbeat_at`) holds the store. Empty on PostgreSQL.
+ */
+export interface StoreOwnerTable {
+  slot: number;
+  worker_id: string;
+  /** When it took the store, UTC epoch ms. */
+  since: number;
+}
+
 /** Settings (decisions §2): `display.timezone`, `scheduler.log.retentionDays`, `feed.retentionDays`, `lifecycleType`. */
 export interface SettingsTable {
   tenant: string;
@@ -314,6 +325,7 @@ export interface Database {
   feed: FeedTable;
   users: UsersTable;
   workers: WorkersTable;
+  store_owner: StoreOwnerTable;
   inbox: InboxTable;
   settings: SettingsTable;
   projects: ProjectsTable;

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Store } from './open.js';
+import type { Database } from './schema.js';
 
 /** A worker process of a store (decisions §5). Instants are UTC epoch ms. */
 export interface WorkerRecord {
@@ -14,8 +16,12 @@ export interface WorkerRecord {
 export class Workers {
   constructor(private readonly store: Store) {}
 
-  async register(worker: Omit<WorkerRecord, 'stoppedAt' | 'heartbeatAt'>): Promise<void> {
-    await this.store.db
+  /** Registers a worker live, its heartbeat at its start; `on` is the caller's transaction, if any. */
+  async register(
+    worker: Omit<WorkerRecord, 'stoppedAt' | 'heartbeatAt'>,
+    on: Kysely<Database> = this.store.db,
+  ): Promise<void> {
+    await on
       .insertInto('workers')
       .values({
         id: worker.id,
@@ -50,9 +56,9 @@ export class Workers {
     return false;
   }
 
-  /** Marks worker `id` stopped: its lease ends at once. */
-  async stop(id: string, now: number): Promise<void> {
-    await this.store.db.updateTable('workers').set({ stopped_at: now }).where('id', '=', id).execute();
+  /** Marks worker `id` stopped: its lease ends at once. `on` is the caller's transaction, if any. */
+  async stop(id: string, now: number, on: Kysely<Database> = this.store.db): Promise<void> {
+    await on.updateTable('workers').set({ stopped_at: now }).where('id', '=', id).execute();
   }
 
   /** Ids of the workers whose lease holds at `now`: not stopped, heartbeat within `ttlMs`. */

@@ -1,8 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger } from '../../src/log.js';
@@ -133,31 +131,5 @@ describe('three workers on PostgreSQL, one killed with SIGKILL every few seconds
     // And the workers kept up: at least ten runs per scheduler over the ~45 s.
     expect(runs.length).toBeGreaterThan(SCHEDULERS * 10);
     await store.close();
-  });
-});
-
-describe('one process per SQLite file (decisions §5)', () => {
-  it('refuses a second worker on the same file with a message pointing to PostgreSQL', {
-    timeout: 30_000,
-  }, async () => {
-    const db = join(mkdtempSync(join(tmpdir(), 'ursa-lock-')), 'ursa.db');
-    const first = startWorker(['worker', '--db', db], { URSA_LOG_LEVEL: 'info' });
-    let log = '';
-    // Wait until the first worker holds the file: its lock file appears with its pid.
-    const lockFile = `${db}.lock`;
-    for (let i = 0; i < 200; i++) {
-      if (existsSync(lockFile)) break;
-      await delay(25);
-    }
-    const second = startWorker(['worker', '--db', db], {}, 'pipe');
-    second.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-    });
-    const [code] = (await once(second, 'exit')) as [number];
-    first.kill('SIGTERM');
-    await once(first, 'exit');
-    expect(code).toBe(2);
-    expect(log).toContain('is in use by another Ursa process');
-    expect(log).toContain('use PostgreSQL');
   });
 });

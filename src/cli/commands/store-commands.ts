@@ -12,7 +12,6 @@ import { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
 import { cliActor } from '../../store/audit.js';
-import { lockSqliteFile, type ProcessLock } from '../../store/process-lock.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
@@ -85,7 +84,8 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
 
 /**
  * Runs a worker until SIGINT or SIGTERM, then stops it gracefully (decisions §5). On SQLite the
- * process first locks the file: a second worker on it is refused. With `http` (`ursa serve`,
+ * worker first takes the store ({@link Worker.takeStore}): a second serving process is refused
+ * with `STORE_LOCKED`, and one that loses the store to another stops and exits with it. With `http` (`ursa serve`,
  * decisions §7) it also serves the REST API on `host:port`, with metrics, and on a store without
  * tokens creates the first admin token; the API closes first when the process stops.
  */
@@ -107,11 +107,16 @@ async function runWorker(
     http === undefined ? {} : { metrics: new http.Metrics() },
   );
   const store = rt.repos.store;
-  let lock: ProcessLock | undefined;
+  const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
+  // True while the worker holds the store or runs: the way out stops it.
+  let holding = false;
   let app: FastifyInstance | undefined;
   let loopRunning = false;
   try {
-    if (store.dialect === 'sqlite') lock = lockSqliteFile(store.location);
+    if (store.dialect === 'sqlite') {
+      await worker.takeStore();
+      holding = true;
+    }
     const { tenant, project } = scope(command, config);
     if (options.demo) {
       const count = await store.db
@@ -126,7 +131,6 @@ async function runWorker(
         );
       }
     }
-    const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
     if (http !== undefined) {
       app = await http.buildApp({ rt, loopRunning: () => loopRunning, workflows: worker.executor.workflows });
       const url = await listen(app, config.host, config.port);
@@ -134,13 +138,17 @@ async function runWorker(
       // After listening: a start that fails (a port in use) leaves no token behind.
       await ensureAdminToken(rt, io);
     }
+    holding = true;
     await worker.start();
     loopRunning = true;
     log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
-    await new Promise<void>((done) => {
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-    });
+    const lost = await Promise.race([
+      new Promise<false>((done) => {
+        process.once('SIGINT', () => done(false));
+        process.once('SIGTERM', () => done(false));
+      }),
+      worker.lost.then(() => true as const),
+    ]);
     log.info('stopping: no new claims; finishing running processes');
     loopRunning = false;
     if (app !== undefined) {
@@ -148,11 +156,20 @@ async function runWorker(
       app = undefined;
       await closing.close();
     }
+    holding = false;
     await worker.stop();
     log.info('stopped');
+    if (lost) {
+      throw new UrsaError(
+        'STORE_LOCKED',
+        `store: ${store.location}: another Ursa process took this store over while this one stalled past its lease; this one stopped — a SQLite store serves one process, use PostgreSQL (--db postgres://…) for several workers`,
+        { field: 'db', value: store.location },
+      );
+    }
   } finally {
     await app?.close();
-    lock?.release();
+    // A start that failed after taking the store (a port in use) gives it back.
+    if (holding) await worker.stop().catch(() => {});
     await close();
   }
 }

@@ -10,6 +10,7 @@ import * as workflows from './0007-workflows.js';
 import * as runLockMode from './0008-run-lock-mode.js';
 import * as tokenScope from './0009-token-scope.js';
 import * as documentAudit from './0010-document-audit.js';
+import * as storeOwner from './0011-store-owner.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -27,6 +28,7 @@ const ALL: Record<string, DialectMigration> = {
   '0008-run-lock-mode': runLockMode,
   '0009-token-scope': tokenScope,
   '0010-document-audit': documentAudit,
+  '0011-store-owner': storeOwner,
 };
 
 /**
