@@ -55,8 +55,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request) => {
     const secret = bearer(request);
     if (secret === undefined) return;
-    const token = await options.rt.repos.tokens.verify(secret);
-    if (token !== undefined) request.token = token;
+    try {
+      const token = await options.rt.repos.tokens.verify(secret);
+      if (token !== undefined) request.token = token;
+    } catch (error) {
+      // A token that cannot be checked (the store is down) is neither valid nor unknown: the
+      // routes that need the caller answer with this error (503), and the rest (health, page) as ever.
+      request.tokenUnchecked = error;
+    }
   });
 
   await app.register(fastifySwagger, {

@@ -9,19 +9,23 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The token the request authenticated with (decisions §6); set by the auth hook. */
     token?: TokenRecord;
+    /** Why the auth hook could not check the request's token (e.g. `STORE_UNAVAILABLE`), if it could not. */
+    tokenUnchecked?: unknown;
   }
 }
 
 /**
  * The caller of a request on `tenant`'s paths, checked against its token (decisions §6): a token
  * of another tenant gets `NOT_FOUND`, indistinguishable from a missing resource; a role below
- * `role` gets `FORBIDDEN`.
+ * `role` gets `FORBIDDEN`. A token the store could not check (it is down) is that error
+ * (`STORE_UNAVAILABLE`, 503), never `UNAUTHENTICATED`: the token may well be valid.
  *
- * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
+ * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND`, `FORBIDDEN`, or the token check's own error.
  */
 export function callerFor(request: FastifyRequest, tenant: string, project: string, role: Role): Caller {
   const token = request.token;
   if (token === undefined) {
+    if (request.tokenUnchecked !== undefined) throw request.tokenUnchecked;
     throw new UrsaError(
       'UNAUTHENTICATED',
       bearer(request) === undefined
