@@ -2,10 +2,9 @@ import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { repositories, type Store } from '../../src/store/index.js';
-import { openStore } from '../../src/store/open.js';
 import { fixedClock } from '../../src/time/clock.js';
-import { freshDatabase, type TestDatabase } from '../support/dialects.js';
-import { runtimeOn, TcpProxy, throughProxy } from '../support/faults.js';
+import type { TestDatabase } from '../support/dialects.js';
+import { proxiedPostgres, runtimeOn, type TcpProxy } from '../support/faults.js';
 import { PROBLEM, SCHEDULER_YAML, WORKFLOW_YAML } from '../support/http.js';
 
 // A store outage over HTTP (issue #19): every request was authenticated against the store, so
@@ -96,11 +95,10 @@ describe('PostgreSQL unavailable: every endpoint that needs the store answers 50
   it('answers 503 STORE_UNAVAILABLE, never 500 or 401, on every registered route; normal again once it is back', {
     timeout: 60_000,
   }, async () => {
-    database = await freshDatabase('postgres');
-    const server = new URL(database.location);
-    proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
-    const direct = await openStore(database.location);
-    const proxied = await openStore(throughProxy(database.location, proxy));
+    const opened = await proxiedPostgres();
+    ({ database, proxy } = opened);
+    const { direct, proxied } = opened;
+    const cable = opened.proxy;
     stores.push(direct, proxied);
     const clock = fixedClock(SECONDS);
     const admin = (
@@ -139,7 +137,7 @@ describe('PostgreSQL unavailable: every endpoint that needs the store answers 50
       }
     }
 
-    proxy.cut();
+    cable.cut();
     const unavailable = (detail: string) => ({
       type: 'https://ursa.dev/errors#store_unavailable',
       title: 'STORE_UNAVAILABLE',
@@ -182,7 +180,7 @@ describe('PostgreSQL unavailable: every endpoint that needs the store answers 50
     expect(seen).not.toContain('401');
     expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
 
-    proxy.restore();
+    cable.restore();
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       const res = await request(app, route, admin);
