@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
@@ -232,7 +233,7 @@ export class WorkflowRunner {
         .catch(() => {});
     }, STOP_POLL_MS);
     try {
-      const result = await engine.run({
+      const result = await runEngine(engine, {
         processId,
         recipe,
         params,
