@@ -46,3 +46,26 @@ export interface Engine {
   /** Runs one process to its end. Never rejects: failures are an `EngineResult` with status `failed`. */
   run(request: EngineRequest): Promise<EngineResult>;
 }
+
+/** The texts of an engine's result with every NUL (U+0000) as U+FFFD, the replacement character. */
+function storable(result: EngineResult): EngineResult {
+  const { output, errorOutput, reason } = result;
+  if (![output, errorOutput, reason].some((text) => text?.includes('\u0000'))) return result;
+  const clean = (text: string) => text.replaceAll('\u0000', '\uFFFD');
+  return {
+    ...result,
+    ...(output === undefined ? {} : { output: clean(output) }),
+    ...(errorOutput === undefined ? {} : { errorOutput: clean(errorOutput) }),
+    ...(reason === undefined ? {} : { reason: clean(reason) }),
+  };
+}
+
+/**
+ * Runs `engine` for `request`, as every run and workflow step does: the result as the engine gave
+ * it, except that a NUL in its output, error output or reason is U+FFFD. A process may print
+ * anything, and PostgreSQL text cannot hold NUL: a run whose output held one could not be
+ * recorded (issue #19). CommonMark shows NUL as U+FFFD as well.
+ */
+export async function runEngine(engine: Engine, request: EngineRequest): Promise<EngineResult> {
+  return storable(await engine.run(request));
+}

@@ -54,7 +54,7 @@ export const errorCatalogue = {
   },
   DOCUMENT_INVALID: {
     status: 400,
-    doc: 'A YAML document cannot be loaded safely: a syntax error, a duplicate key, more than one document, an alias bomb, nesting deeper than 64 levels, an unsupported tag, or a body over 64 KiB (decisions §6); the error names the document, the line and column when known, and the reason.',
+    doc: 'A YAML document cannot be loaded safely: a syntax error, a duplicate key, more than one document, an alias bomb, nesting deeper than 64 levels, an unsupported tag, a body over 64 KiB, or a control character (U+0000–U+001F but tab, line feed and carriage return, U+007F–U+009F) or unpaired surrogate anywhere in it (decisions §6); the error names the document, the line and column or the field path, and the reason.',
   },
   SCHEDULER_INVALID: {
     status: 400,

@@ -19,6 +19,8 @@ export interface UrsaErrorDetails {
   readonly allowed?: string;
   /** Every reason a document was refused, when the error is about a whole document. */
   readonly issues?: readonly ValidationIssue[];
+  /** The library or driver error this one translates, for the server log only (never shown to a user). */
+  readonly cause?: unknown;
 }
 
 /**
@@ -35,7 +37,7 @@ export class UrsaError extends Error {
   readonly issues: readonly ValidationIssue[] | undefined;
 
   constructor(code: ErrorCode, message: string, details: UrsaErrorDetails = {}) {
-    super(message);
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'UrsaError';
     this.code = code;
     this.field = details.field;

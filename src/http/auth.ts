@@ -12,6 +12,8 @@ declare module 'fastify' {
     token?: TokenRecord;
     /** Set by the auth hook when the request presented the secret of a token that has expired. */
     tokenExpired?: boolean;
+    /** Why the auth hook could not check the request's token (e.g. `STORE_UNAVAILABLE`), if it could not. */
+    tokenUnchecked?: unknown;
   }
 }
 
@@ -19,24 +21,31 @@ declare module 'fastify' {
  * The auth hook of every request (decisions §6, issue #19): looks the bearer secret up afresh in
  * the store — nothing is cached, so a revocation, rotation or expiry holds from the very next
  * request, on any connection — and records the token's use (throttled, see `Tokens.authenticate`).
- * Refuses nothing itself: routes that need a token ask {@link callerFor}.
+ * Refuses nothing itself: routes that need a token ask {@link callerFor}. A token that cannot be
+ * checked (the store is down) is neither valid nor unknown: the error is kept for the routes that
+ * need the caller (503), and the rest (health, the page) answer as ever.
  */
 export async function authenticate(request: FastifyRequest, tokens: Tokens, now: number): Promise<void> {
   const secret = bearer(request);
   if (secret === undefined) return;
-  const checked = await tokens.authenticate(secret, now);
-  if (checked.state === 'live') request.token = checked.token;
-  else if (checked.state === 'expired') request.tokenExpired = true;
+  try {
+    const checked = await tokens.authenticate(secret, now);
+    if (checked.state === 'live') request.token = checked.token;
+    else if (checked.state === 'expired') request.tokenExpired = true;
+  } catch (error) {
+    request.tokenUnchecked = error;
+  }
 }
 
 /**
  * The caller of a request on `tenant`'s `project` paths, checked against its token (decisions
  * §6): a token of another tenant, or one scoped to another project of this tenant (`_tenant`
  * included), gets `NOT_FOUND`, indistinguishable from a missing resource; a role below `role`
- * gets `FORBIDDEN`. The caller carries the token's id and the `rest` interface, for the audit
- * trail (issue #19).
+ * gets `FORBIDDEN`. A token the store could not check (it is down) is that error
+ * (`STORE_UNAVAILABLE`, 503), never `UNAUTHENTICATED`: the token may well be valid. The caller
+ * carries the token's id and the `rest` interface, for the audit trail (issue #19).
  *
- * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND` or `FORBIDDEN`.
+ * @throws UrsaError `UNAUTHENTICATED`, `NOT_FOUND`, `FORBIDDEN`, or the token check's own error.
  */
 export function callerFor(request: FastifyRequest, tenant: string, project: string, role: Role): Caller {
   return checkedCaller(request, tenant, project, role);
@@ -62,6 +71,7 @@ function checkedCaller(
 ): Caller {
   const token = request.token;
   if (token === undefined) {
+    if (request.tokenUnchecked !== undefined) throw request.tokenUnchecked;
     throw new UrsaError(
       'UNAUTHENTICATED',
       bearer(request) === undefined

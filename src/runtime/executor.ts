@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import type { EngineResult } from '../engines/engine.js';
+import { type EngineResult, runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
@@ -936,7 +936,7 @@ export class Executor {
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
       }
-      return await engine.run({
+      return await runEngine(engine, {
         processId,
         recipe,
         params,

@@ -179,7 +179,8 @@ export class RunRecorder {
       tenant: run.tenant,
       user: run.runAs,
       kind: 'run-failed',
-      title: `${run.name} failed${run.reason ? `: ${run.reason}` : ''}`,
+      // A title is one line (the CLI lists one per item): a reason's line breaks become spaces.
+      title: `${run.name} failed${run.reason ? `: ${run.reason.replace(/\s*[\r\n]+\s*/g, ' ')}` : ''}`,
       body: `The run of ${run.name} scheduled for ${formatInstant(run.scheduledFor)} ended failed. Its log: ${run.logPath}`,
       project: run.project,
       scheduler: run.name,

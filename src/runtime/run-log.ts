@@ -4,6 +4,7 @@ import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
 import { type FlatScalar, stringifyFlatMap } from '../yaml/flat-map.js';
+import { codeBlock, inlineLiteral } from './markdown-literal.js';
 
 /** Where run logs live (spec §9a). */
 export const RUN_LOG_PREFIX = '_vance/logs/scheduler/';
@@ -33,8 +34,6 @@ export function runLogLockMode(body: string): LockMode {
   return recordedLockMode(/^lockMode: (.*)$/m.exec(front)?.[1]);
 }
 
-const FENCE = '````';
-
 /** What a coalesced run absorbed (decisions §4): how many occurrences, and the first and last. */
 export interface Absorbed {
   /** Occurrences after `scheduledFor` up to `coalescedUntil`; counted up to a cap. */
@@ -52,6 +51,10 @@ export type RunLogProcess = Pick<ProcessRecord, 'exitCode' | 'outputTail' | 'err
  * Renders the run-log document of spec §9a: YAML front matter and a Markdown body with the
  * timeline. Pure: it is re-rendered from the run (and its process) on every transition, so the
  * document always says the latest state; `pending` until the run ends.
+ *
+ * Text Ursa did not write itself (process output, reasons, error messages, user names) goes in as
+ * literal text that cannot forge the document's structure (see `markdown-literal.ts`), and the
+ * front matter is written by the `yaml` package, whose quoting keeps every value inside it.
  */
 export function renderRunLog(
   run: Run,
@@ -93,11 +96,11 @@ export function renderRunLog(
     stringifyFlatMap(front),
     '---',
     '',
-    `# Scheduler '${run.name}' — ${run.correlationId}`,
+    `# Scheduler '${inlineLiteral(run.name)}' — ${run.correlationId}`,
     '',
     `- **Scheduled for:** ${formatInstant(run.scheduledFor)} (${run.trigger})`,
-    `- **Outcome:** ${run.outcome}${durationMs === null ? '' : ` (${durationMs} ms)`}${run.reason ? ` — ${run.reason}` : ''}`,
-    `- **RunAs:** ${run.runAs}`,
+    `- **Outcome:** ${run.outcome}${durationMs === null ? '' : ` (${durationMs} ms)`}${run.reason ? ` — ${inlineLiteral(run.reason)}` : ''}`,
+    `- **RunAs:** ${inlineLiteral(run.runAs)}`,
   ];
   if (run.processId !== null) lines.push(`- **Process:** ${run.processId}`);
   if (run.sessionId !== null) lines.push(`- **Session:** ${run.sessionId}`);
@@ -112,15 +115,16 @@ export function renderRunLog(
     );
   }
   lines.push('', '## Timeline', '');
-  lines.push(`- ${formatInstant(run.claimedAt)}  TRIGGERED  source=ursascheduler:${run.name}`);
+  const name = inlineLiteral(run.name);
+  lines.push(`- ${formatInstant(run.claimedAt)}  TRIGGERED  source=ursascheduler:${name}`);
   if (run.state === 'queued') {
     lines.push(
-      `- ${formatInstant(run.claimedAt)}  QUEUED     waiting for the active run of ${run.name} to end (overlap)`,
+      `- ${formatInstant(run.claimedAt)}  QUEUED     waiting for the active run of ${name} to end (overlap)`,
     );
   }
   if (run.state === 'skipped') {
     lines.push(
-      `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ?? ''}`,
+      `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ? inlineLiteral(run.reason) : ''}`,
     );
   }
   if (run.startedAt !== null) {
@@ -134,11 +138,17 @@ export function renderRunLog(
     lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);
   }
   if (workflowRun !== undefined) {
-    lines.push('', `## Workflow run ${workflowRun.id} (${workflowRun.workflow}): ${workflowRun.status}`, '');
-    for (const step of workflowRun.steps)
-      lines.push(`- ${step.name} (${step.recipe}): ${step.status}${step.reason ? ` — ${step.reason}` : ''}`);
+    lines.push(
+      '',
+      `## Workflow run ${workflowRun.id} (${inlineLiteral(workflowRun.workflow)}): ${workflowRun.status}`,
+      '',
+    );
+    for (const step of workflowRun.steps) {
+      const reason = step.reason ? ` — ${inlineLiteral(step.reason)}` : '';
+      lines.push(`- ${inlineLiteral(step.name)} (${inlineLiteral(step.recipe)}): ${step.status}${reason}`);
+    }
   }
-  if (process?.outputTail) lines.push('', '## Output', '', FENCE, process.outputTail.trimEnd(), FENCE);
-  if (process?.errorTail) lines.push('', '## Error output', '', FENCE, process.errorTail.trimEnd(), FENCE);
+  if (process?.outputTail) lines.push('', '## Output', '', ...codeBlock(process.outputTail.trimEnd()));
+  if (process?.errorTail) lines.push('', '## Error output', '', ...codeBlock(process.errorTail.trimEnd()));
   return `${lines.join('\n')}\n`;
 }

@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { renderParams, type TemplateScope } from '../workflows/template.js';
+import { refuseForbiddenString } from '../yaml/characters.js';
 import { findRecipe, findWorkflow } from './catalog.js';
 import type { Runtime } from './context.js';
 
@@ -25,12 +27,14 @@ export interface StartedWorkflow {
  * The parameters of a start: the given ones over the workflow's defaults.
  *
  * @throws UrsaError `ARGUMENT_INVALID` (field `params.<name>`) for a parameter the workflow does
- *   not declare, or a declared one without default that is not given.
+ *   not declare, a declared one without default that is not given, or a string (or key) holding
+ *   a control character (the rule every document is held to, `src/yaml/characters.ts`).
  */
 export function workflowParams(
   definition: WorkflowDefinition,
   given: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
+  refuseForbiddenString('ARGUMENT_INVALID', given, 'params');
   for (const name of Object.keys(given)) {
     if (!(name in definition.parameters))
       throw new UrsaError(
@@ -229,7 +233,7 @@ export class WorkflowRunner {
         .catch(() => {});
     }, STOP_POLL_MS);
     try {
-      const result = await engine.run({
+      const result = await runEngine(engine, {
         processId,
         recipe,
         params,

@@ -10,14 +10,17 @@ import {
   type KyselyConfig,
   Migrator,
   PostgresDialect,
+  type QueryCompiler,
   type QueryResult,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
   sql,
+  type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
+import { translateStoreError } from './errors.js';
 import { migrationsFor } from './migrations/index.js';
 import { NOT_SERVING } from './owner.js';
 import type { Database } from './schema.js';
@@ -150,6 +153,8 @@ const SQLITE_BUSY_PAUSE_MAX_MS = 250;
  *   the write lock, so a busy statement there fails the transaction, which rolls back whole.
  * - A full disk (SQLITE_FULL: the file or its write-ahead log cannot grow) is `STORE_FULL`; SQLite
  *   has rolled back the statement's transaction, so the store holds what it held before.
+ * - A file that cannot be opened, read or written any more (SQLITE_CANTOPEN, SQLITE_IOERR,
+ *   SQLITE_NOTADB) is `STORE_UNAVAILABLE` (issue #19), see `translateStoreError`.
  */
 class GuardedSqliteConnection implements DatabaseConnection {
   constructor(
@@ -177,7 +182,7 @@ class GuardedSqliteConnection implements DatabaseConnection {
         if (code === 'SQLITE_FULL') throw full(this.guard, code);
         if (code === 'SQLITE_CONSTRAINT_TRIGGER' && (error as Error).message === NOT_SERVING)
           throw notServing(this.guard);
-        throw error;
+        throw translateStoreError(error);
       }
     }
   }
@@ -363,21 +368,132 @@ function postgresPool(url: string, max: number): pg.Pool {
   return pool;
 }
 
+/** Runs a driver step, translating an error that says the server is gone (see `translateStoreError`). */
+async function translated<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw translateStoreError(error);
+  }
+}
+
+/** A PostgreSQL connection whose failures for a lost or refused server are `STORE_UNAVAILABLE`. */
+class TranslatingConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return translated(() => this.inner.executeQuery<R>(query));
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    try {
+      yield* this.inner.streamQuery<R>(query, chunkSize);
+    } catch (error) {
+      throw translateStoreError(error);
+    }
+  }
+}
+
+/**
+ * Kysely's PostgreSQL driver, with every failure that means the server cannot be reached or
+ * cannot serve (refused, reset, terminated, shutting down, out of connections) turned into
+ * `STORE_UNAVAILABLE` at this one boundary (issue #19), so that every caller — REST (503), the
+ * agent tools, the CLI, the worker — sees Ursa's error, never the driver's text or a 500. The
+ * driver's own steps get its own connection objects (it keeps private state on them).
+ */
+class TranslatingDriver implements Driver {
+  readonly #wrapped = new WeakMap<DatabaseConnection, TranslatingConnection>();
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return translated(() => this.inner.init());
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await translated(() => this.inner.acquireConnection());
+    let wrapped = this.#wrapped.get(connection);
+    if (wrapped === undefined) {
+      wrapped = new TranslatingConnection(connection);
+      this.#wrapped.set(connection, wrapped);
+    }
+    return wrapped;
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return translated(() => this.inner.beginTransaction(unwrap(connection), settings));
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return translated(() => this.inner.commitTransaction(unwrap(connection)));
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return translated(() => this.inner.rollbackTransaction(unwrap(connection)));
+  }
+
+  savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return translated(async () => this.inner.savepoint?.(unwrap(connection), name, compile));
+  }
+
+  rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return translated(async () => this.inner.rollbackToSavepoint?.(unwrap(connection), name, compile));
+  }
+
+  releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
+    return translated(async () => this.inner.releaseSavepoint?.(unwrap(connection), name, compile));
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(unwrap(connection));
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+function unwrap(connection: DatabaseConnection): DatabaseConnection {
+  return connection instanceof TranslatingConnection ? connection.inner : connection;
+}
+
+class TranslatingPostgresDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new TranslatingDriver(super.createDriver());
+  }
+}
+
 function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): Store {
   const location = redactUrl(url);
   const pool = postgresPool(url, 10);
   const leasePool = postgresPool(url, 1);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logging });
-  const leaseDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: leasePool }), ...logging });
+  const db = new Kysely<Database>({ dialect: new TranslatingPostgresDialect({ pool }), ...logging });
+  const leaseDb = new Kysely<Database>({
+    dialect: new TranslatingPostgresDialect({ pool: leasePool }),
+    ...logging,
+  });
   return {
     db,
     leaseDb,
     dialect: 'postgres',
     location,
-    notifyChange: async () => {
-      await pool.query(`NOTIFY ${CHANNEL}`);
-    },
-    onChange: (listener) => listen(url, listener),
+    notifyChange: () =>
+      translated(async () => {
+        await pool.query(`NOTIFY ${CHANNEL}`);
+      }),
+    onChange: (listener) => translated(() => listen(url, listener)),
     checkpoint: async () => {},
     close: async () => {
       await Promise.all([db.destroy(), leaseDb.destroy()]);
@@ -449,6 +565,13 @@ async function listen(url: string, listener: () => void): Promise<() => Promise<
   };
 }
 
+/** The driver's error code (`ECONNREFUSED`, `28P01`) of an error or of the driver error it translates. */
+function driverCode(error: unknown): string | undefined {
+  const driver = error instanceof UrsaError ? error.cause : error;
+  const code = (driver as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Applies every pending migration (decisions §5: the same schema on every dialect). */
 export async function migrate(store: Store): Promise<void> {
   const { error, results } = await new Migrator({
@@ -457,7 +580,7 @@ export async function migrate(store: Store): Promise<void> {
   }).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'a migration';
-    const code = (error as { code?: string }).code;
+    const code = driverCode(error);
     throw unavailable(store.location, `${failed} failed${code === undefined ? '' : ` (${code})`}`);
   }
 }
@@ -496,8 +619,9 @@ export const DEFAULT_SQLITE_BUSY_TIMEOUT_MS = 30_000;
 /**
  * Opens the store at `location` — a SQLite file path, or a `postgres://` URL — and brings its
  * schema up to date. Later failures of its queries: `STORE_BUSY` and `STORE_FULL` (SQLite, see
- * {@link StoreOptions}); a PostgreSQL server that went away surfaces as the driver's error of the
- * query, and the pool connects again on the next one.
+ * {@link StoreOptions}); a server that went away, refuses or cannot serve (and a SQLite file that
+ * cannot be read) is `STORE_UNAVAILABLE` for that query, with the driver's error as its `cause`;
+ * the pool connects again on the next one.
  *
  * @throws UrsaError `STORE_UNAVAILABLE` when the database cannot be opened, reached or migrated
  *   (the message names the location without its password, never the driver's text).
@@ -510,8 +634,10 @@ export async function openStore(location: string, options: StoreOptions = {}): P
     await migrate(store);
   } catch (error) {
     await store.close().catch(() => {});
-    if (error instanceof UrsaError) throw error;
-    const code = (error as { code?: string }).code;
+    // Ursa's own refusals as they are; a lost connection's translation names the location here.
+    if (error instanceof UrsaError && (error.code !== 'STORE_UNAVAILABLE' || error.cause === undefined))
+      throw error;
+    const code = driverCode(error);
     throw unavailable(store.location, `cannot reach the database${code === undefined ? '' : ` (${code})`}`);
   }
   return store;

@@ -1,5 +1,12 @@
 import { type Document, LineCounter, parseAllDocuments, type YAMLError } from 'yaml';
 import { UrsaError } from '../errors/index.js';
+import {
+  ALLOWED_CHARACTERS,
+  codePointName,
+  findForbiddenCharacter,
+  findForbiddenString,
+  forbiddenCharacterWords,
+} from './characters.js';
 import { topField } from './field-path.js';
 import { inspectDocument } from './inspect.js';
 import { keyPathAt } from './key-path.js';
@@ -11,12 +18,14 @@ interface Refusal {
   readonly offset?: number;
   readonly field?: string;
   readonly value?: unknown;
+  /** What would have been accepted, when the refusal says. */
+  readonly allowed?: string;
   /** Report only the top-level field of the key path (for nesting, where the full path is huge). */
   readonly topOnly?: boolean;
 }
 
 function refuse(source: string, lines: LineCounter, refusal: Refusal): never {
-  const { reason, offset, field, value } = refusal;
+  const { reason, offset, field, value, allowed } = refusal;
   let where = '';
   if (offset !== undefined) {
     const { line, col } = lines.linePos(offset);
@@ -25,6 +34,7 @@ function refuse(source: string, lines: LineCounter, refusal: Refusal): never {
   throw new UrsaError('DOCUMENT_INVALID', `${source}: ${where}${reason}`, {
     ...(field === undefined || field === '' ? {} : { field }),
     ...(value === undefined ? {} : { value }),
+    ...(allowed === undefined ? {} : { allowed }),
     issues: [{ path: field ?? '', message: `${where}${reason}` }],
   });
 }
@@ -69,12 +79,13 @@ const OPTIONS = {
  * syntax error, a duplicate key, more than one document, nesting deeper than {@link MAX_DEPTH}
  * levels, an alias bomb (more than {@link MAX_ALIASES} aliases, or aliases that expand beyond the
  * `yaml` package's `maxAliasCount` guard), a recursive or unknown alias, a tag outside the core
- * schema, a non-scalar mapping key, the key `__proto__`, and any parser warning.
+ * schema, a non-scalar mapping key, the key `__proto__`, any parser warning, and a control
+ * character (see `characters.ts`) anywhere in the text or in a string an escape wrote.
  *
  * @param source names the document in messages, e.g. `_vance/scheduler/nightly.yaml`.
  * @throws UrsaError `DOCUMENT_INVALID` whose message is `<source>: line L, column C: <reason>` (the
- *   position when known), with `field` (the key path, when known), `value` (the duplicate key or
- *   the byte count) and `issues` (one issue: that field path and the message without the source).
+ *   position when known), with `field` (the key path, when known), `value` (the duplicate key,
+ *   the byte count, or the refused character as `U+0000`) and `issues` (one issue: that field path and the message without the source).
  */
 export function parseYamlDocument(text: string, source: string): unknown {
   const lines = new LineCounter();
@@ -86,6 +97,18 @@ export function parseYamlDocument(text: string, source: string): unknown {
     });
   }
   const docs = parseAllDocuments(text, { ...OPTIONS, lineCounter: lines });
+  // A control character anywhere in the text, a comment too, before the parser's own complaint.
+  const raw = findForbiddenCharacter(text);
+  if (raw !== undefined) {
+    const refusal = {
+      offset: raw.index,
+      reason: `${forbiddenCharacterWords(raw)} is not allowed; allowed: ${ALLOWED_CHARACTERS}`,
+      value: codePointName(raw.code),
+      allowed: ALLOWED_CHARACTERS,
+    };
+    const first = 'empty' in docs ? undefined : docs[0];
+    refuse(source, lines, first === undefined ? refusal : withKeyPath(first, refusal));
+  }
   if ('empty' in docs) {
     const error = docs.errors[0];
     if (error !== undefined) refuse(source, lines, yamlReason(error, text, undefined));
@@ -107,8 +130,9 @@ export function parseYamlDocument(text: string, source: string): unknown {
   if (structure !== undefined) refuse(source, lines, structure);
   const warning = doc.warnings[0];
   if (warning !== undefined) refuse(source, lines, withKeyPath(doc, yamlReason(warning, text, doc)));
+  let value: unknown;
   try {
-    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (error) {
     const bomb = error instanceof ReferenceError && /alias count/i.test(error.message);
     refuse(source, lines, {
@@ -117,6 +141,16 @@ export function parseYamlDocument(text: string, source: string): unknown {
         : 'the document cannot be turned into plain values',
     });
   }
+  // What an escape (`"\0"`, `"\u001b"`) wrote, which the text itself does not show.
+  const escaped = findForbiddenString(value);
+  if (escaped !== undefined)
+    refuse(source, lines, {
+      field: escaped.field,
+      reason: escaped.reason,
+      value: codePointName(escaped.code),
+      allowed: ALLOWED_CHARACTERS,
+    });
+  return value;
 }
 
 function withKeyPath(doc: Document, refusal: Refusal): Refusal {

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { iso } from '../support/cases.js';
-import { freshDatabase, type TestDatabase } from '../support/dialects.js';
+import type { TestDatabase } from '../support/dialects.js';
 import {
   capturedLog,
   coverage,
   expectStartedAndEndedOnce,
+  proxiedPostgres,
   runtimeOn,
-  TcpProxy,
-  throughProxy,
+  type TcpProxy,
 } from '../support/faults.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { until } from '../support/until.js';
@@ -37,13 +37,10 @@ afterEach(async () => {
 
 /** A fresh PostgreSQL database, a proxy in front of its server, and a store on either side. */
 async function setup() {
-  database = await freshDatabase('postgres');
-  const server = new URL(database.location);
-  proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
-  const direct = await openStore(database.location);
-  const proxied = await openStore(throughProxy(database.location, proxy));
-  stores.push(direct, proxied);
-  return { proxy, direct, proxied };
+  const opened = await proxiedPostgres();
+  ({ database, proxy } = opened);
+  stores.push(opened.direct, opened.proxied);
+  return opened;
 }
 
 /** The runs of every scheduler, oldest first. */

@@ -8,6 +8,7 @@ import type { Caller } from '../../src/service/caller.js';
 import { deleteScheduler, setScheduler } from '../../src/service/schedulers.js';
 import { getWorkflow, setWorkflow } from '../../src/service/workflows.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
+import { ALLOWED_CHARACTERS } from '../../src/yaml/characters.js';
 import { thrown } from '../support/cron.js';
 import { DIALECTS } from '../support/dialects.js';
 import { NOT_FOUND, PROBLEM, SCHEDULER_YAML, type TestApp, testApp, WORKFLOW_YAML } from '../support/http.js';
@@ -241,20 +242,29 @@ describe.each(DIALECTS)(
           'job',
           SCHEDULER_YAML.replace('recipe: noop', `recipe: ${quoted}`),
         ).catch((e: unknown) => e)) as UrsaError;
-        expect(inScheduler.code).toBe('SCHEDULER_INVALID');
-        expect(inScheduler.issues).toEqual([
-          { path: 'recipe', message: `${quoted} is not a valid name: a name is ${NAME_RULE}` },
-        ]);
+        // A NUL is refused by the rule for every string of a document before the name rule (issue #19).
+        const refusal = (path: string) =>
+          name.includes('\u0000')
+            ? [
+                'DOCUMENT_INVALID',
+                `${path} holds the control character U+0000 at character 4; allowed: ${ALLOWED_CHARACTERS}`,
+              ]
+            : [
+                path === 'recipe' ? 'SCHEDULER_INVALID' : 'WORKFLOW_INVALID',
+                `${quoted} is not a valid name: a name is ${NAME_RULE}`,
+              ];
+        const [schedulerCode, schedulerMessage] = refusal('recipe');
+        expect(inScheduler.code).toBe(schedulerCode);
+        expect(inScheduler.issues).toEqual([{ path: 'recipe', message: schedulerMessage }]);
         const inStep = (await setWorkflow(
           a.t.rt,
           admin,
           'flow',
           WORKFLOW_YAML.replace('recipe: noop', `recipe: ${quoted}`),
         ).catch((e: unknown) => e)) as UrsaError;
-        expect(inStep.code).toBe('WORKFLOW_INVALID');
-        expect(inStep.issues).toEqual([
-          { path: 'steps[0].recipe', message: `${quoted} is not a valid name: a name is ${NAME_RULE}` },
-        ]);
+        const [stepCode, stepMessage] = refusal('steps[0].recipe');
+        expect(inStep.code).toBe(stepCode);
+        expect(inStep.issues).toEqual([{ path: 'steps[0].recipe', message: stepMessage }]);
         const resolved = thrown(() =>
           resolveRecipe(name, { project: () => undefined, tenant: () => undefined }),
         ) as UrsaError;

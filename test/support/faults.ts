@@ -5,8 +5,9 @@ import { accountOccurrences } from '../../src/decisions/accounting.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { Runtime } from '../../src/runtime/context.js';
-import { repositories, type Store } from '../../src/store/index.js';
+import { openStore, repositories, type Store } from '../../src/store/index.js';
 import type { Clock } from '../../src/time/clock.js';
+import { freshDatabase, type TestDatabase } from './dialects.js';
 import { TEST_SETTINGS } from './runtime.js';
 
 /** A log line as pino wrote it (JSON), with its message and level. */
@@ -177,4 +178,24 @@ export function throughProxy(url: string, proxy: TcpProxy): string {
   via.hostname = '127.0.0.1';
   via.port = String(proxy.port);
   return via.toString();
+}
+
+/** What {@link proxiedPostgres} opened; the caller closes the stores and the proxy and drops the database. */
+export interface ProxiedPostgres {
+  readonly database: TestDatabase;
+  readonly proxy: TcpProxy;
+  /** A store on the server itself, which an outage does not reach. */
+  readonly direct: Store;
+  /** A store through the proxy, which {@link TcpProxy.cut} cuts off. */
+  readonly proxied: Store;
+}
+
+/** A fresh PostgreSQL database, a proxy in front of its server, and a store on either side. */
+export async function proxiedPostgres(): Promise<ProxiedPostgres> {
+  const database = await freshDatabase('postgres');
+  const server = new URL(database.location);
+  const proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
+  const direct = await openStore(database.location);
+  const proxied = await openStore(throughProxy(database.location, proxy));
+  return { database, proxy, direct, proxied };
 }
