@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
+import type { TemplateLimits } from '../workflows/template-limits.js';
 import type { Metrics } from './metrics.js';
 
 /** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */
@@ -14,6 +15,8 @@ export interface RuntimeSettings {
   readonly shutdownGraceMs: number;
   /** Whether schedulers may start workflow runs (decisions §2 `workflows`); absent means true. */
   readonly workflowsEnabled?: boolean;
+  /** Bounds of workflow templates (issue #19); absent means `DEFAULT_TEMPLATE_LIMITS`. */
+  readonly templateLimits?: TemplateLimits;
 }
 
 /** Everything the imperative shell of the scheduler needs, injected once. */

@@ -49,7 +49,11 @@ export async function setWorkflow(
   yaml: string,
 ): Promise<{ path: string; created: boolean; version: number; definition: WorkflowDefinition }> {
   const path = workflowPath(name);
-  const definition = parseWorkflowDocument(yaml, { name, path: `${caller.project}/${path}` });
+  const definition = parseWorkflowDocument(yaml, {
+    name,
+    path: `${caller.project}/${path}`,
+    limits: rt.settings.templateLimits,
+  });
   const now = rt.clock.now();
   await rt.repos.users.ensure(caller.tenant, caller.user, now);
   const written = await rt.repos.documents.put(
