@@ -46,13 +46,13 @@ export interface Settings {
   readonly shutdownGraceMs: number;
   /** Whether scheduler documents may target workflow runs (decisions §2). Default true. */
   readonly workflows: boolean;
-  /** Longest workflow template (one param string), characters, ≥ 1. Default 65 536. */
+  /** Longest workflow template (one param string), characters, ≥ 1. Default 8 192. */
   readonly templateParseLimit: number;
   /** Render time of one workflow step's templates, milliseconds, ≥ 1. Default 20 (PT0.02S). */
   readonly templateRenderLimitMs: number;
-  /** Characters and list elements one workflow step's templates may allocate, ≥ 1. Default 1 000 000. */
+  /** Characters and list elements one workflow step's templates may allocate, ≥ 1. Default 250 000. */
   readonly templateMemoryLimit: number;
-  /** Longest list a template filter may be given, elements, ≥ 1. Default 10 000. */
+  /** Longest list a template filter may be given, elements, ≥ 1. Default 2 000. */
   readonly templateListLimit: number;
   /** Largest rendered workflow param, bytes of UTF-8, ≥ 1. Default 65 536. */
   readonly templateParamLimit: number;

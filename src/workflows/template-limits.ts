@@ -34,10 +34,10 @@ export interface TemplateLimits {
  * about 50 ms of event-loop time on a small machine (2 cores).
  */
 export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = {
-  parseChars: 65_536,
+  parseChars: 8_192,
   renderMs: 20,
-  memoryUnits: 1_000_000,
-  listElements: 10_000,
+  memoryUnits: 250_000,
+  listElements: 2_000,
   paramBytes: 65_536,
   runBytes: 1_048_576,
 };

@@ -1,4 +1,12 @@
-import { type Context, type Emitter, type FilterImplOptions, type FS, Liquid, toValue } from 'liquidjs';
+import {
+  type Context,
+  type Emitter,
+  type FilterImplOptions,
+  type FS,
+  Liquid,
+  Token,
+  toValue,
+} from 'liquidjs';
 import type { TemplateLimits } from './template-limits.js';
 
 /**
@@ -87,6 +95,32 @@ function boundedFilter(impl: FilterImplOptions, maxElements: number): FilterImpl
     },
   };
 }
+
+let lineStarts: { input: string; starts: number[] } | undefined;
+
+/**
+ * Liquid's `Token.getPosition`, the same [line, column], in logarithmic time: the library counts
+ * from the start of the text each time, and its static analysis asks once per variable, which
+ * made checking a template of a few thousand references take seconds (quadratic). The line
+ * starts of the last text asked about are kept.
+ */
+function position(this: Token): [number, number] {
+  if (lineStarts?.input !== this.input) {
+    const starts = [0];
+    for (let i = this.input.indexOf('\n'); i >= 0; i = this.input.indexOf('\n', i + 1)) starts.push(i + 1);
+    lineStarts = { input: this.input, starts };
+  }
+  const { starts } = lineStarts;
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] ?? 0) <= this.begin) low = middle;
+    else high = middle - 1;
+  }
+  return [low + 1, this.begin - (starts[low] ?? 0) + 1];
+}
+Token.prototype.getPosition = position;
 
 /** Liquid's own text form of a rendered value (its `stringify`, which it does not export). */
 function textOf(value: unknown): string {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Context, type Liquid, type Template } from 'liquidjs';
 import { UrsaError } from '../errors/index.js';
 import { templateProblem } from './template-errors.js';
@@ -100,7 +101,9 @@ export function renderStepParams(
   spentBytes = 0,
 ): { readonly params: Record<string, unknown>; readonly bytes: number } {
   const engine = engineFor(limits);
-  let budget: Context | undefined;
+  // One budget for the step: its deadline and memory count run from here, across every param.
+  const budget = new Context({}, engine.options, { sync: true }, { liquid: engine });
+  const shared = { liquid: engine, memoryLimit: budget.memoryLimit, renderLimit: budget.renderLimit };
   let bytes = 0;
   const fail = (path: string, problem: string): never => {
     throw new UrsaError('TEMPLATE_FAILED', `${path}: ${problem}`, { field: path });
@@ -109,13 +112,13 @@ export function renderStepParams(
     if (!isTemplate(text)) return text;
     let output: string;
     try {
+      // Parsing is not timed by Liquid: check the deadline before each template is parsed.
+      budget.renderLimit.check(performance.now());
       const templates: Template[] = engine.parse(text);
       // Each template gets its own variables, and shares the step's render and memory budget.
-      const shared =
-        budget === undefined ? {} : { memoryLimit: budget.memoryLimit, renderLimit: budget.renderLimit };
-      const ctx = new Context(scope, engine.options, { sync: true }, { liquid: engine, ...shared });
-      budget ??= ctx;
-      output = String(engine.renderSync(templates, ctx));
+      output = String(
+        engine.renderSync(templates, new Context(scope, engine.options, { sync: true }, shared)),
+      );
     } catch (error) {
       return fail(path, templateProblem(error, limits, 'render'));
     }
