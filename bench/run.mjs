@@ -6,8 +6,8 @@ import { buildUrsa, ensureDependencies } from './lib/setup.mjs';
  * `npm run bench -- [scenario ...] [--json] [scenario flags]`: installs the benchmark's own
  * dependencies, builds Ursa, then runs the named scenarios (all of them when none is named).
  * A scenario is a module exporting `run(args, { onProgress })` → report (plain data, printed as
- * is by `--json`) and `format(report)` → text; add one by adding it to SCENARIOS. Progress goes
- * to stderr, results to stdout.
+ * is by `--json`) and `format(report)` → text; add one by adding it to SCENARIOS (`peers: false`
+ * when it needs none of bench/'s own dependencies). Progress goes to stderr, results to stdout.
  */
 
 const SCENARIOS = {
@@ -52,6 +52,13 @@ const SCENARIOS = {
       '--stores',
       '--trace',
     ],
+  },
+  templates: {
+    module: './templates.mjs',
+    description:
+      "event-loop hold of the worst workflow templates found, rendered as one step's params under the default limits",
+    flags: ['--rounds'], // --rounds=N renders per template (20)
+    peers: false,
   },
   throughput: {
     module: './throughput.mjs',
@@ -101,7 +108,7 @@ for (const flag of flags) {
 
 const started = performance.now();
 try {
-  ensureDependencies();
+  if (selected.some((name) => SCENARIOS[name].peers !== false)) ensureDependencies();
   buildUrsa();
 } catch (error) {
   process.stderr.write(`bench: ${error.message}\n`);

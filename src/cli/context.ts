@@ -4,6 +4,7 @@ import { HttpClient } from '../client/http.js';
 import { LocalClient } from '../client/local.js';
 import type { UrsaClient } from '../client/types.js';
 import { type Config, loadConfig } from '../config/load.js';
+import { templateLimitsOf } from '../config/schema.js';
 import { defaultEngines, type HttpEngineOptions } from '../engines/index.js';
 import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
@@ -74,6 +75,7 @@ export async function openContext(
       shutdownGraceMs: config.shutdownGraceMs,
       workflowsEnabled: config.workflows,
       secretHosts: config.secretHosts,
+      templateLimits: templateLimitsOf(config),
     },
     engines: defaultEngines({ http: httpEngineOptions(config) }),
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),

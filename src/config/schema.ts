@@ -4,6 +4,7 @@ import { OUTBOUND_ENTRY_ALLOWED, parseOutboundEntry } from '../net/outbound-poli
 import type { SecretHosts } from '../net/secret-hosts.js';
 import { SECRET_ENV_NAME } from '../recipes/http-fields.js';
 import { parseFixedDuration } from '../time/duration.js';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from '../workflows/template-limits.js';
 
 const DURATION_ALLOWED_UNITS = 'weeks, days (24 h), hours, minutes and seconds';
 
@@ -49,6 +50,18 @@ export interface Settings {
   readonly shutdownGraceMs: number;
   /** Whether scheduler documents may target workflow runs (decisions §2). Default true. */
   readonly workflows: boolean;
+  /** Longest workflow template (one param string), characters, ≥ 1. Default 8 192. */
+  readonly templateParseLimit: number;
+  /** Render time of one workflow step's templates, milliseconds, ≥ 1. Default 20 (PT0.02S). */
+  readonly templateRenderLimitMs: number;
+  /** Characters and list elements one workflow step's templates may allocate, ≥ 1. Default 250 000. */
+  readonly templateMemoryLimit: number;
+  /** Longest list a template filter may be given, elements, ≥ 1. Default 2 000. */
+  readonly templateListLimit: number;
+  /** Largest rendered workflow param, bytes of UTF-8, ≥ 1. Default 65 536. */
+  readonly templateParamLimit: number;
+  /** Largest sum of one workflow run's rendered params, bytes of UTF-8, ≥ 1. Default 1 048 576. */
+  readonly templateRunLimit: number;
   /** Address the HTTP server listens on. Default `127.0.0.1`. */
   readonly host: string;
   /** Port the HTTP server listens on, 1-65535. Default 8080. */
@@ -290,6 +303,9 @@ const secretHostsText = z
   })
   .pipe(secretHostsMap);
 
+/** A count of at least 1 (template limits): up to 2^31, far beyond any sensible value. */
+const positive = integerSchema(1, 2 ** 31);
+
 const retention = integerSchema(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
 const port = integerSchema(1, 65535);
 
@@ -370,6 +386,67 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
       .enum(['true', 'false', '1', '0'], { error: 'is not true, false, 1 or 0' })
       .transform((v) => v === 'true' || v === '1'),
   },
+  templateParseLimit: {
+    default: DEFAULT_TEMPLATE_LIMITS.parseChars,
+    type: 'integer',
+    env: 'URSA_TEMPLATE_PARSE_LIMIT',
+    yamlKey: 'templateParseLimit',
+    flag: '--template-parse-limit',
+    allowed: 'a whole number of characters, at least 1',
+    doc: 'Longest workflow template (one param string), in characters; a longer one is refused when written.',
+    ...positive,
+  },
+  templateRenderLimitMs: {
+    default: DEFAULT_TEMPLATE_LIMITS.renderMs,
+    type: 'duration',
+    env: 'URSA_TEMPLATE_RENDER_LIMIT',
+    yamlKey: 'templateRenderLimit',
+    flag: '--template-render-limit',
+    allowed: `an ISO-8601 duration of at least 1 ms in ${DURATION_ALLOWED_UNITS}, e.g. PT0.02S`,
+    doc: "Time one workflow step's templates may take to render, together; past it the step fails.",
+    fromYaml: durationSchema(1),
+    fromText: durationSchema(1),
+  },
+  templateMemoryLimit: {
+    default: DEFAULT_TEMPLATE_LIMITS.memoryUnits,
+    type: 'integer',
+    env: 'URSA_TEMPLATE_MEMORY_LIMIT',
+    yamlKey: 'templateMemoryLimit',
+    flag: '--template-memory-limit',
+    allowed: 'a whole number of characters and list elements, at least 1',
+    doc: "Characters and list elements one workflow step's templates may allocate, together; past it the step fails.",
+    ...positive,
+  },
+  templateListLimit: {
+    default: DEFAULT_TEMPLATE_LIMITS.listElements,
+    type: 'integer',
+    env: 'URSA_TEMPLATE_LIST_LIMIT',
+    yamlKey: 'templateListLimit',
+    flag: '--template-list-limit',
+    allowed: 'a whole number of elements, at least 1',
+    doc: 'Longest list a workflow template filter may be given; a longer one fails the step.',
+    ...positive,
+  },
+  templateParamLimit: {
+    default: DEFAULT_TEMPLATE_LIMITS.paramBytes,
+    type: 'integer',
+    env: 'URSA_TEMPLATE_PARAM_LIMIT',
+    yamlKey: 'templateParamLimit',
+    flag: '--template-param-limit',
+    allowed: 'a whole number of bytes, at least 1',
+    doc: 'Largest rendered workflow param, in bytes of UTF-8; a larger one fails the step.',
+    ...positive,
+  },
+  templateRunLimit: {
+    default: DEFAULT_TEMPLATE_LIMITS.runBytes,
+    type: 'integer',
+    env: 'URSA_TEMPLATE_RUN_LIMIT',
+    yamlKey: 'templateRunLimit',
+    flag: '--template-run-limit',
+    allowed: 'a whole number of bytes, at least 1',
+    doc: "Largest sum of one workflow run's rendered params over its steps, in bytes of UTF-8; past it the step fails.",
+    ...positive,
+  },
   host: {
     default: '127.0.0.1',
     type: 'string',
@@ -444,3 +521,15 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
 
 /** The setting keys in definition order. */
 export const settingKeys = Object.keys(settingDefinitions) as readonly SettingKey[];
+
+/** The workflow template limits of the settings, as the runtime takes them (issue #19). */
+export function templateLimitsOf(settings: Settings): TemplateLimits {
+  return {
+    parseChars: settings.templateParseLimit,
+    renderMs: settings.templateRenderLimitMs,
+    memoryUnits: settings.templateMemoryLimit,
+    listElements: settings.templateListLimit,
+    paramBytes: settings.templateParamLimit,
+    runBytes: settings.templateRunLimit,
+  };
+}

@@ -68,6 +68,10 @@ export const errorCatalogue = {
     status: 400,
     doc: 'A workflow document does not follow the workflow schema of issue #10 (steps, parameters, references); the error names the document and lists every issue as a field path and a reason.',
   },
+  TEMPLATE_FAILED: {
+    status: 400,
+    doc: "A workflow step's params could not be rendered when the step started: a template went over one of the operator's template limits (render time, memory, list length, rendered size of a param or of the run) or referred to a value that is not there; the step fails with the param's path and the limit or reason.",
+  },
   WORKFLOW_NOT_FOUND: {
     status: 400,
     doc: 'A scheduler or a start names a workflow that resolves nowhere: not in the project, not in `_tenant`.',

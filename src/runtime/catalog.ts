@@ -16,6 +16,7 @@ import type { Repositories } from '../store/index.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { workflowPath } from '../workflows/paths.js';
+import type { TemplateLimits } from '../workflows/template-limits.js';
 
 /** A scheduler as it applies to one project after the cascade (spec §3). */
 export interface EffectiveScheduler {
@@ -54,6 +55,8 @@ export interface LoadFailure {
 /**
  * The workflow document `name` for a project: the project's own, else `_tenant`'s (decisions §2).
  *
+ * Its templates are checked within `limits` (the defaults when absent, issue #19).
+ *
  * @throws UrsaError `WORKFLOW_NOT_FOUND` when neither has it; `WORKFLOW_INVALID` when it is broken.
  */
 export async function findWorkflow(
@@ -61,6 +64,7 @@ export async function findWorkflow(
   tenant: string,
   project: string,
   name: string,
+  limits?: TemplateLimits,
 ): Promise<{ definition: WorkflowDefinition; document: StoredDocument }> {
   const path = workflowPath(name);
   const document =
@@ -80,6 +84,7 @@ export async function findWorkflow(
   const definition = parseWorkflowDocument(document.body, {
     name,
     path: `${document.project}/${document.path}`,
+    limits,
   });
   return { definition, document };
 }

@@ -3,6 +3,7 @@ import type { EngineRegistry } from '../engines/index.js';
 import type { SecretHosts } from '../net/secret-hosts.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
+import type { TemplateLimits } from '../workflows/template-limits.js';
 import type { Metrics } from './metrics.js';
 
 /** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */
@@ -21,6 +22,8 @@ export interface RuntimeSettings {
    * `http` engine checks again when it sends, with its own copy (`HttpEngineOptions.secretHosts`).
    */
   readonly secretHosts?: SecretHosts;
+  /** Bounds of workflow templates (issue #19); absent means `DEFAULT_TEMPLATE_LIMITS`. */
+  readonly templateLimits?: TemplateLimits;
 }
 
 /** Everything the imperative shell of the scheduler needs, injected once. */

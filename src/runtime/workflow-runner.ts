@@ -5,13 +5,19 @@ import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
-import { renderParams, type TemplateScope } from '../workflows/template.js';
+import { renderStepParams, type TemplateScope } from '../workflows/template.js';
 import { refuseForbiddenString } from '../yaml/characters.js';
 import { findRecipe, findWorkflow } from './catalog.js';
 import type { Runtime } from './context.js';
 
 /** How often a running step looks for a stop requested from another process, milliseconds. */
 const STOP_POLL_MS = 1000;
+
+/** What a run's steps may refer to, and how many bytes its templates rendered so far. */
+interface RunScope extends TemplateScope {
+  steps: TemplateScope['steps'];
+  renderedBytes: number;
+}
 
 /** A started workflow run: its record as started, and its end. */
 export interface StartedWorkflow {
@@ -90,7 +96,13 @@ export class WorkflowRunner {
     correlationId: string | null = null,
   ): Promise<StartedWorkflow> {
     const { repos, clock } = this.rt;
-    const { definition, document } = await findWorkflow(repos, tenant, project, name);
+    const { definition, document } = await findWorkflow(
+      repos,
+      tenant,
+      project,
+      name,
+      this.rt.settings.templateLimits,
+    );
     const resolved = workflowParams(definition, params);
     const id = randomBytes(4).toString('hex');
     const now = clock.now();
@@ -142,7 +154,7 @@ export class WorkflowRunner {
     signal: AbortSignal,
   ): Promise<{ status: Exclude<WorkflowRunStatus, 'running'>; reason: string | null }> {
     const { repos, clock, log } = this.rt;
-    const scope: { params: Record<string, unknown>; steps: TemplateScope['steps'] } = { params, steps: {} };
+    const scope: RunScope = { params, steps: {}, renderedBytes: 0 };
     const end = async (status: Exclude<WorkflowRunStatus, 'running'>, reason: string | null) => {
       await repos.workflowRuns.end(run.id, status, reason, clock.now());
       log.info({ workflowRunId: run.id, workflow: run.workflow, status, reason }, 'workflow run ended');
@@ -175,7 +187,7 @@ export class WorkflowRunner {
     run: WorkflowRun,
     position: number,
     step: WorkflowDefinition['steps'][number],
-    scope: TemplateScope,
+    scope: RunScope,
     signal: AbortSignal,
   ): Promise<{ status: 'completed' | 'failed' | 'cancelled'; reason: string; output: string }> {
     const { repos, clock, engines } = this.rt;
@@ -193,9 +205,18 @@ export class WorkflowRunner {
     if (engine === undefined) return fail(`engine ${JSON.stringify(recipe.engine)} is not registered`);
     let params: Record<string, unknown>;
     try {
-      params = mergeParams(recipe.params, renderParams(step.params, scope) as Record<string, unknown>);
+      const rendered = renderStepParams(
+        step.params,
+        scope,
+        this.rt.settings.templateLimits,
+        scope.renderedBytes,
+      );
+      scope.renderedBytes += rendered.bytes;
+      params = mergeParams(recipe.params, rendered.params);
     } catch (error) {
-      return fail(`params: ${(error as Error).message}`);
+      // Only Ursa's own words: the render translated every template error into TEMPLATE_FAILED.
+      if (!(error instanceof UrsaError)) throw error;
+      return fail(error.message);
     }
     const processId = `proc_${randomUUID()}`;
     const startedAt = clock.now();

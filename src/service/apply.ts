@@ -87,7 +87,7 @@ export async function applyDirectory(
         parseRecipeDocument(body, { name, path, source: 'project', ...(secretHosts ? { secretHosts } : {}) });
       } else {
         const name = validateName(path.slice(WORKFLOW_PREFIX.length, -'.yaml'.length));
-        parseWorkflowDocument(body, { name, path });
+        parseWorkflowDocument(body, { name, path, limits: rt.settings.templateLimits });
       }
     } catch (error) {
       if (!(error instanceof UrsaError)) throw error;

@@ -52,7 +52,11 @@ export async function setWorkflow(
   guard: VersionGuard = {},
 ): Promise<{ path: string; created: boolean; version: number; definition: WorkflowDefinition }> {
   const path = workflowPath(name);
-  const definition = parseWorkflowDocument(yaml, { name, path: `${caller.project}/${path}` });
+  const definition = parseWorkflowDocument(yaml, {
+    name,
+    path: `${caller.project}/${path}`,
+    limits: rt.settings.templateLimits,
+  });
   const now = rt.clock.now();
   const written = await rt.repos.documents.put(
     { tenant: caller.tenant, project: caller.project, path },

@@ -6,7 +6,8 @@ import { fromZodIssues, issueMessage, sortIssues } from '../yaml/issues.js';
 import { loadYamlDocument } from '../yaml/load.js';
 import { documentRefused } from '../yaml/report.js';
 import type { WorkflowDefinition } from './definition.js';
-import { referencesOf } from './template.js';
+import { checkTemplate, templateStrings } from './template.js';
+import type { TemplateLimits } from './template-limits.js';
 
 const stepSchema = z.strictObject({
   name: nameString,
@@ -28,20 +29,15 @@ export const workflowSchema = z.strictObject({
 const WORKFLOW_FIELDS: readonly string[] = Object.keys(workflowSchema.shape);
 const EMPTY = 'the document is empty; expected a mapping with description, parameters and steps (issue #10)';
 
-/** Every string inside a value, with its field path below `path`. */
-function stringsOf(value: unknown, path: string): { path: string; text: string }[] {
-  if (typeof value === 'string') return [{ path, text: value }];
-  if (Array.isArray(value)) return value.flatMap((item, i) => stringsOf(item, `${path}[${i}]`));
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).flatMap(([k, v]) => stringsOf(v, `${path}.${k}`));
-  return [];
-}
-
 /**
- * The references of each step's params must name a declared parameter (`params.<name>`) or the
- * `output` of an earlier step (`steps.<name>.output`); step names must be unique.
+ * Each step's params must be templates within `limits` that use only the sandbox's tags and
+ * filters (issue #19), and their references must name a declared parameter (`params.<name>`) or
+ * the `output` of an earlier step (`steps.<name>.output`); step names must be unique.
  */
-function referenceIssues(workflow: z.output<typeof workflowSchema>): ValidationIssue[] {
+function referenceIssues(
+  workflow: z.output<typeof workflowSchema>,
+  limits: TemplateLimits | undefined,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const earlier = new Set<string>();
   for (const [i, step] of workflow.steps.entries()) {
@@ -50,15 +46,13 @@ function referenceIssues(workflow: z.output<typeof workflowSchema>): ValidationI
         path: `steps[${i}].name`,
         message: `${JSON.stringify(step.name)} names an earlier step too`,
       });
-    for (const { path, text } of stringsOf(step.params, `steps[${i}].params`)) {
-      let references: string[][];
-      try {
-        references = referencesOf(text);
-      } catch (error) {
-        issues.push({ path, message: `is not a valid template: ${(error as Error).message.split(',')[0]}` });
+    for (const { path, text } of templateStrings(step.params, `steps[${i}].params`)) {
+      const checked = checkTemplate(text, limits);
+      if ('problem' in checked) {
+        issues.push({ path, message: checked.problem });
         continue;
       }
-      for (const [root, name, field, ...rest] of references) {
+      for (const [root, name, field, ...rest] of checked.references) {
         const shown = [root, name, field, ...rest].filter((s) => s !== undefined).join('.');
         if (root === 'params' && name !== undefined && field === undefined && name in workflow.parameters)
           continue;
@@ -85,15 +79,15 @@ function referenceIssues(workflow: z.output<typeof workflowSchema>): ValidationI
 
 /**
  * Parses and validates a workflow document (issue #10): YAML as for every document (duplicate
- * keys, aliases and size are refused by the loader), then the schema, then the references.
- * Collects every issue.
+ * keys, aliases and size are refused by the loader), then the schema, then the templates
+ * (within `options.limits`, the defaults when absent) and their references. Collects every issue.
  *
  * @throws UrsaError `WORKFLOW_INVALID` with every issue (field path and reason); `NAME_INVALID`
  *   when `options.name` breaks the name rule (decisions §6).
  */
 export function parseWorkflowDocument(
   text: string,
-  options: { readonly name: string; readonly path: string },
+  options: { readonly name: string; readonly path: string; readonly limits?: TemplateLimits | undefined },
 ): WorkflowDefinition {
   const name = validateName(options.name, 'workflow name');
   const loaded = loadYamlDocument(text, options.path);
@@ -107,7 +101,7 @@ export function parseWorkflowDocument(
       options.path,
       sortIssues(fromZodIssues(parsed.error.issues, WORKFLOW_FIELDS), WORKFLOW_FIELDS),
     );
-  const issues = referenceIssues(parsed.data);
+  const issues = referenceIssues(parsed.data, options.limits);
   if (issues.length > 0) throw documentRefused('WORKFLOW_INVALID', options.path, issues);
   const { description, parameters, steps } = parsed.data;
   return { name, description, parameters, steps };

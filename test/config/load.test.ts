@@ -54,6 +54,12 @@ const DEFAULTS = {
   runLogRetentionDays: 7,
   shutdownGraceMs: 30_000,
   workflows: true,
+  templateParseLimit: 8_192,
+  templateRenderLimitMs: 20,
+  templateMemoryLimit: 250_000,
+  templateListLimit: 2_000,
+  templateParamLimit: 65_536,
+  templateRunLimit: 1_048_576,
   host: '127.0.0.1',
   port: 8080,
   tenant: 'default',
@@ -176,6 +182,48 @@ describe('loadConfig: every setting from each source', () => {
       flag: 'false',
       expected: false,
     },
+    {
+      key: 'templateParseLimit',
+      yaml: 'templateParseLimit: 4096',
+      env: ['URSA_TEMPLATE_PARSE_LIMIT', '4096'],
+      flag: '4096',
+      expected: 4096,
+    },
+    {
+      key: 'templateRenderLimitMs',
+      yaml: 'templateRenderLimit: PT0.05S',
+      env: ['URSA_TEMPLATE_RENDER_LIMIT', 'PT0.05S'],
+      flag: 'PT0.05S',
+      expected: 50,
+    },
+    {
+      key: 'templateMemoryLimit',
+      yaml: 'templateMemoryLimit: 200000',
+      env: ['URSA_TEMPLATE_MEMORY_LIMIT', '200000'],
+      flag: '200000',
+      expected: 200_000,
+    },
+    {
+      key: 'templateListLimit',
+      yaml: 'templateListLimit: 500',
+      env: ['URSA_TEMPLATE_LIST_LIMIT', '500'],
+      flag: '500',
+      expected: 500,
+    },
+    {
+      key: 'templateParamLimit',
+      yaml: 'templateParamLimit: 1024',
+      env: ['URSA_TEMPLATE_PARAM_LIMIT', '1024'],
+      flag: '1024',
+      expected: 1024,
+    },
+    {
+      key: 'templateRunLimit',
+      yaml: 'templateRunLimit: 8192',
+      env: ['URSA_TEMPLATE_RUN_LIMIT', '8192'],
+      flag: '8192',
+      expected: 8192,
+    },
     { key: 'host', yaml: 'host: "::1"', env: ['URSA_HOST', '::1'], flag: '::1', expected: '::1' },
     { key: 'port', yaml: 'port: 65535', env: ['URSA_PORT', '65535'], flag: '65535', expected: 65535 },
     { key: 'tenant', yaml: 'tenant: acme', env: ['URSA_TENANT', 'acme'], flag: 'acme', expected: 'acme' },
@@ -285,7 +333,9 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
     const error = configError(() => load('prot: 8080\n'));
     expect(error.message).toBe(
       'ursa.yaml: prot: unknown setting; allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
-        'shutdownGrace, workflows, host, port, tenant, project, outboundAllow, outboundDeny, secretHosts',
+        'shutdownGrace, workflows, templateParseLimit, templateRenderLimit, templateMemoryLimit, ' +
+        'templateListLimit, templateParamLimit, templateRunLimit, host, port, tenant, project, ' +
+        'outboundAllow, outboundDeny, secretHosts',
     );
     expect(configError(() => load('misfireThresholdMs: PT1M\n')).message).toMatch(
       /^ursa\.yaml: misfireThresholdMs: unknown setting \(did you mean misfireThreshold\?\); allowed: db, /,
