@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configurationReference } from '../../src/config/reference.js';
 import { settingDefinitions, settingKeys } from '../../src/config/schema.js';
+import { ursa } from '../support/cli.js';
 
 const file = resolve(import.meta.dirname, '../../docs/configuration.md');
 
@@ -22,5 +23,18 @@ describe('configuration reference', () => {
       const d = settingDefinitions[key];
       expect(rows[i]).toContain(`| \`${d.yamlKey}\` | \`${d.env}\` | \`${d.flag}\` |`);
     });
+  });
+});
+
+// The flags the reference lists exist where the settings take effect: on the commands that run
+// the scheduler (issue #19).
+describe.each(['serve', 'worker'])('ursa %s', (command) => {
+  it('takes every setting’s flag from the reference', async () => {
+    const { code, stdout } = await ursa([command, '--help']);
+    expect(code).toBe(0);
+    const missing = settingKeys
+      .map((key) => settingDefinitions[key].flag)
+      .filter((flag) => !new RegExp(`^\\s+${flag} <`, 'm').test(stdout));
+    expect(missing).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
+import { settingDefinitions, settingKeys } from '../../config/schema.js';
 import { UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import { parseRecipeDocument } from '../../recipes/parse.js';
@@ -174,29 +175,28 @@ async function runWorker(
   }
 }
 
-/** The flags of the `http` engine's outbound policy (issue #19), for the commands that run processes. */
-function withOutboundOptions(command: Command): Command {
-  return command
-    .option(
-      '--outbound-allow <list>',
-      'hosts and CIDR ranges, comma-separated: the only ones http recipes may reach; or URSA_OUTBOUND_ALLOW',
-    )
-    .option(
-      '--outbound-deny <list>',
-      'hosts and CIDR ranges, comma-separated, http recipes may never reach; or URSA_OUTBOUND_DENY',
-    )
-    .option(
-      '--secret-hosts <bindings>',
-      'VAR=host,host;VAR2=host: the hosts each secret may be sent to; or URSA_OUTBOUND_SECRET_HOSTS',
-    );
+/**
+ * Every operator setting's flag (`--misfire-threshold <value>`, …) that `command` does not have
+ * yet, from the setting definitions, so the flags the configuration reference lists exist on the
+ * commands that run the scheduler.
+ */
+function withSettingFlags(command: Command): Command {
+  const taken = new Set(command.options.map((option) => option.long));
+  for (const key of settingKeys) {
+    const { flag, env, allowed } = settingDefinitions[key];
+    if (!taken.has(flag)) command.option(`${flag} <value>`, `${allowed}; or ${env}`);
+  }
+  return command;
 }
 
 /** `ursa serve`: the scheduler with the REST API (decisions §7); `--demo` applies `examples/` to an empty store. */
 function registerServe(program: Command, io: CliIo): void {
-  withOutboundOptions(withStoreOptions(program.command('serve')))
+  withSettingFlags(
+    withStoreOptions(program.command('serve'))
+      .option('--host <host>', 'address the REST API listens on (default 127.0.0.1, or URSA_HOST)')
+      .option('--port <port>', 'port the REST API listens on (default 8080, or URSA_PORT)'),
+  )
     .description('run the scheduler and the REST API (default 127.0.0.1:8080) until SIGINT or SIGTERM')
-    .option('--host <host>', 'address the REST API listens on (default 127.0.0.1, or URSA_HOST)')
-    .option('--port <port>', 'port the REST API listens on (default 8080, or URSA_PORT)')
     .option('--demo', 'on an empty store, apply examples/ first so runs appear at once')
     .action((options: { demo?: boolean }, command: Command) =>
       runWorker(command, io, { demo: options.demo === true, http: true }),
@@ -205,7 +205,7 @@ function registerServe(program: Command, io: CliIo): void {
 
 /** `ursa worker`: a worker without HTTP; any number share a PostgreSQL store (decisions §5). */
 function registerWorker(program: Command, io: CliIo): void {
-  withOutboundOptions(withStoreOptions(program.command('worker')))
+  withSettingFlags(withStoreOptions(program.command('worker')))
     .description(
       'run a scheduling worker (no HTTP) until SIGINT or SIGTERM; several share a PostgreSQL store',
     )
