@@ -58,6 +58,8 @@ export const DEFAULT_DENIED: readonly { readonly range: AddressRange; readonly w
 ].map(([text, why]) => ({ range: parseAddressRange(text as string) as AddressRange, why: why as string }));
 
 const LOOPBACK = [parseAddressRange('127.0.0.0/8'), parseAddressRange('::1')] as AddressRange[];
+/** Addresses a connection to which the kernel delivers to this machine itself (`0.0.0.0`, `::`). */
+const THIS_HOST = [parseAddressRange('0.0.0.0/8'), parseAddressRange('::/128')] as AddressRange[];
 const UNSPECIFIED = new Set(['', '0.0.0.0', '::', '*']);
 
 /** One connection attempt: the URL's host, the address it is about to connect to, the port. */
@@ -85,6 +87,8 @@ function reachesListener(
   local: readonly string[],
 ): boolean {
   if (listener.port !== port) return false;
+  // A connection to "this host" reaches whatever listens on the port here, on any address.
+  if (THIS_HOST.some((range) => range.contains(address))) return true;
   const own = canonicalAddress(listener.host.replace(/^\[(.*)\]$/u, '$1'));
   // A wildcard or a host name: any address of this machine may reach it.
   if (own === undefined || UNSPECIFIED.has(own) || UNSPECIFIED.has(listener.host)) {

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createHttpEngine, type HttpEngineOptions } from '../../src/engines/http.js';
 import type { HostLookup } from '../../src/engines/outbound-connect.js';
 import { buildApp } from '../../src/http/app.js';
+import { canonicalAddress } from '../../src/net/address-range.js';
 import { type OutboundRules, outboundRefusal, parseOutboundEntry } from '../../src/net/outbound-policy.js';
 import { DIALECTS } from '../support/dialects.js';
 import { reply, startHookServer } from '../support/hook-server.js';
@@ -269,6 +270,24 @@ describe('outboundRefusal: the decision alone (issue #19)', () => {
     expect(outboundRefusal(any, at('127.0.0.1', 8081))).toBeUndefined();
     const one = rules([], [], [{ host: '127.0.0.1', port: 8080 }]);
     expect(outboundRefusal(one, at('127.0.0.2', 8080))).toBeUndefined();
+  });
+
+  it('"this host" addresses reach every listener, even where an outboundAllow range lifts their default denial', () => {
+    for (const host of ['127.0.0.1', '0.0.0.0', '::1', 'localhost']) {
+      const shown = host.includes(':') ? `[${host}]` : host;
+      for (const allow of [
+        ['0.0.0.0/0', '::/0'],
+        ['0.0.0.0/8', '::/128'],
+      ]) {
+        const lifted = rules(allow, [], [{ host, port: 8080 }]);
+        for (const address of ['0.0.0.0', '0.1.2.3', '::', '::ffff:0.0.0.0']) {
+          expect(outboundRefusal(lifted, at(address, 8080))).toBe(
+            `outbound policy refuses ${canonicalAddress(address)} port 8080: it is Ursa's own HTTP listener ${shown}:8080`,
+          );
+        }
+        expect(outboundRefusal(lifted, at('0.0.0.0', 8081))).toBeUndefined();
+      }
+    }
   });
 });
 
