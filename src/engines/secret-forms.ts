@@ -17,11 +17,6 @@ export const MIN_DERIVED_FORM_CHARS = 6;
 /** `Bearer abc`, `Basic dXNlcjpwdw==`, `Token abc`: an auth scheme word, white space, the credential. */
 const SCHEME_CREDENTIAL = /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s+(\S(?:.*\S)?)\s*$/su;
 
-interface Form {
-  readonly text: string;
-  readonly ignoreCase: boolean;
-}
-
 /** The value, and the parts of it a server may echo alone: the credential after a scheme word, `user:pass` and `pass` of Basic. */
 function secretParts(value: string): Set<string> {
   const parts = new Set([value]);
@@ -55,19 +50,68 @@ function base64Forms(bytes: Buffer): string[] {
   return forms.flatMap((form) => [form, form.replace(/\+/gu, '-').replace(/\//gu, '_')]);
 }
 
-/** Every encoding of `part` a server may write it in. */
-function encodings(part: string): string[] {
+/** The UTF-8 bytes of `text` as two hex digits each. */
+function hexBytes(text: string): string[] {
+  return [...Buffer.from(text, 'utf8')].map((b) => b.toString(16).padStart(2, '0'));
+}
+
+/**
+ * A pattern for one character of a secret (a code point) in any encoding a server may write it
+ * in, each character on its own, so that echoes mixing encodings are matched too: the character in
+ * either case (`ß` as `SS` as well); JSON's `\uXXXX` (and its short escapes, `\/`); percent-encoded
+ * once or twice (`%2F`, `%252F`); `+` for a space (forms); quoted-printable (`=2F`); hex; an HTML
+ * character reference (`&#x2F;`, `&#47;`, and the named ones for `&<>"'`). Hex digits match in
+ * either case (the pattern is case-insensitive). Returns the pattern and its longest match, in bytes.
+ */
+function charPattern(c: string): { source: string; longest: number } {
+  const bytes = hexBytes(c);
+  const units = [...c].flatMap((ch) =>
+    ch.length === 2 ? [ch.charCodeAt(0), ch.charCodeAt(1)] : [ch.charCodeAt(0)],
+  );
+  const point = c.codePointAt(0) ?? 0;
+  const named: Record<string, string[]> = {
+    '&': ['&amp;'],
+    '<': ['&lt;'],
+    '>': ['&gt;'],
+    '"': ['&quot;'],
+    "'": ['&apos;'],
+  };
+  const literals = new Set([c, c.toUpperCase(), c.toLowerCase(), ...(named[c] ?? [])]);
+  const json = JSON.stringify(c).slice(1, -1);
+  literals.add(json);
+  if (c === '/') literals.add('\\/');
+  if (c === ' ') literals.add('+');
+  literals.add(units.map((u) => `\\u${u.toString(16).padStart(4, '0')}`).join(''));
+  literals.add(bytes.join(''));
+  literals.add(bytes.map((b) => `=${b}`).join(''));
+  const alternatives = [...literals].map(escapeRegExp);
+  // Percent-encoding, once or twice, and character references with up to four leading zeros.
+  alternatives.push(bytes.map((b) => `%(?:25)?${b}`).join(''));
+  alternatives.push(`&#x0{0,4}${point.toString(16)};`, `&#0{0,4}${point};`);
+  const longest = Math.max(
+    ...[...literals].map((l) => Buffer.byteLength(l)),
+    bytes.length * 5,
+    `&#x0000${point.toString(16)};`.length,
+    `&#0000${point};`.length,
+  );
+  return { source: `(?:${alternatives.join('|')})`, longest };
+}
+
+/** A pattern for `part` with every character in any of its encodings ({@link charPattern}). */
+function perCharacterPattern(part: string): { source: string; longest: number } {
+  const chars = [...part].map(charPattern);
+  return {
+    source: chars.map((c) => c.source).join(''),
+    longest: chars.reduce((sum, c) => sum + c.longest, 0),
+  };
+}
+
+/** The base64 encodings of `part` (which no per-character pattern can match). */
+function base64Encodings(part: string): string[] {
   const json = JSON.stringify(part).slice(1, -1);
   const latin1 = Buffer.from(part, 'latin1');
   const utf8 = Buffer.from(part, 'utf8');
   return [
-    part,
-    json,
-    json.replace(/\//gu, '\\/'),
-    json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-    encodeURIComponent(part),
-    new URLSearchParams([['', part]]).toString().slice(1),
-    encodeURI(part),
     ...base64Forms(latin1),
     ...(utf8.equals(latin1) ? [] : base64Forms(utf8)),
     // A JSON document that holds the secret, base64-encoded as a whole.
@@ -75,8 +119,9 @@ function encodings(part: string): string[] {
   ];
 }
 
+/** `text` as a literal in a pattern with the `u` flag (which refuses needless escapes such as `\-`). */
 function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/gu, '\\$&');
+  return text.replace(/[\\^$.*+?()[\]{}|/]/gu, '\\$&');
 }
 
 /** The secret header values of one run, and how to keep them out of what is stored or shown. */
@@ -86,29 +131,29 @@ export class Secrets {
 
   /** @param values The secret values sent; empty ones are ignored. */
   constructor(values: readonly string[]) {
-    const forms = new Map<string, Form>();
+    const patterns = new Map<string, { source: string; flags: string; longest: number }>();
+    const add = (source: string, flags: string, longest: number) =>
+      patterns.set(`${flags} ${source}`, { source, flags, longest });
     for (const value of values) {
       if (value === '') continue;
       for (const part of secretParts(value)) {
-        for (const text of encodings(part)) {
-          if (text.length >= MIN_DERIVED_FORM_CHARS)
-            forms.set(text.toLowerCase(), { text, ignoreCase: true });
+        if (part.length >= MIN_DERIVED_FORM_CHARS) {
+          const { source, longest } = perCharacterPattern(part);
+          add(source, 'giu', longest);
+        }
+        for (const text of base64Encodings(part)) {
+          if (text.length >= MIN_DERIVED_FORM_CHARS) add(escapeRegExp(text), 'giu', text.length);
         }
       }
-      if (value.length < MIN_DERIVED_FORM_CHARS) forms.set(value, { text: value, ignoreCase: false });
+      if (value.length < MIN_DERIVED_FORM_CHARS) add(escapeRegExp(value), 'gu', Buffer.byteLength(value));
     }
-    this.#patterns = [...forms.values()].map(
-      (form) => new RegExp(escapeRegExp(form.text), form.ignoreCase ? 'gi' : 'g'),
-    );
-    this.#longestBytes = Math.max(0, ...[...forms.values()].map((form) => Buffer.byteLength(form.text)));
+    this.#patterns = [...patterns.values()].map((p) => new RegExp(p.source, p.flags));
+    this.#longestBytes = Math.max(0, ...[...patterns.values()].map((p) => p.longest));
   }
 
-  /**
-   * How many bytes past a cut a secret form that starts before the cut may reach, with slack for
-   * letters whose other case is longer in UTF-8.
-   */
+  /** How many bytes past a cut a secret form that starts before the cut may reach, at most. */
   get longestBytes(): number {
-    return this.#longestBytes === 0 ? 0 : this.#longestBytes * 2;
+    return this.#longestBytes;
   }
 
   /** `text` with every secret form replaced by `***` (overlapping forms merged into one). */
