@@ -203,6 +203,36 @@ export class Documents {
   }
 
   /**
+   * The body each of `keys` had when it was last trashed (its newest `trashed` archive row, which
+   * keeps the original path), by {@link documentKeyString}; a key never trashed is absent. Whether
+   * a live document now holds the path is not looked at. Queries of at most 300 keys, each one
+   * statement however often a path was trashed (the agent's view of deleted schedulers, issue #19).
+   */
+  async lastTrashed(keys: readonly DocumentKey[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (let i = 0; i < keys.length; i += 300) {
+      const newest = this.store.db
+        .selectFrom('document_archive')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .where('reason', '=', 'trashed')
+        .where(
+          rowIn(
+            ['tenant', 'project', 'path'],
+            keys.slice(i, i + 300).map((k) => [k.tenant, k.project, k.path]),
+          ),
+        )
+        .groupBy(['tenant', 'project', 'path']);
+      const rows = await this.store.db
+        .selectFrom('document_archive')
+        .select(['tenant', 'project', 'path', 'body'])
+        .where('id', 'in', newest)
+        .execute();
+      for (const row of rows) found.set(documentKeyString(row), row.body);
+    }
+    return found;
+  }
+
+  /**
    * Like {@link list} without the bodies: key, version and author of each document of one
    * (tenant, project) whose path starts with `prefix`, sorted by path (the bootstrap compares
    * versions before it reads any body, issue #11).

@@ -10,9 +10,9 @@ import { actorOf, type Caller } from '../service/caller.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
-import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
 import type { FeedLine } from '../store/feed.js';
-import { agentMaySeeRun, agentMayWrite, agentView } from './lock-gate.js';
+import { agentMaySeeRun, agentMayWrite, agentView, type LastKnown } from './lock-gate.js';
 
 /** Who calls a tool: an agent acting for a user in a project (decisions §6). */
 export interface AgentIdentity {
@@ -83,8 +83,14 @@ function checkLogPath(path: string): void {
   }
 }
 
-/** The lock mode of a stored scheduler document; a document that does not even parse counts as locked. */
-function lockModeOf(document: StoredDocument): LockMode {
+/** One layer of the cascade (spec §3): the project or `_tenant`, and the lock mode of each live scheduler document in it. */
+interface Layer {
+  readonly project: string;
+  readonly live: ReadonlyMap<string, LockMode>;
+}
+
+/** The lock mode of a scheduler document's body; a document that does not even parse counts as locked. */
+function lockModeOf(document: { readonly body: string; readonly path: string }): LockMode {
   try {
     return parseSchedulerDocument(document.body, { name: 'x', path: document.path }).lockMode;
   } catch {
@@ -95,6 +101,11 @@ function lockModeOf(document: StoredDocument): LockMode {
       return 'protected';
     }
   }
+}
+
+/** The scheduler name of a run log: its folder under {@link RUN_LOG_PREFIX} (spec §9a). */
+function logName(document: StoredDocument): string {
+  return document.path.slice(RUN_LOG_PREFIX.length).split('/')[0] ?? '';
 }
 
 function callerOf(identity: AgentIdentity): Caller {
@@ -110,22 +121,29 @@ function callerOf(identity: AgentIdentity): Caller {
  * line, refresh result and count a tool can return has passed its filter, and a tool added later
  * cannot forget one:
  * - a `hidden` scheduler does not exist for the agent: not listed, not counted, "not found";
- * - a run is hidden when its scheduler is hidden now or was hidden when the run was claimed (the
- *   run log's front matter and the feed line record the mode), so neither deleting the scheduler
- *   nor making it `full` later shows its hidden runs;
- * - every write to a locked name (`protected` or `hidden`) fails with the one {@link locked} error.
+ * - a run is hidden when it was hidden when it was claimed (the run log's front matter and the
+ *   feed line record the mode), so neither deleting the scheduler nor making it `full` later shows
+ *   its hidden runs; and while its name is hidden in the project or in `_tenant`, live or as last
+ *   known before a person deleted it ({@link LastKnown}, read from the archive of trashed bodies);
+ * - every write to a locked name (`protected` or `hidden`) fails with the one {@link locked} error,
+ *   and so does an agent's create of a name last known hidden.
  */
 export class AgentScope {
   readonly #rt: Runtime;
   readonly #entries: ReadonlyMap<string, Entry>;
+  readonly #layers: readonly Layer[];
+  /** The {@link LastKnown} of the names looked up so far in this call. */
+  readonly #lastKnown = new Map<string, LastKnown>();
 
   private constructor(
     rt: Runtime,
     readonly identity: AgentIdentity,
     entries: ReadonlyMap<string, Entry>,
+    layers: readonly Layer[],
   ) {
     this.#rt = rt;
     this.#entries = entries;
+    this.#layers = layers;
   }
 
   /** Reads the project's scheduler documents and `_tenant`'s (two queries), as they are now. */
@@ -136,10 +154,51 @@ export class AgentScope {
       rt.repos.documents.list(tenant, project, SCHEDULER_PREFIX),
     ]);
     const entries = new Map<string, Entry>();
-    // A project document replaces a tenant one of the same name (spec §3).
-    for (const document of [...shared, ...own])
-      entries.set(schedulerNameFromPath(document.path), { document, lockMode: lockModeOf(document) });
-    return new AgentScope(rt, identity, entries);
+    const layer = (project: string, documents: StoredDocument[]): Layer => {
+      const live = new Map<string, LockMode>();
+      for (const document of documents) {
+        const entry = { document, lockMode: lockModeOf(document) };
+        // A project document replaces a tenant one of the same name (spec §3): own come last.
+        entries.set(schedulerNameFromPath(document.path), entry);
+        live.set(schedulerNameFromPath(document.path), entry.lockMode);
+      }
+      return { project, live };
+    };
+    const layers =
+      project === TENANT_PROJECT
+        ? [layer(project, own)]
+        : [layer(TENANT_PROJECT, shared), layer(project, own)];
+    return new AgentScope(rt, identity, entries, layers);
+  }
+
+  /**
+   * Looks up the {@link LastKnown} of those of `names` not looked up yet in this call: one query
+   * (per 300 keys) for the newest trashed body of each layer without a live document of the name.
+   */
+  async #loadLastKnown(names: Iterable<string>): Promise<void> {
+    const { tenant } = this.identity;
+    const wanted = [...new Set(names)].filter((name) => !this.#lastKnown.has(name));
+    // Not schedulerPath: a run-log folder need not be a valid name, and then no document has it.
+    const keyOf = (project: string, name: string) => ({
+      tenant,
+      project,
+      path: `${SCHEDULER_PREFIX}${name}.yaml`,
+    });
+    const trashed = await this.#rt.repos.documents.lastTrashed(
+      wanted.flatMap((name) =>
+        this.#layers.filter((l) => !l.live.has(name)).map((l) => keyOf(l.project, name)),
+      ),
+    );
+    for (const name of wanted) {
+      this.#lastKnown.set(
+        name,
+        this.#layers.map(({ project, live }) => {
+          const key = keyOf(project, name);
+          const body = trashed.get(documentKeyString(key));
+          return live.get(name) ?? (body === undefined ? undefined : lockModeOf({ body, path: key.path }));
+        }),
+      );
+    }
   }
 
   /**
@@ -159,14 +218,20 @@ export class AgentScope {
     return entry !== undefined && agentView(entry.lockMode).visible ? entry : undefined;
   }
 
-  /** Whether the agent may see a run of scheduler `name` recorded under `recorded`. */
+  /**
+   * Whether the agent may see a run of scheduler `name` recorded under `recorded`; false (fail
+   * closed) for a name whose {@link LastKnown} was not looked up first.
+   */
   #maySeeRun(name: string, recorded: LockMode): boolean {
-    return agentMaySeeRun(this.#entries.get(name)?.lockMode, recorded);
+    const lastKnown = this.#lastKnown.get(name);
+    return lastKnown !== undefined && agentMaySeeRun(lastKnown, recorded);
   }
 
   #mayRead(document: StoredDocument): boolean {
-    const name = document.path.slice(RUN_LOG_PREFIX.length).split('/')[0] ?? '';
-    return document.path.startsWith(RUN_LOG_PREFIX) && this.#maySeeRun(name, runLogLockMode(document.body));
+    return (
+      document.path.startsWith(RUN_LOG_PREFIX) &&
+      this.#maySeeRun(logName(document), runLogLockMode(document.body))
+    );
   }
 
   /** The valid schedulers the agent may see, by name, each with its last visible run and next run. */
@@ -176,6 +241,7 @@ export class AgentScope {
     const { schedulers } = await loadProjectSchedulers(repos, tenant, project);
     const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
     const out: VisibleScheduler[] = [];
+    await this.#loadLastKnown(schedulers.keys());
     for (const [name, scheduler] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
       // A document written since the scope was read is left out until the next call (fail closed).
       const entry = this.#visible(name, false);
@@ -244,7 +310,8 @@ export class AgentScope {
    * Creates or replaces scheduler `name` as the agent's user (spec §9 `scheduler_set`); with
    * `expectedVersion`, only while the project's document is at that version (0: none).
    *
-   * @throws UrsaError `LOCKED` for a locked name (before the YAML is even read), `FORBIDDEN` for a
+   * @throws UrsaError `LOCKED` for a locked name (before the YAML is even read; when the project
+   *   has no document of the name, also one last known hidden in either layer), `FORBIDDEN` for a
    *   `runAs` other than the agent's user, and what `setScheduler` throws (`VERSION_MISMATCH`).
    */
   async set(
@@ -252,8 +319,11 @@ export class AgentScope {
     yaml: string,
     expectedVersion?: number,
   ): Promise<SetResult & { timezone: string | undefined }> {
-    this.#gate(name);
     const { identity } = this;
+    if (this.#gate(name)?.document.project !== identity.project) {
+      await this.#loadLastKnown([name]);
+      if (!agentMayWrite(undefined, this.#lastKnown.get(name))) throw locked(name);
+    }
     const written = parseSchedulerDocument(yaml, {
       name,
       path: `${identity.project}/${schedulerPath(name)}`,
@@ -330,6 +400,7 @@ export class AgentScope {
   async runLogs(prefix: string, limit: number): Promise<string[]> {
     checkLogPath(prefix);
     const docs = await this.#rt.repos.documents.list(this.identity.tenant, this.identity.project, prefix);
+    await this.#loadLastKnown(docs.map(logName));
     // Filtered before the limit: a hidden log never takes the place of a visible one.
     return docs
       .filter((d) => this.#mayRead(d))
@@ -347,6 +418,7 @@ export class AgentScope {
     checkLogPath(path);
     const { tenant, project } = this.identity;
     const doc = await this.#rt.repos.documents.get({ tenant, project, path });
+    if (doc !== undefined) await this.#loadLastKnown([logName(doc)]);
     if (doc === undefined || !this.#mayRead(doc)) throw noRunLog(path);
     return { path: doc.path, body: doc.body };
   }

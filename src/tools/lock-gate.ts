@@ -16,17 +16,29 @@ export function agentView(lockMode: LockMode): { visible: boolean; locked: boole
  * `existing` lock mode: only when there is none or it is `full`. A new document may carry any
  * lock mode — `protected` or `hidden` is self-restriction, and raising `full` to `protected` is
  * allowed; lowering is impossible, since a locked entry cannot be written at all.
+ *
+ * `lastKnown` (when the write would create the project's document): the name's
+ * {@link LastKnown} modes. An agent may not create a name that was last hidden in either layer:
+ * that would make it visible again and show runs a person hid; only a person can (issue #19).
  */
-export function agentMayWrite(existing: LockMode | undefined): boolean {
-  return existing === undefined || existing === 'full';
+export function agentMayWrite(existing: LockMode | undefined, lastKnown: LastKnown = []): boolean {
+  return (existing === undefined || existing === 'full') && !lastKnown.includes('hidden');
 }
 
 /**
- * Whether an agent may see a run (its run log, its feed lines): not when its scheduler is hidden
- * now (`now`: the cascade-resolved entry's mode, undefined when there is none), nor when it was
- * hidden when the run was claimed (`recorded`), so deleting the scheduler or making it `full`
- * later never shows a run that was hidden.
+ * The lock mode of a scheduler name in each layer of the cascade (the project and `_tenant`): the
+ * live document's, else that of the document a person deleted last (undefined: the layer never
+ * had one). A name whose last document was hidden stays hidden after its deletion.
  */
-export function agentMaySeeRun(now: LockMode | undefined, recorded: LockMode): boolean {
-  return now !== 'hidden' && recorded !== 'hidden';
+export type LastKnown = readonly (LockMode | undefined)[];
+
+/**
+ * Whether an agent may see a run (its run log, its feed lines): not when it was hidden when the
+ * run was claimed (`recorded`), so deleting the scheduler or making it `full` later never shows a
+ * run that was hidden; nor while the name is hidden in either layer ({@link LastKnown}), live or
+ * deleted. Both layers count because a run does not record which layer's document ran it: the
+ * runs of a hidden `_tenant` scheduler and of a project one put over it share one log folder.
+ */
+export function agentMaySeeRun(lastKnown: LastKnown, recorded: LockMode): boolean {
+  return recorded !== 'hidden' && !lastKnown.includes('hidden');
 }

@@ -7,6 +7,7 @@ import {
   P,
   person,
   TARGET,
+  TARGET_LOGS,
   targetDocument,
 } from '../support/agent-world.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -50,6 +51,16 @@ const notFound = (path: string) => ({
     message: `no run log ${JSON.stringify(path)}; document_list shows the ones there are`,
   },
 });
+
+/** A document an agent may write (as its own user), and the answer to its write of a locked name. */
+const agentDocument = targetDocument('full').replace(/runAs: .*\n/, 'runAs: mia\n');
+const lockedAnswer = {
+  ok: false,
+  error: {
+    code: 'LOCKED',
+    message: `scheduler ${JSON.stringify(TARGET)} is locked: agents cannot change or delete it, and a project scheduler of the same name cannot override it. Choose another name, or ask a person to change it.`,
+  },
+};
 
 describe.each(DIALECTS)(
   'runs an agent sees of a scheduler whose lock mode changed, on %s (issue #19)',
@@ -113,6 +124,64 @@ describe.each(DIALECTS)(
       await setScheduler(w.t.rt, person(P), TARGET, targetDocument('full'));
       expect(await seen(w)).toEqual({ paths: [daily], lastRun: null });
       expect(await readLog(w, tenantLog)).toEqual(notFound(tenantLog));
+    });
+
+    // Issue #19: a name stays hidden after a person deletes it. The last document of the name in
+    // each layer (the project, `_tenant`) counts, live or trashed, until a person writes a visible
+    // one in that layer; an agent cannot, since creating a name last known hidden is LOCKED.
+    it.each(['project', '_tenant'] as const)(
+      'keeps the runs a %s scheduler had while full hidden after a person makes it hidden and deletes it, until a person makes the name visible again',
+      async (place) => {
+        w = await agentWorld(dialect, place, 'full');
+        await w.runAt(FIRST_RUN);
+        const [fullLog] = (await w.logsOf(TARGET)) as [string];
+        const [daily] = (await w.logsOf('daily')) as [string];
+        const layer = person(place === 'project' ? P : '_tenant');
+        await setScheduler(w.t.rt, layer, TARGET, targetDocument('hidden'));
+        await deleteScheduler(w.t.rt, layer, TARGET);
+        expect(await seen(w)).toEqual({ paths: [daily], lastRun: 'not listed' });
+        expect(await readLog(w, fullLog)).toEqual(notFound(fullLog));
+        expect(await w.call('document_list', { prefix: TARGET_LOGS })).toEqual({
+          ok: true,
+          output: { paths: [] },
+        });
+        expect(await w.call('scheduler_set', { name: TARGET, yaml: agentDocument })).toEqual(lockedAnswer);
+        expect(await seen(w)).toEqual({ paths: [daily], lastRun: 'not listed' });
+
+        await setScheduler(w.t.rt, layer, TARGET, targetDocument('full'));
+        expect(await seen(w)).toEqual({
+          paths: [fullLog, daily],
+          lastRun: { at: FIRST_RUN, outcome: 'completed' },
+        });
+        expect(await readLog(w, fullLog)).toMatchObject({ ok: true, output: { path: fullLog } });
+      },
+    );
+
+    it('keeps the runs a _tenant scheduler had while full hidden while it is hidden, under a full project scheduler a person put over it, and after its deletion', async () => {
+      w = await agentWorld(dialect, '_tenant', 'full');
+      await w.runAt(FIRST_RUN);
+      const [tenantLog] = (await w.logsOf(TARGET)) as [string];
+      const [daily] = (await w.logsOf('daily')) as [string];
+      await setScheduler(w.t.rt, person('_tenant'), TARGET, targetDocument('hidden'));
+      await setScheduler(w.t.rt, person(P), TARGET, targetDocument('full'));
+      expect(await seen(w)).toEqual({ paths: [daily], lastRun: null });
+      expect(await readLog(w, tenantLog)).toEqual(notFound(tenantLog));
+      await deleteScheduler(w.t.rt, person('_tenant'), TARGET);
+      expect(await seen(w)).toEqual({ paths: [daily], lastRun: null });
+      expect(await readLog(w, tenantLog)).toEqual(notFound(tenantLog));
+    });
+
+    it('keeps the runs a project scheduler had while full hidden after a person makes it hidden and deletes it from over a full _tenant one', async () => {
+      w = await agentWorld(dialect, 'project', 'full');
+      await w.runAt(FIRST_RUN);
+      const [projectLog] = (await w.logsOf(TARGET)) as [string];
+      const [daily] = (await w.logsOf('daily')) as [string];
+      await setScheduler(w.t.rt, person('_tenant'), TARGET, targetDocument('full'));
+      await setScheduler(w.t.rt, person(P), TARGET, targetDocument('hidden'));
+      await deleteScheduler(w.t.rt, person(P), TARGET);
+      expect(await seen(w)).toEqual({ paths: [daily], lastRun: null });
+      expect(await readLog(w, projectLog)).toEqual(notFound(projectLog));
+      expect(await w.call('scheduler_set', { name: TARGET, yaml: agentDocument })).toEqual(lockedAnswer);
     });
   },
 );

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UrsaError } from '../../src/errors/index.js';
+import { documentKeyString } from '../../src/store/documents.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -51,6 +52,29 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect(await docs.get(key)).toBeUndefined();
     expect((await docs.get({ ...key, path: trashPath as string }))?.body).toBe('body');
     expect(await docs.trash(key, 6)).toBeUndefined();
+  });
+
+  it('gives the body each key had when it was last trashed, never a replaced one (issue #19)', async () => {
+    const docs = t.rt.repos.documents;
+    const other = { ...key, project: '_tenant' };
+    const never = { ...key, path: '_vance/scheduler/never.yaml' };
+    await docs.put(key, 'first', 'u', 1);
+    await docs.trash(key, 2);
+    await docs.put(key, 'second', 'u', 3);
+    await docs.put(key, 'third', 'u', 4);
+    await docs.trash(key, 5);
+    await docs.put(key, 'live again', 'u', 6);
+    await docs.put(other, 'tenant', 'u', 1);
+    await docs.trash(other, 2);
+    await docs.put(never, 'replaced', 'u', 1);
+    await docs.put(never, 'live', 'u', 2);
+    expect(await docs.lastTrashed([key, other, never])).toEqual(
+      new Map([
+        [documentKeyString(key), 'third'],
+        [documentKeyString(other), 'tenant'],
+      ]),
+    );
+    expect(await docs.lastTrashed([])).toEqual(new Map());
   });
 
   it('restores a trashed scheduler to the path it was trashed from (decisions §2)', async () => {
