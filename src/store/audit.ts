@@ -107,6 +107,32 @@ export async function writeAudited<T>(
   });
 }
 
+/** The audit rows of one document path: its versions, deletes and restores, also those recorded under it as a trash path. */
+function pathRows(db: Kysely<Database>, key: DocumentKey) {
+  return db
+    .selectFrom('audit_log')
+    .where('tenant', '=', key.tenant)
+    .where('project', '=', key.project)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('subject_type', '=', 'document'), eb('subject', '=', key.path)]),
+        eb('trash_path', '=', key.path),
+      ]),
+    );
+}
+
+/**
+ * The highest document version the audit trail records at `key.path` (0: none) — a version
+ * written, deleted or restored there, also as a trash path — read on `db`, the store or the
+ * transaction of a write that must not reuse it (`Documents.put`, `restore`; issue #19).
+ */
+export async function highestAuditedVersion(db: Kysely<Database>, key: DocumentKey): Promise<number> {
+  const row = await pathRows(db, key)
+    .select((eb) => eb.fn.max('version').as('v'))
+    .executeTakeFirst();
+  return Number(row?.v ?? 0);
+}
+
 function toRecord(row: Selectable<AuditLogTable>): AuditRecord {
   return {
     id: Number(row.id),
@@ -149,17 +175,7 @@ export class Audit {
     key: DocumentKey,
     page: { readonly limit: number; readonly before?: number | undefined },
   ): Promise<{ records: AuditRecord[]; nextCursor: number | null }> {
-    let query = this.store.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('tenant', '=', key.tenant)
-      .where('project', '=', key.project)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('subject_type', '=', 'document'), eb('subject', '=', key.path)]),
-          eb('trash_path', '=', key.path),
-        ]),
-      );
+    let query = pathRows(this.store.db, key).selectAll();
     if (page.before !== undefined) query = query.where('id', '<', page.before);
     const rows = await query
       .orderBy('id', 'desc')

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
-import { type Actor, insertAudit, libraryActor, URSA_ACTOR } from './audit.js';
+import { type Actor, highestAuditedVersion, insertAudit, libraryActor, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
@@ -111,6 +111,27 @@ export function checkWrite(key: DocumentKey, current: StoredDocument | undefined
     throw versionMismatch(key, expectedVersion, version, options.expectedField ?? 'expectedVersion');
 }
 
+/**
+ * The version of a document that comes to `key`'s path while no live document holds it (a create,
+ * a restore): one more than the highest version the path ever had, in the archive (every replaced
+ * and trashed body) or the audit trail (every version written, deleted or restored there), so no
+ * version of a path is ever reused, and a version a writer kept from a document deleted since
+ * can never match the one that came after it (issue #19). Read in the write's transaction after
+ * the path was found free: on PostgreSQL a delete of the path's document that was under way has
+ * committed by then (the locked read waited for it), and two writes that read the same number
+ * cannot both take the path (its unique key), so the loser retries or is a `CONFLICT`.
+ */
+async function freshVersion(db: Kysely<Database>, key: DocumentKey): Promise<number> {
+  const archived = await db
+    .selectFrom('document_archive')
+    .select((eb) => eb.fn.max('version').as('v'))
+    .where('tenant', '=', key.tenant)
+    .where('project', '=', key.project)
+    .where('path', '=', key.path)
+    .executeTakeFirst();
+  return Math.max(Number(archived?.v ?? 0), await highestAuditedVersion(db, key)) + 1;
+}
+
 function guard(key: DocumentKey, row: Selectable<DocumentsTable> | undefined, options: WriteGuard): void {
   checkWrite(key, row === undefined ? undefined : toDocument(row), options);
 }
@@ -150,6 +171,8 @@ export class Documents {
    * Creates, in one statement, those of `rows` whose document does not exist yet (version 1);
    * an existing document is left as it is. For documents only Ursa writes, such as the first
    * run logs of a batch of starts (spec §9a), where a later write of the same run must win.
+   * The rows' versions are taken as given, not made fresh as {@link put} does: only for paths
+   * that never had a document (a run log's path is its run's own).
    */
   async createMissing(rows: readonly Insertable<DocumentsTable>[]): Promise<void> {
     if (rows.length === 0) return;
@@ -163,7 +186,8 @@ export class Documents {
   /**
    * The stamp (`<row id>.<version>`) of each existing document among `keys`, by
    * {@link documentKeyString}: one query, for caches that must notice every change (a write
-   * raises the version; a document deleted and made again restarts at version 1 in a new row).
+   * raises the version; a document deleted and made again is a new row, and a document not
+   * written through {@link put}, such as a run log, may start at version 1 again).
    */
   async stamps(keys: readonly DocumentKey[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
@@ -269,6 +293,7 @@ export class Documents {
    * the write recorded in the audit trail — all or nothing. So concurrent writers of one document
    * each get their own version, in order, and every replaced body is archived exactly once; a
    * create that loses to another writer's create is retried as an update of the winner's row.
+   * A create takes a version the path never had (see {@link freshVersion}): 1 for a new path.
    *
    * @param by who writes: the creator of a new document; a user name alone is a library call.
    * @throws UrsaError `VERSION_MISMATCH` (see {@link WriteGuard.expectedVersion}), or what
@@ -332,13 +357,14 @@ export class Documents {
       if (existing === undefined) {
         // Two writers may create the same document at once (two workers and one run log, say):
         // the one that loses the insert retries as an update, its guard checked on the winner's row.
+        const first = await freshVersion(trx, key);
         const inserted = await trx
           .insertInto('documents')
           .values({
             ...key,
             body,
             created_by: actor.user,
-            version: 1,
+            version: first,
             created_at: now,
             updated_at: now,
             expires_at: expiresAt,
@@ -348,8 +374,8 @@ export class Documents {
           .executeTakeFirst();
         if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1)
           return { created: false, version: 0, retry: true as const };
-        await audit('create', 1);
-        return { created: true, version: 1 };
+        await audit('create', first);
+        return { created: true, version: first };
       }
       if (existing.body === body && existing.expires_at === expiresAt) {
         return { created: false, version: Number(existing.version) };
@@ -447,8 +473,10 @@ export class Documents {
 
   /**
    * Puts a trashed document back where it was trashed from (decisions §2 "soft delete … with
-   * restore"): `key.path` is its `_vance/trash/…` path. The body, version and creator stay; the
-   * row forgets its trash path. Callers refresh the project after restoring a scheduler document.
+   * restore"): `key.path` is its `_vance/trash/…` path. The body and creator stay; the version is
+   * one the path never had (see {@link freshVersion}), so a version kept from before the trash, or
+   * from a document made and deleted at the path meanwhile, matches nothing; the row forgets its
+   * trash path. Callers refresh the project after restoring a scheduler document.
    * The restore is recorded in the audit trail as `by`'s (a user name alone: a library call), in
    * the same transaction.
    *
@@ -469,9 +497,10 @@ export class Documents {
         }
         const target = trashed.trashed_from;
         if ((await selectDocument(trx, { ...key, path: target })) !== undefined) throw conflict(key, target);
+        const version = await freshVersion(trx, { ...key, path: target });
         await trx
           .updateTable('documents')
-          .set({ path: target, trashed_from: null, updated_at: now })
+          .set({ path: target, trashed_from: null, updated_at: now, version })
           .where('id', '=', trashed.id)
           .execute();
         await insertAudit(trx, {
@@ -481,7 +510,7 @@ export class Documents {
           subjectType: 'document',
           subject: target,
           action: 'restore',
-          version: Number(trashed.version),
+          version,
           trashPath: key.path,
           actor: actorOf(by),
         });

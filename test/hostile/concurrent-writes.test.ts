@@ -22,6 +22,19 @@ function body(writer: string, n: number, extra = ''): string {
   return `description: ${writer} ${n}\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: noop\n${extra}`;
 }
 
+/** The 412 problem of a write with `If-Match: "1"` at `path` of project ops, which found `found`. */
+function mismatch(path: string, found: string) {
+  const detail = `If-Match: expected version 1 at ops/${path}, but ${found}: read it again, then write with the version read`;
+  return {
+    type: 'https://ursa.dev/errors#version_mismatch',
+    title: 'VERSION_MISMATCH',
+    status: 412,
+    code: 'VERSION_MISMATCH',
+    detail,
+    errors: [{ path: 'If-Match', message: detail }],
+  };
+}
+
 describe.each(DIALECTS)('concurrent writes of one document on %s (issue #19)', (dialect) => {
   let a: TestApp;
   let second: FastifyInstance;
@@ -176,6 +189,176 @@ describe.each(DIALECTS)('concurrent writes of one document on %s (issue #19)', (
     }
     expect(await archived('_vance/scheduler/guarded.yaml')).toHaveLength(1);
   });
+
+  // Issue #19: a version of a path is never used twice. Versions used to restart at 1 when a path
+  // was deleted and written again, so an If-Match or expectedVersion kept from the deleted document
+  // matched its successor and a stale write replaced another user's new document (ABA).
+  const key = (name: string) => ({ tenant: T, project: P, path: `_vance/scheduler/${name}.yaml` });
+  const toolMismatch = (expected: string) => ({
+    ok: false,
+    error: {
+      code: 'VERSION_MISMATCH',
+      message: `expectedVersion: expected ${expected} at ops/_vance/scheduler/agent-aba.yaml, but it is at version 2: read it again, then write with the version read`,
+    },
+  });
+  /** Action and version of each entry of GET …/history, oldest first. */
+  async function history(name: string): Promise<string[]> {
+    const res = await a.request(
+      'GET',
+      `/brain/${T}/project/${P}/documents/_vance/scheduler/${name}.yaml/history`,
+      a.tokens.read,
+    );
+    expect(res.statusCode).toBe(200);
+    const entries = (res.json() as { history: { action: string; version: number }[] }).history;
+    return entries.map((h) => `${h.action} ${h.version}`).reverse();
+  }
+
+  it('answers 412 to an If-Match kept from a document deleted and made again by another user, and leaves the new document as it is', async () => {
+    const wes = await put('reborn', body('wes', 1, 'runAs: wes\n'), a.tokens.write);
+    expect([wes.statusCode, wes.headers.etag]).toEqual([201, '"1"']);
+    const seen = (await a.request('GET', `${BASE}/reborn`, a.tokens.write)).headers.etag as string;
+    expect(seen).toBe('"1"');
+    expect((await a.request('DELETE', `${BASE}/reborn`, bob)).statusCode).toBe(200);
+    const bobs = await put('reborn', body('bob', 1, 'runAs: bob\n'), bob);
+    expect([bobs.statusCode, bobs.headers.etag]).toEqual([201, '"2"']);
+
+    const before = await snapshot(a.t.store);
+    const stale = await put('reborn', body('wes', 2, 'runAs: wes\n'), a.tokens.write, 0, {
+      'if-match': seen,
+    });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toEqual({
+      ...mismatch('_vance/scheduler/reborn.yaml', 'it is at version 2'),
+      allowed: '2',
+    });
+    const staleDelete = await a.request('DELETE', `${BASE}/reborn`, a.tokens.write, undefined, {
+      'if-match': seen,
+    });
+    expect(staleDelete.statusCode).toBe(412);
+    expect(await snapshot(a.t.store)).toEqual(before);
+    expect(await a.t.rt.repos.documents.get(key('reborn'))).toMatchObject({
+      body: body('bob', 1, 'runAs: bob\n'),
+      createdBy: 'bob',
+      version: 2,
+    });
+    expect(await history('reborn')).toEqual(['create 1', 'delete 1', 'create 2']);
+  });
+
+  it('refuses a tool expectedVersion kept from a document deleted and made again (VERSION_MISMATCH), and expectedVersion 0 still means no document', async () => {
+    const tools = toolsFor(false);
+    const as = (user: string) => (tool: string, input: unknown) =>
+      callTool(a.t.rt, { tenant: T, project: P, user }, tools, tool, input);
+    const [wes, bobs] = [as('wes'), as('bob')];
+    const yamlOf = (who: string) => body(who, 1, `runAs: ${who}\n`);
+    expect(
+      await wes('scheduler_set', { name: 'agent-aba', yaml: yamlOf('wes'), expectedVersion: 0 }),
+    ).toMatchObject({
+      ok: true,
+      output: { created: true, version: 1 },
+    });
+    expect(await bobs('scheduler_delete', { name: 'agent-aba', expectedVersion: 1 })).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await bobs('scheduler_set', { name: 'agent-aba', yaml: yamlOf('bob'), expectedVersion: 0 }),
+    ).toMatchObject({ ok: true, output: { created: true, version: 2 } });
+
+    const before = await snapshot(a.t.store);
+    expect(
+      await wes('scheduler_set', {
+        name: 'agent-aba',
+        yaml: body('wes', 2, 'runAs: wes\n'),
+        expectedVersion: 1,
+      }),
+    ).toEqual(toolMismatch('version 1'));
+    expect(await wes('scheduler_delete', { name: 'agent-aba', expectedVersion: 1 })).toEqual(
+      toolMismatch('version 1'),
+    );
+    expect(
+      await wes('scheduler_set', { name: 'agent-aba', yaml: yamlOf('wes'), expectedVersion: 0 }),
+    ).toEqual(toolMismatch('no document'));
+    expect(await snapshot(a.t.store)).toEqual(before);
+    expect(await a.t.rt.repos.documents.get(key('agent-aba'))).toMatchObject({
+      body: yamlOf('bob'),
+      createdBy: 'bob',
+      version: 2,
+    });
+
+    // Deleted again: expectedVersion 0 creates it, at a version the path never had.
+    expect(await bobs('scheduler_delete', { name: 'agent-aba', expectedVersion: 2 })).toMatchObject({
+      ok: true,
+    });
+    expect(
+      await wes('scheduler_set', { name: 'agent-aba', yaml: yamlOf('wes'), expectedVersion: 0 }),
+    ).toMatchObject({
+      ok: true,
+      output: { created: true, version: 3 },
+    });
+  });
+
+  it('gives a document restored from the trash a version its path never had, so no ETag of an earlier document there matches it, and its history only goes up', async () => {
+    const docs = a.t.rt.repos.documents;
+    expect((await put('phoenix', body('wes', 1), a.tokens.write)).statusCode).toBe(201);
+    expect((await put('phoenix', body('wes', 2), a.tokens.write)).statusCode).toBe(200);
+    const first = (await a.request('DELETE', `${BASE}/phoenix`, a.tokens.write)).json() as {
+      trashPath: string;
+    };
+    const other = await put('phoenix', body('bob', 1), bob);
+    expect([other.statusCode, other.headers.etag]).toEqual([201, '"3"']);
+    expect((await a.request('DELETE', `${BASE}/phoenix`, bob)).statusCode).toBe(200);
+
+    expect(
+      await docs.restore({ tenant: T, project: P, path: first.trashPath }, a.t.clock.now(), 'admin'),
+    ).toBe(key('phoenix').path);
+    expect(await docs.get(key('phoenix'))).toMatchObject({
+      body: body('wes', 2),
+      createdBy: 'wes',
+      version: 4,
+    });
+    expect((await a.request('GET', `${BASE}/phoenix`, a.tokens.read)).headers.etag).toBe('"4"');
+    const before = await snapshot(a.t.store);
+    for (const etag of ['"1"', '"2"', '"3"']) {
+      const stale = await put('phoenix', body('wes', 9), a.tokens.write, 0, { 'if-match': etag });
+      expect([stale.statusCode, (stale.json() as { allowed: string }).allowed], etag).toEqual([412, '4']);
+    }
+    expect(await snapshot(a.t.store)).toEqual(before);
+    const next = await put('phoenix', body('wes', 3), a.tokens.write, 0, { 'if-match': '"4"' });
+    expect([next.statusCode, next.headers.etag]).toEqual([200, '"5"']);
+
+    // The history of the path: versions that only ever go up.
+    expect(await history('phoenix')).toEqual([
+      'create 1',
+      'update 2',
+      'delete 2',
+      'create 3',
+      'delete 3',
+      'restore 4',
+      'update 5',
+    ]);
+    // Each version written there (create, update, restore) is new: strictly increasing.
+    const written = (await history('phoenix'))
+      .filter((h) => !h.startsWith('delete'))
+      .map((h) => Number(h.split(' ')[1]));
+    expect(written).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('gives 20 parallel creates of a deleted name, through two servers, each a version the name never had, once each', {
+    timeout: 60_000,
+  }, async () => {
+    for (let n = 1; n <= 2; n++) {
+      expect((await put('crowd', body('ada', n), a.tokens.admin)).statusCode).toBe(n === 1 ? 201 : 200);
+    }
+    expect((await a.request('DELETE', `${BASE}/crowd`, a.tokens.admin)).statusCode).toBe(200);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => put('crowd', body('ada', n + 10), a.tokens.admin, n)),
+    );
+    expect(responses.map((r) => r.statusCode).sort((x, y) => x - y)).toEqual([...Array(19).fill(200), 201]);
+    const versions = responses.map((r) => (r.json() as { version: number }).version).sort((x, y) => x - y);
+    expect(versions).toEqual(Array.from({ length: 20 }, (_, i) => i + 3));
+    expect((await history('crowd')).slice(3)).toEqual(
+      versions.map((v) => `${v === 3 ? 'create' : 'update'} ${v}`),
+    );
+  });
 });
 
 describe.each(DIALECTS)('If-Match and ETag on %s (issue #19)', (dialect) => {
@@ -186,18 +369,6 @@ describe.each(DIALECTS)('If-Match and ETag on %s (issue #19)', (dialect) => {
   afterAll(async () => {
     await a.close();
   });
-
-  const mismatch = (path: string, found: string) => {
-    const detail = `If-Match: expected version 1 at ops/${path}, but ${found}: read it again, then write with the version read`;
-    return {
-      type: 'https://ursa.dev/errors#version_mismatch',
-      title: 'VERSION_MISMATCH',
-      status: 412,
-      code: 'VERSION_MISMATCH',
-      detail,
-      errors: [{ path: 'If-Match', message: detail }],
-    };
-  };
 
   it('sends the version as ETag on GET and PUT, and replaces only at the version named by If-Match', async () => {
     const created = await a.request('PUT', `${BASE}/etag`, a.tokens.write, { yaml: SCHEDULER_YAML });
