@@ -110,7 +110,7 @@ export interface SettingDefinition<T> {
   readonly flag: `--${string}`;
   /** What is allowed, for error messages: "an integer 1-65535". */
   readonly allowed: string;
-  /** One line of documentation: what the setting does, citing the decisions section. */
+  /** One line of documentation for operators (`ursa config --reference`): what the setting does, in their words; no spec or issue citations. */
   readonly doc: string;
   readonly fromYaml: z.ZodType<T>;
   readonly fromText: z.ZodType<T>;
@@ -321,7 +321,7 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     yamlKey: 'db',
     flag: '--db',
     allowed: 'a SQLite file path or a postgres:// or postgresql:// URL',
-    doc: 'Store: a SQLite file path (embedded, one process) or a PostgreSQL URL (several workers), decisions §5.',
+    doc: 'Store: a SQLite file path (embedded, one process) or a PostgreSQL URL (several workers).',
     fromYaml: dbSchema,
     fromText: dbSchema,
     display: redactDb,
@@ -344,7 +344,7 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     yamlKey: 'misfireThreshold',
     flag: '--misfire-threshold',
     allowed: `an ISO-8601 duration greater than zero in ${DURATION_ALLOWED_UNITS}, e.g. PT60S`,
-    doc: 'With `misfire: skip`, a due instant older than this is not run (decisions §4).',
+    doc: 'With `misfire: skip`, a due instant older than this is not run.',
     fromYaml: durationSchema(1),
     fromText: durationSchema(1),
   },
@@ -355,7 +355,7 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     yamlKey: 'runLogRetentionDays',
     flag: '--run-log-retention-days',
     allowed: `a whole number: 1-${MAX_RETENTION_DAYS} days (more is clamped), 0 forever, negative for no run logs`,
-    doc: 'Fallback of scheduler.log.retentionDays: days a run-log document is kept; 0 forever, < 0 none (spec §9a).',
+    doc: 'Fallback of scheduler.log.retentionDays: days a run-log document is kept; 0 forever, < 0 none.',
     ...retention,
     clamp: (days) =>
       days > MAX_RETENTION_DAYS
@@ -380,7 +380,7 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     yamlKey: 'workflows',
     flag: '--workflows',
     allowed: 'true or false (1 or 0 in the environment or a flag)',
-    doc: 'Whether schedulers may start workflow runs (decisions §2).',
+    doc: 'Whether schedulers may start workflow runs.',
     fromYaml: z.boolean({ error: 'is not true or false' }),
     fromText: z
       .enum(['true', 'false', '1', '0'], { error: 'is not true, false, 1 or 0' })

@@ -15,9 +15,11 @@ export function withEtag(reply: FastifyReply, version: number): FastifyReply {
 const STRONG_VERSION = /^"([1-9][0-9]{0,14})"$/;
 
 /**
- * The compare-and-swap a request asks for with `If-Match` (RFC 9110 §13.1.1, issue #19): one
- * strong entity tag as Ursa sends it in `ETag`, `"<version>"`; without the header, none (the last
- * writer wins). A document that does not exist matches no tag: the write answers 412.
+ * The compare-and-swap a request asks for with `If-Match` (issue #19): one strong entity tag as
+ * Ursa sends it in `ETag`, `"<version>"`; without the header, none (the last writer wins). A
+ * document that does not exist matches no tag: the write answers 412. This is a subset of RFC
+ * 9110's `If-Match`: its other forms (`*`, lists, weak tags) are refused rather than guessed at,
+ * so a client that means something else learns it at once.
  *
  * @throws UrsaError `ARGUMENT_INVALID` (field `If-Match`) for any other value: a list, a weak tag,
  *   `*`, an unquoted number — nothing is written.

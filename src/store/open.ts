@@ -195,7 +195,7 @@ class GuardedSqliteConnection implements DatabaseConnection {
 function busy(guard: SqliteGuard, code: string): UrsaError {
   return new UrsaError(
     'STORE_BUSY',
-    `store: ${guard.file}: another connection held the write lock for more than ${guard.busyTimeoutMs} ms (${code}); nothing was written — Ursa retries on its next pass`,
+    `store: another connection held the write lock for more than ${guard.busyTimeoutMs} ms (${code}); nothing was written — Ursa retries on its next pass`,
     { field: 'db', value: guard.file },
   );
 }
@@ -203,7 +203,7 @@ function busy(guard: SqliteGuard, code: string): UrsaError {
 function full(guard: SqliteGuard, code: string): UrsaError {
   return new UrsaError(
     'STORE_FULL',
-    `store: ${guard.file}: the disk is full (${code}); the write was rolled back whole — free space and Ursa goes on where it stopped`,
+    `store: the disk of the SQLite store is full (${code}); the write was rolled back whole — free space and Ursa goes on where it stopped`,
     { field: 'db', value: guard.file },
   );
 }
@@ -211,7 +211,7 @@ function full(guard: SqliteGuard, code: string): UrsaError {
 function notServing(guard: SqliteGuard): UrsaError {
   return new UrsaError(
     'STORE_LOCKED',
-    `store: ${guard.file}: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
+    `store: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
     { field: 'db', value: guard.file },
   );
 }

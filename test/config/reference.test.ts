@@ -7,8 +7,9 @@ import { ursa } from '../support/cli.js';
 
 const file = resolve(import.meta.dirname, '../../docs/configuration.md');
 
-// The operator options are documented in one reference, held in sync with their definitions
-// (issue #19), as the error catalogue is with docs/errors.md.
+// The operator options are documented in one reference, docs/configuration.md, held in sync with
+// their definitions in src/config/schema.ts (issue #19), as the error catalogue is with
+// docs/errors.md.
 describe('configuration reference', () => {
   it('docs/configuration.md is what `ursa config --reference` prints (regenerate it with that command)', () => {
     expect(readFileSync(file, 'utf8')).toBe(configurationReference());

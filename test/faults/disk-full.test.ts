@@ -54,7 +54,7 @@ describe('disk full on the SQLite file (issue #12)', () => {
     expect(error).toBeInstanceOf(UrsaError);
     expect(error).toMatchObject({ code: 'STORE_FULL', field: 'db', status: 507 });
     expect((error as Error).message).toBe(
-      `store: ${database.location}: the disk is full (SQLITE_FULL); the write was rolled back whole — free space and Ursa goes on where it stopped`,
+      `store: the disk of the SQLite store is full (SQLITE_FULL); the write was rolled back whole — free space and Ursa goes on where it stopped`,
     );
     expect(await rt.repos.documents.get({ tenant: T, project: P, path: 'notes/big.md' })).toBeUndefined();
     await restore();
@@ -102,14 +102,16 @@ describe('disk full on the SQLite file (issue #12)', () => {
       try {
         await worker.tick();
         await worker.executor.settled();
-        failure = lines.find((l) => l.err?.message?.includes('the disk is full'))?.err;
+        failure = lines.find((l) => l.err?.message?.includes('the disk of the SQLite store is full'))?.err;
       } catch (error) {
         failure = error;
       }
       fullAt = s;
     }
     expect(failure, 'a write failed on the full disk').toBeDefined();
-    expect((failure as { message: string }).message).toMatch(/: the disk is full \(SQLITE_FULL\)/);
+    expect((failure as { message: string }).message).toMatch(
+      /the disk of the SQLite store is full \(SQLITE_FULL\)/,
+    );
     if (failure instanceof Error) expect(isUrsaError(failure, 'STORE_FULL')).toBe(true);
     // Ten more seconds on the full disk: every claim fails whole.
     for (let s = fullAt + 1; s <= fullAt + 10; s++) {

@@ -379,7 +379,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     const refused = await stalled.tick().catch((error: unknown) => error);
     expect([(refused as UrsaError).code, (refused as UrsaError).message]).toEqual([
       'STORE_LOCKED',
-      `store: ${t.location}: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
+      `store: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
     ]);
     expect(await t.store.db.selectFrom('runs').select('worker_id').execute()).toEqual([]);
     let lost = false;
