@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { MS_PER_DAY } from '../time/calendar.js';
 import type { Store } from './open.js';
 
 /** A token's role (decisions §6): `read` can GET, `write` changes schedulers and fires, `admin` also refreshes, manages projects and names another `runAs`. */
@@ -12,7 +13,7 @@ export const ROLES: readonly Role[] = ['read', 'write', 'admin'];
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The longest a rotated-out secret may keep working, ms (one day). */
-export const MAX_ROTATION_GRACE_MS = 86_400_000;
+export const MAX_ROTATION_GRACE_MS = MS_PER_DAY;
 
 /** A token as listed (never with its secret). Instants are UTC epoch ms. */
 export interface TokenRecord {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { Temporal } from 'temporal-polyfill';
 import { type Config, type ConfigOverrides, displayValue } from '../../config/load.js';
 import { configurationReference } from '../../config/reference.js';
 import { type SettingKey, settingDefinitions, settingKeys } from '../../config/schema.js';
+import { formatDuration } from '../../time/duration.js';
 import type { CliIo } from '../io.js';
 
 /**
@@ -48,7 +48,7 @@ export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides
 function formatValue(key: SettingKey, value: unknown): string {
   const { type } = settingDefinitions[key];
   if (type === 'duration' && typeof value === 'number') {
-    return `${value} (${Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString()})`;
+    return `${value} (${formatDuration(value)})`;
   }
   if (type === 'list' && Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
   if (type === 'mapping' && typeof value === 'object' && value !== null) {
