@@ -156,12 +156,6 @@ export class Tokens {
     return expired ? { state: 'expired' } : { state: 'unknown' };
   }
 
-  /** The live token with this secret at `now`, if any (read-only). */
-  async verify(secret: string, now: number): Promise<TokenRecord | undefined> {
-    const checked = await this.check(secret, now);
-    return checked.state === 'live' ? checked.token : undefined;
-  }
-
   /**
    * {@link check}, recording a live token's use at `now` when the recorded one is stale
    * ({@link LAST_USED_RESOLUTION_MS}): one conditional UPDATE, which concurrent uses of the same
