@@ -143,9 +143,9 @@ export class Tokens {
         {
           hash: row.hash,
           previousHash: row.previous_hash,
-          previousUntil: row.previous_until === null ? null : Number(row.previous_until),
+          previousUntil: instantOrNull(row.previous_until),
           revokedAt: row.revoked_at,
-          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+          expiresAt: instantOrNull(row.expires_at),
         },
         hash,
         now,
