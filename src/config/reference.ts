@@ -1,4 +1,4 @@
-import { Temporal } from 'temporal-polyfill';
+import { formatDuration } from '../time/duration.js';
 import { type SettingKey, settingDefinitions, settingKeys } from './schema.js';
 
 /** A default as an operator writes it: durations as ISO-8601 (`PT1M`), everything else as is. */
@@ -6,7 +6,7 @@ function defaultText(key: SettingKey): string {
   const definition = settingDefinitions[key];
   const value = definition.default as unknown;
   if (definition.type === 'duration' && typeof value === 'number') {
-    return Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString();
+    return formatDuration(value);
   }
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -16,7 +16,6 @@ export {
 export { noopEngine } from './noop.js';
 export { type HostLookup, OutboundRefused } from './outbound-connect.js';
 export { type DefaultEnginesOptions, defaultEngines, EngineRegistry } from './registry.js';
-export { MIN_DERIVED_FORM_CHARS, REDACTED } from './secret-forms.js';
 export {
   createShellEngine,
   paramEnvName,

@@ -16,7 +16,7 @@ import { type OutboundRules, outboundRefusal } from '../net/outbound-policy.js';
 export type HostLookup = (hostname: string) => Promise<readonly { readonly address: string }[]>;
 
 /** The resolver of the operating system (`getaddrinfo`: `/etc/hosts`, then DNS), in its order. */
-export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** A connection the outbound policy refused; `message` is the reason, which names host, address and rule. */
 export class OutboundRefused extends Error {

@@ -196,7 +196,7 @@ export class Secrets {
 }
 
 /** The largest length up to `limit` that does not end inside a UTF-8 character of `bytes`. */
-export function utf8Cut(bytes: Buffer, limit: number): number {
+function utf8Cut(bytes: Buffer, limit: number): number {
   if (bytes.length <= limit) return bytes.length;
   let cut = limit;
   // At most three continuation bytes (10xxxxxx) follow the lead byte of a character.

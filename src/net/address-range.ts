@@ -8,10 +8,6 @@ export interface AddressRange {
   contains(address: string): boolean;
 }
 
-/** What an address range may be, for messages. */
-export const ADDRESS_RANGE_ALLOWED =
-  'an IPv4 or IPv6 address, or a CIDR range such as 10.0.0.0/8 or fd00::/8';
-
 const MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/u;
 
 /**

@@ -14,10 +14,6 @@ export interface HostPattern {
   readonly kind: 'exact' | 'below';
 }
 
-/** What a host pattern may be, for messages. */
-export const HOST_PATTERN_ALLOWED =
-  'a host name (api.example.com), *. and a domain for every host below it (*.example.org), or an IP address';
-
 /**
  * The canonical form of a host as WHATWG URL writes it — lower case, IDN as punycode, IPv4 in
  * dotted decimal (`0xa9.254.169.254` → `169.254.169.254`), IPv6 compressed without brackets — and

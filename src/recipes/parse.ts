@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../errors/index.js';
+import { urlHost } from '../net/host-pattern.js';
 import { type SecretHosts, secretHostRefusal } from '../net/secret-hosts.js';
 import { validateName } from '../scheduler/name.js';
 import { appendField } from '../yaml/field-path.js';
@@ -115,7 +116,7 @@ function secretHostRule(
 ): ValidationIssue[] {
   const { url, secretHeaders } = document;
   if (typeof url !== 'string' || httpUrlProblem(url) !== undefined || !isMapping(secretHeaders)) return [];
-  const host = new URL(url).hostname;
+  const host = urlHost(new URL(url));
   return Object.entries(secretHeaders).flatMap(([name, variable]) => {
     const refusal = typeof variable === 'string' ? secretHostRefusal(secretHosts, variable, host) : undefined;
     return refusal === undefined ? [] : [{ path: appendField('secretHeaders', name), message: refusal }];

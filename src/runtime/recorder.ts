@@ -5,12 +5,12 @@ import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
+import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Absorbed, type RunLogProcess, renderRunLog } from './run-log.js';
 
-const DAY_MS = 86_400_000;
 const ABSORBED_COUNT_CAP = 1000;
 
 /**
@@ -71,7 +71,7 @@ export function feedLineOf(
 
 /** When a run log written at `now` (UTC ms) expires: null keeps it (0 days, spec §9a). */
 function expiryOf(days: number, now: number): number | null {
-  return days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * DAY_MS;
+  return days === 0 ? null : now + Math.min(days, MAX_RETENTION_DAYS) * MS_PER_DAY;
 }
 
 /**

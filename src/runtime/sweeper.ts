@@ -1,8 +1,7 @@
 import { feedRetentionDays } from '../service/settings.js';
 import { checkLimit } from '../store/feed.js';
+import { MS_PER_DAY } from '../time/calendar.js';
 import type { Runtime } from './context.js';
-
-const DAY_MS = 86_400_000;
 
 /** Options of {@link sweep}. */
 export interface SweepOptions {
@@ -56,7 +55,7 @@ export async function sweep(rt: Runtime, now: number, options: SweepOptions = {}
   for (const tenant of await feed.tenants()) {
     const days = await feedRetentionDays(rt.repos, tenant);
     if (days <= 0) continue;
-    const before = now - days * DAY_MS;
+    const before = now - days * MS_PER_DAY;
     feedLines += await inBatches(batch, () => feed.sweepOlderThan(tenant, before, batch));
   }
   return { documents: expired, feedLines };

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { MS_PER_DAY } from '../time/calendar.js';
 import type { Store } from './open.js';
 
 /** A token's role (decisions §6): `read` can GET, `write` changes schedulers and fires, `admin` also refreshes, manages projects and names another `runAs`. */
@@ -12,7 +13,7 @@ export const ROLES: readonly Role[] = ['read', 'write', 'admin'];
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The longest a rotated-out secret may keep working, ms (one day). */
-export const MAX_ROTATION_GRACE_MS = 86_400_000;
+export const MAX_ROTATION_GRACE_MS = MS_PER_DAY;
 
 /** A token as listed (never with its secret). Instants are UTC epoch ms. */
 export interface TokenRecord {
@@ -142,9 +143,9 @@ export class Tokens {
         {
           hash: row.hash,
           previousHash: row.previous_hash,
-          previousUntil: row.previous_until === null ? null : Number(row.previous_until),
+          previousUntil: instantOrNull(row.previous_until),
           revokedAt: row.revoked_at,
-          expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+          expiresAt: instantOrNull(row.expires_at),
         },
         hash,
         now,
@@ -153,12 +154,6 @@ export class Tokens {
       if (state === 'expired') expired = true;
     }
     return expired ? { state: 'expired' } : { state: 'unknown' };
-  }
-
-  /** The live token with this secret at `now`, if any (read-only). */
-  async verify(secret: string, now: number): Promise<TokenRecord | undefined> {
-    const checked = await this.check(secret, now);
-    return checked.state === 'live' ? checked.token : undefined;
   }
 
   /**

@@ -1,6 +1,5 @@
 import { Temporal } from 'temporal-polyfill';
-
-const DAY_MS = 86_400_000;
+import { MS_PER_DAY } from './calendar.js';
 
 /** A duration in milliseconds, or why the text is not one. */
 export type DurationResult = { readonly ms: number } | { readonly reason: string };
@@ -31,9 +30,18 @@ export function parseFixedDuration(
       reason: `${JSON.stringify(text)} has years or months, which have no fixed length; use weeks, days, hours, minutes or seconds (e.g. P30D)`,
     };
   }
-  const ms = duration.weeks * 7 * DAY_MS + duration.with({ weeks: 0 }).total({ unit: 'milliseconds' });
+  const ms = duration.weeks * 7 * MS_PER_DAY + duration.with({ weeks: 0 }).total({ unit: 'milliseconds' });
   if (ms < 0) return { reason: `${JSON.stringify(text)} is negative` };
   if (ms === 0 && !options.allowZero) return { reason: `${JSON.stringify(text)} must be longer than zero` };
   if (!Number.isSafeInteger(Math.ceil(ms))) return { reason: `${JSON.stringify(text)} is too long` };
   return { ms: Math.ceil(ms) };
+}
+
+/**
+ * A duration in milliseconds (a whole number, zero or more) as ISO-8601 text, the form
+ * {@link parseFixedDuration} reads back: days of 24 hours, hours, minutes and seconds with the
+ * milliseconds as a fraction (`86400000` → `P1D`, `90000` → `PT1M30S`, `20` → `PT0.02S`).
+ */
+export function formatDuration(ms: number): string {
+  return Temporal.Duration.from({ milliseconds: ms }).round({ largestUnit: 'days' }).toString();
 }

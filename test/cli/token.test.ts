@@ -11,7 +11,8 @@ const freshDir = () => mkdtempSync(join(tmpdir(), 'ursa-token-'));
 async function verify(cwd: string, secret: string): Promise<TokenRecord | undefined> {
   const store = await openStore(join(cwd, 'data', 'ursa.db'));
   try {
-    return await repositories(store).tokens.verify(secret, Date.parse('2026-03-28T12:00:00Z'));
+    const checked = await repositories(store).tokens.check(secret, Date.parse('2026-03-28T12:00:00Z'));
+    return checked.state === 'live' ? checked.token : undefined;
   } finally {
     await store.close();
   }

@@ -150,7 +150,7 @@ describe('configOverridesFrom', () => {
         workflows: false,
         port: '9000',
         json: true,
-      } as Parameters<typeof configOverridesFrom>[0]),
+      }),
     ).toEqual({ db: 'x.db', misfireThresholdMs: 'PT5S', workflows: 'false', port: '9000' });
     expect(configOverridesFrom({})).toEqual({});
   });

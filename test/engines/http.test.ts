@@ -7,8 +7,8 @@ import {
   idempotencyKey,
 } from '../../src/engines/http.js';
 import { isUrsaError, type UrsaError } from '../../src/errors/index.js';
-import type { RecipeDefinition } from '../../src/recipes/recipe.js';
 import { type Handler, reply, startHookServer as startServer } from '../support/hook-server.js';
+import { type HttpEngineRequestOptions, httpEngineRequest } from '../support/http-run.js';
 import { context } from './helpers.js';
 
 // Issue #5: the `http` engine POSTs {recipe, params, initialMessage, trigger} as JSON with an
@@ -18,36 +18,16 @@ import { context } from './helpers.js';
 /** Never answers. */
 const silent: Handler = () => {};
 
-interface HttpRequestOptions {
-  readonly recipe?: Partial<RecipeDefinition>;
-  readonly params?: Readonly<Record<string, unknown>>;
-  readonly initialMessage?: string;
-  readonly signal?: AbortSignal;
-  readonly context?: Partial<EngineRequest['context']>;
-}
-
-/** A request for an `http` recipe POSTing to `url`. */
-function httpRequest(url: string | undefined, options: HttpRequestOptions = {}): EngineRequest {
-  return {
-    processId: 'proc-7',
-    recipe: {
-      name: 'briefing',
-      description: 'posts the briefing',
-      engine: 'http',
-      params: {},
-      command: undefined,
-      url,
-      headers: undefined,
-      secretHeaders: undefined,
-      timeoutMs: undefined,
-      source: 'project',
-      ...options.recipe,
-    },
-    params: options.params ?? {},
-    initialMessage: options.initialMessage,
+/**
+ * A request for the `briefing` recipe POSTing to `url`, with no timeout of its own, in the
+ * {@link context} of the engine tests.
+ */
+function httpRequest(url: string | undefined, options: HttpEngineRequestOptions = {}): EngineRequest {
+  return httpEngineRequest(url, {
+    ...options,
+    recipe: { name: 'briefing', description: 'posts the briefing', timeoutMs: undefined, ...options.recipe },
     context: { ...context, ...options.context },
-    signal: options.signal ?? new AbortController().signal,
-  };
+  });
 }
 
 const SECRET = 'Bearer s3cr3t-T0ken/with+chars=';

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { EngineRequest } from '../../src/engines/engine.js';
 import { createHttpEngine } from '../../src/engines/http.js';
 import type { UrsaError } from '../../src/errors/index.js';
 import { parseRecipeDocument } from '../../src/recipes/parse.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { setScheduler } from '../../src/service/schedulers.js';
 import { thrown } from '../support/cron.js';
+import { httpEngineRequest } from '../support/http-run.js';
 import { projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { snapshot } from '../support/snapshot.js';
@@ -122,33 +122,10 @@ describe('a hostile http recipe changes nothing and sends nothing (decisions §6
     async (url, scheme) => {
       const fetch = vi.fn<typeof globalThis.fetch>();
       const engine = createHttpEngine({ fetch });
-      const request: EngineRequest = {
-        processId: 'proc-hostile',
-        recipe: {
-          name: 'hook',
-          description: 'built by a library user',
-          engine: 'http',
-          params: {},
-          command: undefined,
-          url,
-          headers: undefined,
-          secretHeaders: undefined,
-          timeoutMs: undefined,
-          source: 'builtin',
-        },
-        params: {},
-        initialMessage: undefined,
-        context: {
-          tenant: 'acme',
-          project: 'ops',
-          scheduler: 'job',
-          correlationId: 'run_hostile',
-          scheduledFor: Date.parse('2026-06-01T08:00:00Z'),
-          runAs: 'ada',
-        },
-        signal: new AbortController().signal,
-      };
-      expect(await engine.run(request)).toEqual({ status: 'failed', reason: `url ${schemeMessage(scheme)}` });
+      expect(await engine.run(httpEngineRequest(url))).toEqual({
+        status: 'failed',
+        reason: `url ${schemeMessage(scheme)}`,
+      });
       expect(fetch).not.toHaveBeenCalled();
     },
   );

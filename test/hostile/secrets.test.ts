@@ -22,7 +22,7 @@ const ENV = { URSA_SECRET_HOOK: VALUE };
 const SECRET_HEADER = { Authorization: 'URSA_SECRET_HOOK' };
 
 /** A run of a recipe that sends `URSA_SECRET_HOOK` as `Authorization` to `url`. */
-const request = (url: string) => httpEngineRequest(url, { secretHeaders: SECRET_HEADER });
+const request = (url: string) => httpEngineRequest(url, { recipe: { secretHeaders: SECRET_HEADER } });
 
 const json = (text: string) => JSON.stringify(text).slice(1, -1);
 

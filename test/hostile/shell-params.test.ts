@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineRequest } from '../../src/engines/engine.js';
 import { createShellEngine } from '../../src/engines/shell.js';
-import { applyDirectory } from '../../src/service/apply.js';
-import { cronScheduler, projectFolder } from '../support/project.js';
+import { applyAndFireOnce } from '../support/fire-once.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
 // decisions §6: "`shell` engine: argv arrays only, never a shell string; params arrive as environment
@@ -192,24 +191,14 @@ describe('shell params from a scheduler document, through a real fire (decisions
       '',
     ].join('\n');
     const params = `params:\n  query: ${JSON.stringify(value)}\n  out: ${JSON.stringify(out)}\n`;
-    const entries = await applyDirectory(
-      t.rt,
-      projectFolder({
-        '_vance/recipes/write.yaml': recipe,
-        '_vance/scheduler/hostile.yaml': cronScheduler('*/10 * * * * *', 'write', params),
-      }),
-      'acme',
-      'ops',
-      'alice',
-    );
-    expect(entries.map((e) => e.status)).toEqual(['created', 'created']);
-    const worker = t.worker();
-    await worker.bootstrap();
-    t.clock.set(Date.parse('2026-06-01T08:00:10.002Z'));
-    expect(await worker.tick()).toMatchObject({ fired: 1 });
-    await worker.executor.settled();
-    const [run] = await t.rt.repos.runs.listForScheduler('acme', 'ops', 'hostile', 10);
-    expect(run?.outcome).toBe('completed');
+    const run = await applyAndFireOnce(t, {
+      recipeName: 'write',
+      recipe,
+      scheduler: 'hostile',
+      extra: params,
+      user: 'alice',
+    });
+    expect(run.outcome).toBe('completed');
     expect(readFileSync(out).equals(Buffer.from(value, 'utf8'))).toBe(true);
     expect(readdirSync(dir).sort()).toEqual(['param.out']);
   });

@@ -41,17 +41,20 @@ describe.each(DIALECTS)('migration 0009-token-scope on %s (issue #19)', (dialect
       .execute();
     await migrate(store);
     const tokens = new Tokens(store);
-    expect(await tokens.verify('ursa_before', 2_000)).toEqual({
-      id: 'tok_000000000001',
-      tenant: 'acme',
-      project: null,
-      role: 'write',
-      user: 'wes',
-      label: null,
-      createdAt: 1_000,
-      revokedAt: null,
-      expiresAt: null,
-      lastUsedAt: null,
+    expect(await tokens.check('ursa_before', 2_000)).toEqual({
+      state: 'live',
+      token: {
+        id: 'tok_000000000001',
+        tenant: 'acme',
+        project: null,
+        role: 'write',
+        user: 'wes',
+        label: null,
+        createdAt: 1_000,
+        revokedAt: null,
+        expiresAt: null,
+        lastUsedAt: null,
+      },
     });
   });
 });

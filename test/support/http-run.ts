@@ -2,10 +2,9 @@ import { expect } from 'vitest';
 import type { EngineRequest } from '../../src/engines/engine.js';
 import { buildApp } from '../../src/http/app.js';
 import type { RecipeDefinition } from '../../src/recipes/recipe.js';
-import { applyDirectory } from '../../src/service/apply.js';
 import type { ProcessRecord } from '../../src/store/processes.js';
 import type { Run } from '../../src/store/runs.js';
-import { cronScheduler, projectFolder } from './project.js';
+import { applyAndFireOnce } from './fire-once.js';
 import type { TestRuntime } from './runtime.js';
 
 /** An `http` recipe document POSTing to `url`, with `secretHeaders` (header → variable) when given. */
@@ -26,11 +25,25 @@ export function httpRecipe(
   return `${lines.join('\n')}\n`;
 }
 
+/** What {@link httpEngineRequest} takes from its defaults unless given. */
+export interface HttpEngineRequestOptions {
+  /** Recipe fields over the defaults (`hook`, 5 s timeout, no headers). */
+  readonly recipe?: Partial<RecipeDefinition>;
+  readonly params?: Readonly<Record<string, unknown>>;
+  readonly initialMessage?: string;
+  readonly signal?: AbortSignal;
+  /** Context fields over the defaults (scheduler `hook` of `acme/ops`, run `run_hook`). */
+  readonly context?: Partial<EngineRequest['context']>;
+}
+
 /**
  * A request of the `http` engine for a hand-built recipe POSTing to `url` (scheduler `hook` of
  * `acme/ops`), with a 5 s timeout: long enough that an answer the timeout gave would show as one.
  */
-export function httpEngineRequest(url: string, recipe: Partial<RecipeDefinition> = {}): EngineRequest {
+export function httpEngineRequest(
+  url: string | undefined,
+  options: HttpEngineRequestOptions = {},
+): EngineRequest {
   return {
     processId: 'proc-hook',
     recipe: {
@@ -44,10 +57,10 @@ export function httpEngineRequest(url: string, recipe: Partial<RecipeDefinition>
       secretHeaders: undefined,
       timeoutMs: 5000,
       source: 'project',
-      ...recipe,
+      ...options.recipe,
     },
-    params: {},
-    initialMessage: undefined,
+    params: options.params ?? {},
+    initialMessage: options.initialMessage,
     context: {
       tenant: 'acme',
       project: 'ops',
@@ -55,8 +68,9 @@ export function httpEngineRequest(url: string, recipe: Partial<RecipeDefinition>
       correlationId: 'run_hook',
       scheduledFor: Date.parse('2026-06-01T08:00:00Z'),
       runAs: 'ada',
+      ...options.context,
     },
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
   };
 }
 
@@ -78,24 +92,7 @@ export interface HttpRunTrace {
  * collects what the run left: run and process records, run log, feed and REST answers.
  */
 export async function runHttpRecipeOnce(t: TestRuntime, recipe: string): Promise<HttpRunTrace> {
-  const entries = await applyDirectory(
-    t.rt,
-    projectFolder({
-      '_vance/recipes/hook.yaml': recipe,
-      '_vance/scheduler/hook.yaml': cronScheduler('*/10 * * * * *', 'hook'),
-    }),
-    'acme',
-    'ops',
-    'ada',
-  );
-  expect(entries.map((e) => e.status)).toEqual(['created', 'created']);
-  const worker = t.worker();
-  await worker.bootstrap();
-  t.clock.set(t.clock.now() + 10_000);
-  expect(await worker.tick()).toMatchObject({ fired: 1 });
-  await worker.executor.settled();
-  const [run] = await t.rt.repos.runs.listForScheduler('acme', 'ops', 'hook', 10);
-  if (run === undefined) throw new Error('the scheduler did not run');
+  const run = await applyAndFireOnce(t, { recipeName: 'hook', recipe, scheduler: 'hook', user: 'ada' });
   const process = run.processId === null ? undefined : await t.rt.repos.processes.get(run.processId);
   const log =
     (await t.rt.repos.documents.get({ tenant: 'acme', project: 'ops', path: run.logPath }))?.body ?? '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFixedDuration } from '../../src/time/duration.js';
+import { formatDuration, parseFixedDuration } from '../../src/time/duration.js';
 
 // decisions §4: catchUpWindow is an ISO-8601 duration; only fixed lengths make sense relative to nothing.
 describe('fixed-length ISO-8601 durations (decisions §4)', () => {
@@ -26,5 +26,17 @@ describe('fixed-length ISO-8601 durations (decisions §4)', () => {
     ['-P1D', '"-P1D" is negative'],
   ])('refuses %j', (text, reason) => {
     expect(parseFixedDuration(text)).toEqual({ reason });
+  });
+
+  it.each([
+    [0, 'PT0S'],
+    [20, 'PT0.02S'],
+    [90_000, 'PT1M30S'],
+    [86_400_000, 'P1D'],
+    [90_061_001, 'P1DT1H1M1.001S'],
+    [3_652 * 86_400_000, 'P3652D'],
+  ])('formats %d ms as %s, which reads back as the same ms (issue #19)', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseFixedDuration(text, { allowZero: true })).toEqual({ ms });
   });
 });

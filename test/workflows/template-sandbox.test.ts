@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Ursa's templates, `${{ … }}` and `${% … %}`
 import { Liquid, Token } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TEMPLATE_LIMITS } from '../../src/workflows/template-limits.js';
@@ -51,5 +52,56 @@ describe('the template sandbox (issue #19)', () => {
     };
     for (let begin = 0; begin <= input.length; begin++)
       expect(Token.prototype.getPosition.call({ input, begin } as Token)).toEqual(liquids(begin));
+  });
+});
+
+// liquidjs is pinned exactly (package.json) because the sandbox replaces two of its members; an
+// upgrade that renamed or moved one would drop a limit without a word, so these tests fail then.
+describe('the liquidjs members the template sandbox replaces are there and used (issue #19)', () => {
+  it("Token.prototype.getPosition is the sandbox's, parsed tokens inherit it and the static analysis calls it", () => {
+    expect(typeof Token.prototype.getPosition).toBe('function');
+    expect(Token.prototype.getPosition.name).toBe('position');
+    const engine = sandboxEngine(DEFAULT_TEMPLATE_LIMITS);
+    const parsed = engine.parse(
+      '${% assign x = 1 %}${{ a.b }}${{ x }}${% for i in c %}${{ i }}${% endfor %}',
+    );
+    expect(parsed.map((template) => template.token.getPosition === Token.prototype.getPosition)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const patched = Token.prototype.getPosition;
+    let calls = 0;
+    Token.prototype.getPosition = function (this: Token) {
+      calls++;
+      return patched.call(this);
+    };
+    try {
+      expect(engine.globalVariableSegmentsSync(parsed)).toEqual([['a', 'b'], ['c']]);
+    } finally {
+      Token.prototype.getPosition = patched;
+    }
+    // One position per variable and local (a.b, x, i, c; x and i as locals) as liquidjs 10.30.1 asks.
+    expect(calls).toBe(5);
+  });
+
+  it("the renderer's renderTemplates is the sandbox's, over the library's generator, and a render charges its output through it", () => {
+    const limits = { ...DEFAULT_TEMPLATE_LIMITS, memoryUnits: 1000 };
+    const engine = sandboxEngine(limits);
+    expect(Object.hasOwn(engine.renderer, 'renderTemplates')).toBe(true);
+    const inherited: unknown = Object.getPrototypeOf(engine.renderer).renderTemplates;
+    expect(typeof inherited).toBe('function');
+    expect((inherited as () => unknown).constructor.name).toBe('GeneratorFunction');
+    // 2000 characters of output: Liquid alone charges none of it to the memory budget of 1000.
+    const text = '${% for i in (1..20) %}${{ s }}${% endfor %}';
+    const scope = { s: 'x'.repeat(100) };
+    const stock = new Liquid({
+      outputDelimiterLeft: '${{',
+      tagDelimiterLeft: '${%',
+      memoryLimit: limits.memoryUnits,
+    });
+    expect(stock.parseAndRenderSync(text, scope)).toBe('x'.repeat(2000));
+    expect(() => engine.parseAndRenderSync(text, scope)).toThrow('memory alloc limit exceeded');
   });
 });

@@ -1,30 +1,17 @@
 import type { Command } from 'commander';
-import { Temporal } from 'temporal-polyfill';
 import { type Config, type ConfigOverrides, displayValue } from '../../config/load.js';
 import { configurationReference } from '../../config/reference.js';
 import { type SettingKey, settingDefinitions, settingKeys } from '../../config/schema.js';
+import { formatDuration } from '../../time/duration.js';
 import type { CliIo } from '../io.js';
 
 /**
  * Commander option values of the configuration flags, named as commander names them (the
- * `ursa.yaml` key: `--misfire-threshold` → `misfireThreshold`). Other properties are ignored.
+ * `ursa.yaml` key of each of {@link settingDefinitions}: `--misfire-threshold` →
+ * `misfireThreshold`): text, or a boolean from a `--no-…` style flag. Keyed by any name, so it
+ * covers every setting as it is added; properties that are no setting's key are ignored.
  */
-export interface ConfigFlagOptions {
-  readonly db?: string | undefined;
-  readonly logLevel?: string | undefined;
-  readonly misfireThreshold?: string | undefined;
-  readonly runLogRetentionDays?: string | undefined;
-  readonly shutdownGrace?: string | undefined;
-  /** Text (`true`, `0`…) from `--workflows <bool>`, or a boolean from a `--no-workflows` style flag. */
-  readonly workflows?: string | boolean | undefined;
-  readonly host?: string | undefined;
-  readonly port?: string | undefined;
-  readonly tenant?: string | undefined;
-  readonly project?: string | undefined;
-  readonly outboundAllow?: string | undefined;
-  readonly outboundDeny?: string | undefined;
-  readonly secretHosts?: string | undefined;
-}
+export type ConfigFlagOptions = Readonly<Record<string, string | boolean | undefined>>;
 
 /**
  * The {@link ConfigOverrides} in a command's options (`command.optsWithGlobals()`): each
@@ -34,7 +21,7 @@ export interface ConfigFlagOptions {
 export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides {
   const overrides: { [K in SettingKey]?: string } = {};
   for (const key of settingKeys) {
-    const value = (options as Readonly<Record<string, unknown>>)[settingDefinitions[key].yamlKey];
+    const value = options[settingDefinitions[key].yamlKey];
     if (typeof value === 'string') overrides[key] = value;
     else if (typeof value === 'boolean') overrides[key] = String(value);
   }
@@ -48,7 +35,7 @@ export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides
 function formatValue(key: SettingKey, value: unknown): string {
   const { type } = settingDefinitions[key];
   if (type === 'duration' && typeof value === 'number') {
-    return `${value} (${Temporal.Duration.from({ milliseconds: value }).round({ largestUnit: 'hours' }).toString()})`;
+    return `${value} (${formatDuration(value)})`;
   }
   if (type === 'list' && Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
   if (type === 'mapping' && typeof value === 'object' && value !== null) {

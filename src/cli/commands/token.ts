@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { UrsaError } from '../../errors/index.js';
 import { validateName } from '../../scheduler/name.js';
 import { MAX_ROTATION_GRACE_MS, ROLES, type Role, type TokenRecord } from '../../store/tokens.js';
-import { parseFixedDuration } from '../../time/duration.js';
+import { MS_PER_DAY } from '../../time/calendar.js';
+import { formatDuration, parseFixedDuration } from '../../time/duration.js';
 import { formatInstant, parseInstant } from '../../time/instant.js';
 import { commandConfig, openContext } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -58,19 +59,12 @@ function durationOption(field: string, text: string, minMs: number, maxMs: numbe
   throw new UrsaError('ARGUMENT_INVALID', `${field}: ${reason}`, {
     field,
     value: text,
-    allowed: `an ISO-8601 duration in weeks, days, hours, minutes or seconds, at most ${formatMs(maxMs)}, e.g. ${example}`,
+    allowed: `an ISO-8601 duration in weeks, days, hours, minutes or seconds, at most ${formatDuration(maxMs)}, e.g. ${example}`,
   });
 }
 
-/** `P1D`, `PT5M`: a whole number of days, hours, minutes or seconds as ISO-8601. */
-function formatMs(ms: number): string {
-  if (ms % 86_400_000 === 0) return `P${ms / 86_400_000}D`;
-  if (ms % 3_600_000 === 0) return `PT${ms / 3_600_000}H`;
-  return ms % 60_000 === 0 ? `PT${ms / 60_000}M` : `PT${ms / 1000}S`;
-}
-
 /** The longest lifetime `--expires-in`/`--expires-at` may give a token: ten years. */
-const MAX_LIFETIME_MS = 3_652 * 86_400_000;
+const MAX_LIFETIME_MS = 3_652 * MS_PER_DAY;
 
 /** When a token created at `now` expires (UTC epoch ms), from `--expires-in` or `--expires-at`; null: never. */
 function expiryOption(options: { expiresIn?: string; expiresAt?: string }, now: number): number | null {
@@ -272,7 +266,7 @@ function registerRotate(token: Command, io: CliIo): void {
     .argument('<id>', 'the token id (tok_…), as token list prints it')
     .option(
       '--grace <duration>',
-      `let the old secret work for an ISO-8601 duration more, at most ${formatMs(MAX_ROTATION_GRACE_MS)} (default: it stops now)`,
+      `let the old secret work for an ISO-8601 duration more, at most ${formatDuration(MAX_ROTATION_GRACE_MS)} (default: it stops now)`,
     )
     .option('--json', 'print JSON of the token with its new secret and oldSecretUntil')
     .action(async (id: string, options: { grace?: string; json?: boolean }, command: Command) => {
