@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
-import { type Actor, highestAuditedVersion, insertAudit, libraryActor, URSA_ACTOR } from './audit.js';
+import { type Actor, highestAuditedVersion, insertAudit, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
@@ -151,10 +151,6 @@ function versionMismatch(key: DocumentKey, expected: number, current: number, fi
   );
 }
 
-function actorOf(by: string | Actor): Actor {
-  return typeof by === 'string' ? libraryActor(by) : by;
-}
-
 /**
  * The document layer of decisions §2 on the store: versioned bodies, an archive of every
  * replaced body, soft delete to `_vance/trash/`, expiry, and listing by prefix.
@@ -295,14 +291,14 @@ export class Documents {
    * create that loses to another writer's create is retried as an update of the winner's row.
    * A create takes a version the path never had (see {@link freshVersion}): 1 for a new path.
    *
-   * @param by who writes: the creator of a new document; a user name alone is a library call.
+   * @param by who writes: the creator of a new document, and the writer in the audit trail.
    * @throws UrsaError `VERSION_MISMATCH` (see {@link WriteGuard.expectedVersion}), or what
    *   {@link WriteGuard.check} throws; nothing is written then.
    */
   async put(
     key: DocumentKey,
     body: string,
-    by: string | Actor,
+    by: Actor,
     now: number,
     expiresAt: number | null = null,
     options: PutOptions = {},
@@ -316,7 +312,7 @@ export class Documents {
   #put(
     key: DocumentKey,
     body: string,
-    by: string | Actor,
+    by: Actor,
     now: number,
     expiresAt: number | null,
     options: PutOptions,
@@ -339,7 +335,6 @@ export class Documents {
       }
       const existing = await selectDocument(trx, key, this.store);
       guard(key, existing, options);
-      const actor = actorOf(by);
       const audited = options.archive !== false;
       const audit = (action: 'create' | 'update', version: number) =>
         audited
@@ -351,7 +346,7 @@ export class Documents {
               subject: key.path,
               action,
               version,
-              actor,
+              actor: by,
             })
           : Promise.resolve();
       if (existing === undefined) {
@@ -363,7 +358,7 @@ export class Documents {
           .values({
             ...key,
             body,
-            created_by: actor.user,
+            created_by: by.user,
             version: first,
             created_at: now,
             updated_at: now,
@@ -477,14 +472,13 @@ export class Documents {
    * one the path never had (see {@link freshVersion}), so a version kept from before the trash, or
    * from a document made and deleted at the path meanwhile, matches nothing; the row forgets its
    * trash path. Callers refresh the project after restoring a scheduler document.
-   * The restore is recorded in the audit trail as `by`'s (a user name alone: a library call), in
-   * the same transaction.
+   * The restore is recorded in the audit trail as `by`'s, in the same transaction.
    *
    * @returns the restored path.
    * @throws UrsaError `NOT_FOUND` when (tenant, project) has no trashed document at `key.path`;
    *   `CONFLICT` when a live document already holds the path it was trashed from.
    */
-  async restore(key: DocumentKey, now: number, by: string | Actor): Promise<string> {
+  async restore(key: DocumentKey, now: number, by: Actor): Promise<string> {
     try {
       return await this.store.db.transaction().execute(async (trx) => {
         const trashed = await selectDocument(trx, key, this.store);
@@ -512,7 +506,7 @@ export class Documents {
           action: 'restore',
           version,
           trashPath: key.path,
-          actor: actorOf(by),
+          actor: by,
         });
         return target;
       });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EngineRequest } from '../../src/engines/engine.js';
 import { createShellEngine } from '../../src/engines/shell.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -200,7 +201,7 @@ describe('shell params from a scheduler document, through a real fire (decisions
       }),
       'acme',
       'ops',
-      'alice',
+      libraryActor('alice'),
     );
     expect(entries.map((e) => e.status)).toEqual(['created', 'created']);
     const worker = t.worker();

@@ -3,6 +3,7 @@ import type { EngineRequest } from '../../src/engines/engine.js';
 import { buildApp } from '../../src/http/app.js';
 import type { RecipeDefinition } from '../../src/recipes/recipe.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { ProcessRecord } from '../../src/store/processes.js';
 import type { Run } from '../../src/store/runs.js';
 import { cronScheduler, projectFolder } from './project.js';
@@ -86,7 +87,7 @@ export async function runHttpRecipeOnce(t: TestRuntime, recipe: string): Promise
     }),
     'acme',
     'ops',
-    'ada',
+    libraryActor('ada'),
   );
   expect(entries.map((e) => e.status)).toEqual(['created', 'created']);
   const worker = t.worker();
