@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DocumentKey } from './documents.js';
 import { checkLimit } from './feed.js';
+import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { AuditLogTable, Database } from './schema.js';
 

@@ -4,16 +4,13 @@ import { UrsaError } from '../errors/index.js';
 import { type Actor, highestAuditedVersion, insertAudit, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
+import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { Database, DocumentsTable } from './schema.js';
 import { rowIn } from './values.js';
 
-/** Where a document lives (decisions §2). `project` `_tenant` holds tenant-wide documents. */
-export interface DocumentKey {
-  readonly tenant: string;
-  readonly project: string;
-  readonly path: string;
-}
+// In its own module so that audit.ts, which documents.ts imports, needs nothing from here.
+export type { DocumentKey } from './keys.js';
 
 /** A live document. Instants are UTC epoch milliseconds. */
 export interface StoredDocument extends DocumentKey {
