@@ -372,16 +372,14 @@ export class Documents {
       if (existing.body === body && existing.expires_at === expiresAt) {
         return { created: false, version: Number(existing.version) };
       }
+      // No compare-and-swap needed: the row is locked as read (see selectDocument), so its version
+      // is still the one read when this transaction commits.
       const version = Number(existing.version) + 1;
-      // A compare-and-swap on the version as read, though the row is locked: a write can never
-      // move a version it did not read.
-      const updated = await trx
+      await trx
         .updateTable('documents')
         .set({ body, version, updated_at: now, expires_at: expiresAt })
         .where('id', '=', existing.id)
-        .where('version', '=', existing.version)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return { created: false, version: 0, retry: true as const };
+        .execute();
       if (audited)
         await trx
           .insertInto('document_archive')
