@@ -191,7 +191,13 @@ export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
       await store.close();
     },
     apply: (dir, scope) =>
-      applyDirectory(runtime, resolve(dir), tenantOf(scope), projectOf(scope), scope?.as ?? 'admin'),
+      applyDirectory(
+        runtime,
+        resolve(dir),
+        tenantOf(scope),
+        projectOf(scope),
+        libraryActor(scope?.as ?? 'admin'),
+      ),
     async refresh(scope) {
       await refreshProjectAs(runtime, libraryActor('admin'), tenantOf(scope), projectOf(scope));
     },

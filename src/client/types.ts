@@ -6,6 +6,8 @@
  * and field the service raised, wherever it ran.
  */
 
+import type { ActorInterface, DocumentAction } from '../store/audit.js';
+
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
 export interface ClientScope {
   readonly tenant: string;
@@ -144,7 +146,7 @@ export interface HistoryEntryView {
   readonly id: number;
   readonly version: number;
   readonly at: string;
-  readonly action: 'create' | 'update' | 'delete' | 'restore';
+  readonly action: DocumentAction;
   /** Where the document was (a delete: the path it was deleted from). */
   readonly path: string;
   /** A delete or restore: the document's path in `_vance/trash/`. */
@@ -152,7 +154,7 @@ export interface HistoryEntryView {
   readonly user: string;
   /** The id of the bearer token used; null for a local command, a library call or Ursa itself. */
   readonly tokenId: string | null;
-  readonly interface: 'rest' | 'mcp' | 'cli' | 'library' | 'ursa';
+  readonly interface: ActorInterface;
   /** True for an agent's tool call. */
   readonly agent: boolean;
 }

@@ -1,6 +1,7 @@
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import { runLogRetentionDays } from '../service/settings.js';
+import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
@@ -114,7 +115,7 @@ export class RunRecorder {
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
       renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
-      'ursa',
+      URSA_ACTOR,
       now,
       expiryOf(days, now),
       {

@@ -7,7 +7,7 @@ import { checkScheduler } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
-import { type Actor, libraryActor } from '../store/audit.js';
+import type { Actor } from '../store/audit.js';
 import type { StoredDocument } from '../store/documents.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
@@ -38,11 +38,10 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
 
 /**
  * Loads the `*.yaml` files of a folder laid out like a project (`_vance/recipes/…`,
- * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as `by` (the creator of new
- * documents and the writer in the audit trail; a user name alone is a library call). Every
- * document is validated; the valid ones are written (recipes and workflows first, so schedulers
- * can name them) and the broken ones are reported, each with its field paths — one broken
- * document never stops the others. A workflow scheduler written while the operator switched
+ * `_vance/workflows/…`, `_vance/scheduler/…`) into (tenant, project), as `actor` (the creator of
+ * new documents and the writer in the audit trail). Every document is validated; the valid ones
+ * are written (recipes and workflows first, so schedulers can name them) and the broken ones are
+ * reported, each with its field paths — one broken document never stops the others. A workflow scheduler written while the operator switched
  * workflows off carries that warning as its message. Ends with a refresh of the project (spec §8).
  *
  * @throws UrsaError `ARGUMENT_INVALID` when `dir` is not a folder.
@@ -52,9 +51,8 @@ export async function applyDirectory(
   dir: string,
   tenant: string,
   project: string,
-  by: string | Actor,
+  actor: Actor,
 ): Promise<ApplyEntry[]> {
-  const actor = typeof by === 'string' ? libraryActor(by) : by;
   if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
     throw new UrsaError('ARGUMENT_INVALID', `dir: ${JSON.stringify(dir)} is not a folder`, {
       field: 'dir',

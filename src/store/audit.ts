@@ -1,15 +1,18 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DocumentKey } from './documents.js';
 import { checkLimit } from './feed.js';
+import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { AuditLogTable, Database } from './schema.js';
 
 /**
- * Through what an action came: the REST API, MCP (an agent's tool call, over HTTP or stdio), a
- * local `ursa` command on the store, an application embedding Ursa, or Ursa itself (a fired
- * one-shot moved to the trash).
+ * Through what an action came (an audit row's `interface`, also on the wire in a document's
+ * history): the REST API, MCP (an agent's tool call, over HTTP or stdio), a local `ursa` command
+ * on the store, an application embedding Ursa, or Ursa itself (a fired one-shot moved to the trash).
  */
-export type ActorInterface = 'rest' | 'mcp' | 'cli' | 'library' | 'ursa';
+export const ACTOR_INTERFACES = ['rest', 'mcp', 'cli', 'library', 'ursa'] as const;
+
+/** One of {@link ACTOR_INTERFACES}. */
+export type ActorInterface = (typeof ACTOR_INTERFACES)[number];
 
 /** Who did an action (issue #19): the user, the bearer token's id (null without one), through what, and whether an agent did it. */
 export interface Actor {
@@ -36,8 +39,17 @@ export function cliActor(user: string): Actor {
 /** What an audit row is about. */
 export type AuditSubject = 'document' | 'scheduler' | 'process' | 'workflow-run' | 'project';
 
+/** What is done to a document: the actions of its history (versions written, deletes, restores). */
+export const DOCUMENT_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
+
+/** One of {@link DOCUMENT_ACTIONS}. */
+export type DocumentAction = (typeof DOCUMENT_ACTIONS)[number];
+
 /** What was done: document versions and deletes, restores; fires, stops and refreshes. */
-export type AuditAction = 'create' | 'update' | 'delete' | 'restore' | 'fire' | 'stop' | 'refresh';
+export const AUDIT_ACTIONS = [...DOCUMENT_ACTIONS, 'fire', 'stop', 'refresh'] as const;
+
+/** One of {@link AUDIT_ACTIONS}. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One action to record. `at` is UTC epoch ms. */
 export interface AuditEntry {

@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
-import { type Actor, highestAuditedVersion, insertAudit, libraryActor, URSA_ACTOR } from './audit.js';
+import { type Actor, highestAuditedVersion, insertAudit, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
+import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { Database, DocumentsTable } from './schema.js';
 import { rowIn } from './values.js';
 
-/** Where a document lives (decisions §2). `project` `_tenant` holds tenant-wide documents. */
-export interface DocumentKey {
-  readonly tenant: string;
-  readonly project: string;
-  readonly path: string;
-}
+// In its own module so that audit.ts, which documents.ts imports, needs nothing from here.
+export type { DocumentKey } from './keys.js';
 
 /** A live document. Instants are UTC epoch milliseconds. */
 export interface StoredDocument extends DocumentKey {
@@ -149,10 +146,6 @@ function versionMismatch(key: DocumentKey, expected: number, current: number, fi
       allowed: current === 0 ? 'no version: the document does not exist' : String(current),
     },
   );
-}
-
-function actorOf(by: string | Actor): Actor {
-  return typeof by === 'string' ? libraryActor(by) : by;
 }
 
 /**
@@ -295,14 +288,14 @@ export class Documents {
    * create that loses to another writer's create is retried as an update of the winner's row.
    * A create takes a version the path never had (see {@link freshVersion}): 1 for a new path.
    *
-   * @param by who writes: the creator of a new document; a user name alone is a library call.
+   * @param by who writes: the creator of a new document, and the writer in the audit trail.
    * @throws UrsaError `VERSION_MISMATCH` (see {@link WriteGuard.expectedVersion}), or what
    *   {@link WriteGuard.check} throws; nothing is written then.
    */
   async put(
     key: DocumentKey,
     body: string,
-    by: string | Actor,
+    by: Actor,
     now: number,
     expiresAt: number | null = null,
     options: PutOptions = {},
@@ -316,7 +309,7 @@ export class Documents {
   #put(
     key: DocumentKey,
     body: string,
-    by: string | Actor,
+    by: Actor,
     now: number,
     expiresAt: number | null,
     options: PutOptions,
@@ -339,7 +332,6 @@ export class Documents {
       }
       const existing = await selectDocument(trx, key, this.store);
       guard(key, existing, options);
-      const actor = actorOf(by);
       const audited = options.archive !== false;
       const audit = (action: 'create' | 'update', version: number) =>
         audited
@@ -351,7 +343,7 @@ export class Documents {
               subject: key.path,
               action,
               version,
-              actor,
+              actor: by,
             })
           : Promise.resolve();
       if (existing === undefined) {
@@ -363,7 +355,7 @@ export class Documents {
           .values({
             ...key,
             body,
-            created_by: actor.user,
+            created_by: by.user,
             version: first,
             created_at: now,
             updated_at: now,
@@ -380,16 +372,14 @@ export class Documents {
       if (existing.body === body && existing.expires_at === expiresAt) {
         return { created: false, version: Number(existing.version) };
       }
+      // No compare-and-swap needed: the row is locked as read (see selectDocument), so its version
+      // is still the one read when this transaction commits.
       const version = Number(existing.version) + 1;
-      // A compare-and-swap on the version as read, though the row is locked: a write can never
-      // move a version it did not read.
-      const updated = await trx
+      await trx
         .updateTable('documents')
         .set({ body, version, updated_at: now, expires_at: expiresAt })
         .where('id', '=', existing.id)
-        .where('version', '=', existing.version)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return { created: false, version: 0, retry: true as const };
+        .execute();
       if (audited)
         await trx
           .insertInto('document_archive')
@@ -477,14 +467,13 @@ export class Documents {
    * one the path never had (see {@link freshVersion}), so a version kept from before the trash, or
    * from a document made and deleted at the path meanwhile, matches nothing; the row forgets its
    * trash path. Callers refresh the project after restoring a scheduler document.
-   * The restore is recorded in the audit trail as `by`'s (a user name alone: a library call), in
-   * the same transaction.
+   * The restore is recorded in the audit trail as `by`'s, in the same transaction.
    *
    * @returns the restored path.
    * @throws UrsaError `NOT_FOUND` when (tenant, project) has no trashed document at `key.path`;
    *   `CONFLICT` when a live document already holds the path it was trashed from.
    */
-  async restore(key: DocumentKey, now: number, by: string | Actor): Promise<string> {
+  async restore(key: DocumentKey, now: number, by: Actor): Promise<string> {
     try {
       return await this.store.db.transaction().execute(async (trx) => {
         const trashed = await selectDocument(trx, key, this.store);
@@ -512,7 +501,7 @@ export class Documents {
           action: 'restore',
           version,
           trashPath: key.path,
-          actor: actorOf(by),
+          actor: by,
         });
         return target;
       });

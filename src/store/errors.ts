@@ -59,3 +59,9 @@ export function translateStoreError(error: unknown): unknown {
   if (error instanceof UrsaError || !isStoreUnreachable(error)) return error;
   return new UrsaError('STORE_UNAVAILABLE', 'the store cannot be reached; try again later', { cause: error });
 }
+
+/**
+ * The text a SQLite write is aborted with when its process no longer serves the store (the
+ * trigger of `StoreOwner.take`, store/owner.ts); the connection turns it into `STORE_LOCKED`.
+ */
+export const NOT_SERVING = 'ursa: this process no longer serves the store';

@@ -20,6 +20,7 @@ export {
   TRASH_PREFIX,
   type WriteGuard,
 } from './documents.js';
+export { NOT_SERVING } from './errors.js';
 export {
   checkLimit,
   Feed,
@@ -47,7 +48,7 @@ export {
   type StoreDialect,
   type StoreOptions,
 } from './open.js';
-export { NOT_SERVING, type StoreHolder, StoreOwner, stillServes } from './owner.js';
+export { type StoreHolder, StoreOwner, stillServes } from './owner.js';
 export {
   ACTIVE_STATUSES,
   Processes,

@@ -20,9 +20,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { UrsaError } from '../errors/index.js';
-import { translateStoreError } from './errors.js';
+import { NOT_SERVING, translateStoreError } from './errors.js';
 import { migrationsFor } from './migrations/index.js';
-import { NOT_SERVING } from './owner.js';
 import type { Database } from './schema.js';
 
 /** Which database a store runs on. */

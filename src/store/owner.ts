@@ -1,15 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import { UrsaError } from '../errors/index.js';
 import { formatInstant } from '../time/instant.js';
+import { NOT_SERVING } from './errors.js';
 import type { Store } from './open.js';
 import type { Database } from './schema.js';
 import type { WorkerRecord, Workers } from './workers.js';
-
-/**
- * The text a SQLite write is aborted with when its process no longer serves the store (see
- * {@link StoreOwner.take}); the connection turns it into `STORE_LOCKED`.
- */
-export const NOT_SERVING = 'ursa: this process no longer serves the store';
 
 /** The worker that serves a SQLite store, as the store records it. Instants are UTC epoch ms. */
 export interface StoreHolder {

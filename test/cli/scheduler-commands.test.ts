@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { libraryActor } from '../../src/store/audit.js';
 import { openStore, repositories } from '../../src/store/index.js';
 import { ursa } from '../support/cli.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
@@ -30,7 +31,7 @@ describe('ursa list and ursa get', () => {
       await repositories(store).documents.put(
         { tenant: 'default', project: 'demo', path: '_vance/scheduler/broken.yaml' },
         'description: d\ncron: "61 * * * * *"\nrecipe: noop\n',
-        'admin',
+        libraryActor('admin'),
         1,
       );
       await repositories(store).feed.append({

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 async function setup(dialect: (typeof DIALECTS)[number], files: Record<string, string>) {
   t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-  await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
   return t;
 }
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isUrsaError, UrsaError } from '../../src/errors/index.js';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { iso } from '../support/cases.js';
@@ -45,7 +46,7 @@ describe('disk full on the SQLite file (issue #12)', () => {
     const restore = await fillDisk(store);
     const big = 'x'.repeat(64 * 1024 - 100);
     const error = await rt.repos.documents
-      .put({ tenant: T, project: P, path: 'notes/big.md' }, big, 'alice', START)
+      .put({ tenant: T, project: P, path: 'notes/big.md' }, big, libraryActor('alice'), START)
       .then(
         () => undefined,
         (e: unknown) => e,
@@ -58,7 +59,12 @@ describe('disk full on the SQLite file (issue #12)', () => {
     );
     expect(await rt.repos.documents.get({ tenant: T, project: P, path: 'notes/big.md' })).toBeUndefined();
     await restore();
-    await rt.repos.documents.put({ tenant: T, project: P, path: 'notes/big.md' }, big, 'alice', START);
+    await rt.repos.documents.put(
+      { tenant: T, project: P, path: 'notes/big.md' },
+      big,
+      libraryActor('alice'),
+      START,
+    );
     const stored = await rt.repos.documents.get({ tenant: T, project: P, path: 'notes/big.md' });
     expect(stored?.body).toBe(big);
     expect(stored?.version).toBe(1);
@@ -76,7 +82,7 @@ describe('disk full on the SQLite file (issue #12)', () => {
     const names = ['a', 'b', 'c'];
     const files: Record<string, string> = {};
     for (const name of names) files[`_vance/scheduler/${name}.yaml`] = cronScheduler('* * * * * *', 'noop');
-    await applyDirectory(rt, projectFolder(files), T, P, 'alice');
+    await applyDirectory(rt, projectFolder(files), T, P, libraryActor('alice'));
     // A record the full disk refused is retried only briefly here: this test is about what the
     // recovery finds when the worker gave up on it (a longer retry is tested in store-write-retry).
     const worker = new Worker(rt, {

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { projectFolder, shellRecipe } from '../support/project.js';
@@ -61,7 +62,7 @@ async function setup(dialect: (typeof DIALECTS)[number], oneShot: boolean) {
     }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   const executions = () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter(Boolean) : []);
   return { t, executions };

@@ -4,6 +4,7 @@ import { isUrsaError } from '../../src/errors/index.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { iso } from '../support/cases.js';
@@ -36,7 +37,7 @@ async function setup(busyTimeoutMs?: number) {
     projectFolder({ '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'noop') }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   const worker = new Worker(rt, { acquireAheadMs: 0 });
   await worker.bootstrap();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { iso } from '../support/cases.js';
@@ -57,7 +58,7 @@ describe('PostgreSQL unavailable during a run of schedules (issue #12)', () => {
     const clock = fixedClock(at(0) + 500);
     const files: Record<string, string> = {};
     for (const name of NAMES) files[`_vance/scheduler/${name}.yaml`] = cronScheduler('* * * * * *', 'noop');
-    await applyDirectory(runtimeOn(direct, clock), projectFolder(files), T, P, 'alice');
+    await applyDirectory(runtimeOn(direct, clock), projectFolder(files), T, P, libraryActor('alice'));
     const { log, lines } = capturedLog('warn');
     // The real loop, on a clock the test steps: short sleeps, so each step is seen within milliseconds.
     worker = new Worker(runtimeOn(proxied, clock, log), { acquireAheadMs: 0, maxSleepMs: 20 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -21,7 +22,7 @@ async function firstOccurrence(dialect: (typeof DIALECTS)[number]) {
     projectFolder({ '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'noop') }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   const worker = t.worker();
   await worker.bootstrap();

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultEngines } from '../../src/engines/index.js';
 import { createLogger } from '../../src/log.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { ACTIVE_STATUSES, openStore, repositories } from '../../src/store/index.js';
 import { systemClock } from '../../src/time/clock.js';
 import { freshDatabase, type TestDatabase } from '../support/dialects.js';
@@ -69,7 +70,7 @@ describe('three workers on PostgreSQL, one killed with SIGKILL every few seconds
       files[`_vance/scheduler/s${String(i).padStart(3, '0')}.yaml`] =
         'description: every second\ncron: "* * * * * *"\nrecipe: noop\n';
     }
-    const applied = await applyDirectory(rt, projectFolder(files), 'acme', 'ops', 'alice');
+    const applied = await applyDirectory(rt, projectFolder(files), 'acme', 'ops', libraryActor('alice'));
     expect(applied.filter((e) => e.status === 'created')).toHaveLength(SCHEDULERS);
 
     const args = ['worker', '--db', database.location];

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { claimedRunRow } from '../support/runs.js';
@@ -20,7 +21,7 @@ afterEach(async () => {
 async function project(count: number) {
   const files: Record<string, string> = {};
   for (let i = 0; i < count; i++) files[`_vance/scheduler/s${i}.yaml`] = cronScheduler('0 * * * * *', 'noop');
-  await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
 }
 
 // Issue #12, found by `npm run soak`: a worker whose store failed during start-up rejected start()

@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { buildApp } from '../../src/http/app.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { callTool, toolsFor } from '../../src/tools/toolset.js';
 import { DIALECTS } from '../support/dialects.js';
 import { PROBLEM, SCHEDULER_YAML, type TestApp, testApp, WORKFLOW_YAML } from '../support/http.js';
@@ -308,7 +309,11 @@ describe.each(DIALECTS)('concurrent writes of one document on %s (issue #19)', (
     expect((await a.request('DELETE', `${BASE}/phoenix`, bob)).statusCode).toBe(200);
 
     expect(
-      await docs.restore({ tenant: T, project: P, path: first.trashPath }, a.t.clock.now(), 'admin'),
+      await docs.restore(
+        { tenant: T, project: P, path: first.trashPath },
+        a.t.clock.now(),
+        libraryActor('admin'),
+      ),
     ).toBe(key('phoenix').path);
     expect(await docs.get(key('phoenix'))).toMatchObject({
       body: body('wes', 2),

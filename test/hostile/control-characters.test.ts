@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { ALLOWED_CHARACTERS } from '../../src/yaml/characters.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -200,7 +201,7 @@ describe.each(DIALECTS)('control characters on %s are refused when written (issu
       '_vance/scheduler/nul.yaml': `${HEAD}params:\n  topic: "\\0"\n`,
       '_vance/scheduler/fine.yaml': `${HEAD}params:\n  topic: "tab\\tnewline\\ncr\\r é 😀 \\u00a0"\n`,
     });
-    const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', 'ada');
+    const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', libraryActor('ada'));
     const bell = escaped('description', 'the control character U+0007', 2);
     const nul = escaped('params.topic', 'the control character U+0000', 1);
     expect(entries).toEqual([

@@ -4,6 +4,7 @@ import type { UrsaError } from '../../src/errors/index.js';
 import { parseRecipeDocument } from '../../src/recipes/parse.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { setScheduler } from '../../src/service/schedulers.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { thrown } from '../support/cron.js';
 import { httpEngineRequest } from '../support/http-run.js';
 import { projectFolder } from '../support/project.js';
@@ -79,7 +80,7 @@ describe('a hostile http recipe changes nothing and sends nothing (decisions §6
     for (const [i, [url]] of HOSTILE_URLS.entries()) files[`_vance/recipes/hook${i}.yaml`] = recipe(url);
     files['_vance/scheduler/uses-hook.yaml'] =
       'description: d\ncron: "0 0 3 * * *"\ntimezone: UTC\nrecipe: hook0\n';
-    const entries = await applyDirectory(t.rt, projectFolder(files), 'acme', 'ops', 'ada');
+    const entries = await applyDirectory(t.rt, projectFolder(files), 'acme', 'ops', libraryActor('ada'));
     for (const [i, [, scheme]] of HOSTILE_URLS.entries()) {
       expect(entries).toContainEqual({
         path: `_vance/recipes/hook${i}.yaml`,
@@ -101,7 +102,7 @@ describe('a hostile http recipe changes nothing and sends nothing (decisions §6
     await t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path },
       recipe('file:///etc/passwd'),
-      'ada',
+      libraryActor('ada'),
       0,
     );
     const before = await snapshot(t.store);

@@ -7,6 +7,7 @@ import { applyDirectory } from '../../src/service/apply.js';
 import type { Caller } from '../../src/service/caller.js';
 import { deleteScheduler, setScheduler } from '../../src/service/schedulers.js';
 import { getWorkflow, setWorkflow } from '../../src/service/workflows.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { ALLOWED_CHARACTERS } from '../../src/yaml/characters.js';
 import { thrown } from '../support/cron.js';
@@ -292,7 +293,7 @@ describe.each(DIALECTS)(
         '_vance/scheduler/-flag.yaml': SCHEDULER_YAML,
         '_vance/scheduler/fine.yaml': SCHEDULER_YAML,
       });
-      const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', 'ada');
+      const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', libraryActor('ada'));
       const status = Object.fromEntries(entries.map((e) => [e.path, [e.status, e.message]]));
       const invalid = (what: string, shown: string) => ['invalid', nameInvalid(what, shown)];
       expect(status).toEqual({

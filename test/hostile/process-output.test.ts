@@ -2,6 +2,7 @@ import { Parser } from 'commonmark';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowRunner } from '../../src/runtime/workflow-runner.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -29,7 +30,7 @@ describe.each(DIALECTS)('process output on %s (issue #19)', (dialect) => {
       '_vance/recipes/loud.yaml': shellRecipe(PRINTS),
       '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'loud'),
     };
-    await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+    await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
     const worker = t.worker();
     await worker.bootstrap();
     t.clock.set(Date.parse('2026-06-01T08:00:10.002Z'));
@@ -71,7 +72,7 @@ describe.each(DIALECTS)('process output on %s (issue #19)', (dialect) => {
       '_vance/recipes/loud.yaml': shellRecipe(PRINTS),
       '_vance/workflows/flow.yaml': 'description: d\nsteps:\n  - name: one\n    recipe: loud\n',
     };
-    await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+    await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
     const { run, done } = await new WorkflowRunner(t.rt).start(T, P, 'flow', {}, 'alice');
     expect(await done).toEqual({ status: 'completed', reason: null });
     const stored = await t.rt.repos.workflowRuns.get(T, run.id);

@@ -4,6 +4,7 @@ import { createHttpEngine } from '../../src/engines/http.js';
 import type { UrsaError } from '../../src/errors/index.js';
 import { parseRecipeDocument } from '../../src/recipes/parse.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { thrown } from '../support/cron.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type Handler, startHookServer } from '../support/hook-server.js';
@@ -261,7 +262,7 @@ describe('a secret bound to hosts is refused for another host when written (issu
       projectFolder({ '_vance/recipes/hook.yaml': httpRecipe(`${server.origin}/hook`, SECRET_HEADER) }),
       'acme',
       'ops',
-      'ada',
+      libraryActor('ada'),
     );
     const message =
       'URSA_SECRET_HOOK may be sent only to hooks.example.com, *.example.org (secretHosts), not to 127.0.0.1';

@@ -7,6 +7,7 @@ import { UrsaError } from '../../src/errors/index.js';
 import { WorkflowRunner } from '../../src/runtime/workflow-runner.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { setWorkflow } from '../../src/service/workflows.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { WorkflowRun } from '../../src/store/workflow-runs.js';
 import { DEFAULT_TEMPLATE_LIMITS } from '../../src/workflows/template-limits.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -146,7 +147,7 @@ describe.each(DIALECTS)('workflow templates are a sandbox on %s (issue #19)', (d
     }
     const folder = projectFolder({ '_vance/workflows/leak.yaml': workflow("${% include 'package.json' %}") });
     try {
-      const entries = await applyDirectory(a.t.rt, folder, T, P, 'wes');
+      const entries = await applyDirectory(a.t.rt, folder, T, P, libraryActor('wes'));
       expect(entries.map((e) => [e.path, e.status, e.issues])).toEqual([
         [
           '_vance/workflows/leak.yaml',
@@ -192,7 +193,7 @@ describe.each(DIALECTS)('workflow templates are a sandbox on %s (issue #19)', (d
     await a.t.rt.repos.documents.put(
       { tenant: T, project: P, path: '_vance/workflows/legacy.yaml' },
       workflow(`\${% include '${secretFile}' %}`),
-      'wes',
+      libraryActor('wes'),
       a.t.clock.now(),
     );
     const before = await a.t.rt.repos.workflowRuns.list(T, P, 100);
@@ -281,7 +282,7 @@ describe.each(DIALECTS)('workflow templates are a sandbox on %s (issue #19)', (d
           'description: d\ncron: "*/10 * * * * *"\ntimezone: UTC\nworkflow: twice\n',
       });
       try {
-        await applyDirectory(t.rt, folder, T, P, 'alice');
+        await applyDirectory(t.rt, folder, T, P, libraryActor('alice'));
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }
@@ -322,7 +323,7 @@ describe('the render budget is one per step (issue #19)', () => {
         '_vance/workflows/many.yaml': `description: d\nparameters: { big: ~ }\nsteps:\n  - name: one\n    recipe: noop\n    params:\n${params}`,
       });
       try {
-        await applyDirectory(t.rt, folder, T, P, 'alice');
+        await applyDirectory(t.rt, folder, T, P, libraryActor('alice'));
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }

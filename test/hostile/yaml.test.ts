@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { MAX_DOCUMENT_BYTES } from '../../src/yaml/limits.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -245,7 +246,7 @@ describe.each(DIALECTS)('hostile YAML on %s (decisions §6, spec §10)', (dialec
       '_vance/scheduler/big.yaml': documentOf(MAX_DOCUMENT_BYTES + 1),
       '_vance/scheduler/fine.yaml': VALID,
     });
-    const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', 'ada');
+    const entries = await applyDirectory(a.t.rt, dir, 'acme', 'applied', libraryActor('ada'));
     expect(entries).toEqual([
       {
         path: '_vance/recipes/bomb.yaml',

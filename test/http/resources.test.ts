@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/runtime/worker.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { controlledEngine } from '../support/engine.js';
 import { NOT_FOUND, PROBLEM, SCHEDULER_YAML, type TestApp, testApp } from '../support/http.js';
 
@@ -109,38 +110,38 @@ describe('documents', () => {
     await docs.put(
       { tenant: 'acme', project: 'ops', path: 'notes/a.md' },
       'A',
-      'rita',
+      libraryActor('rita'),
       at('2026-06-01T07:00:00Z'),
     );
     await docs.put(
       { tenant: 'acme', project: 'ops', path: 'notes/b.md' },
       'B1',
-      'wes',
+      libraryActor('wes'),
       at('2026-06-01T07:10:00Z'),
     );
     await docs.put(
       { tenant: 'acme', project: 'ops', path: 'notes/b.md' },
       'B2',
-      'ada',
+      libraryActor('ada'),
       at('2026-06-01T07:20:00Z'),
     );
     await docs.put(
       { tenant: 'acme', project: 'ops', path: 'notes/c.md' },
       'C',
-      'wes',
+      libraryActor('wes'),
       at('2026-06-01T07:30:00Z'),
       at('2026-06-08T07:30:00.500Z'),
     );
     await docs.put(
       { tenant: 'acme', project: 'ops', path: 'other/x.md' },
       'X',
-      'wes',
+      libraryActor('wes'),
       at('2026-06-01T07:40:00Z'),
     );
     await docs.put(
       { tenant: 'acme', project: 'web', path: 'notes/w.md' },
       'W',
-      'wes',
+      libraryActor('wes'),
       at('2026-06-01T07:50:00Z'),
     );
   }
@@ -264,7 +265,7 @@ describe('processes', () => {
     await a.t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path: '_vance/recipes/held.yaml' },
       HELD,
-      'wes',
+      libraryActor('wes'),
       a.t.clock.now(),
     );
     await put('ops', 'job', JOB);
@@ -551,7 +552,7 @@ describe('POST /brain/{tenant}/scheduler/refresh (spec §8, tenant-wide)', () =>
     await a.t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path: '_vance/scheduler/bad.yaml' },
       'description: broken\nrecipe: noop\n',
-      'wes',
+      libraryActor('wes'),
       a.t.clock.now(),
     );
     const res = await a.request('POST', '/brain/acme/scheduler/refresh', a.tokens.admin);

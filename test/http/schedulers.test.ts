@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Worker } from '../../src/runtime/worker.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { controlledEngine } from '../support/engine.js';
 import { NOT_FOUND, PROBLEM, type TestApp, testApp } from '../support/http.js';
 import { until } from '../support/until.js';
@@ -260,7 +261,7 @@ describe('POST /scheduler/refresh (spec §8)', () => {
     await a.t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path: '_vance/scheduler/bad.yaml' },
       'description: broken\ncron: "0 0 3 * * *"\nrecipe: noop\nextra: 1\n',
-      'wes',
+      libraryActor('wes'),
       a.t.clock.now(),
     );
     const res = await a.request('POST', `${BASE}/refresh`, a.tokens.admin);
@@ -290,7 +291,7 @@ describe('POST /scheduler/{name}/fire obeys the overlap policy (spec §5, §9)',
     await a.t.rt.repos.documents.put(
       { tenant: 'acme', project: 'ops', path: '_vance/recipes/held.yaml' },
       HELD,
-      'wes',
+      libraryActor('wes'),
       a.t.clock.now(),
     );
     expect((await putYaml('job', SKIP)).statusCode).toBe(201);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { libraryActor } from '../../src/store/audit.js';
 import { type TestApp, testApp } from '../support/http.js';
 import { shellRecipe } from '../support/project.js';
 import { until } from '../support/until.js';
@@ -24,7 +25,7 @@ beforeEach(async () => {
   await a.t.rt.repos.documents.put(
     { tenant: 'acme', project: 'ops', path: '_vance/recipes/say.yaml' },
     shellRecipe('printf "%s\\n" "$URSA_PARAM_TEXT"'),
-    'alice',
+    libraryActor('alice'),
     a.t.clock.now(),
   );
 });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import { SchedulerCache } from '../../src/runtime/scheduler-cache.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
@@ -21,7 +22,7 @@ function claimedRun(name: string, correlationId: string, scheduledFor: number) {
 }
 
 async function applyProject(files: Record<string, string>) {
-  const entries = await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  const entries = await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
   expect(entries.every((e) => e.status === 'created' || e.status === 'updated')).toBe(true);
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bootstrapProjects } from '../../src/runtime/bootstrap.js';
 import type { Caller } from '../../src/service/caller.js';
 import { setScheduler } from '../../src/service/schedulers.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { shellRecipe } from '../support/project.js';
@@ -67,10 +68,25 @@ describe.each(DIALECTS)('a worker’s bootstrap on %s (spec §8, issue #11)', (d
       await setScheduler(rt, admin('p'), name, cron('0 */5 * * * *'));
     // While no worker runs: written, trashed and broken straight in the store, without a refresh.
     t.clock.set(Date.parse('2026-06-01T08:07:00Z'));
-    await rt.repos.documents.put(key('p', 'edited'), cron('0 0 * * * *'), 'alice', t.clock.now());
+    await rt.repos.documents.put(
+      key('p', 'edited'),
+      cron('0 0 * * * *'),
+      libraryActor('alice'),
+      t.clock.now(),
+    );
     await rt.repos.documents.trash(key('p', 'gone'), t.clock.now());
-    await rt.repos.documents.put(key('p', 'broken'), cron('0 */5 * * * *', 'nosuch'), 'alice', t.clock.now());
-    await rt.repos.documents.put(key('p', 'added'), cron('0 */10 * * * *'), 'alice', t.clock.now());
+    await rt.repos.documents.put(
+      key('p', 'broken'),
+      cron('0 */5 * * * *', 'nosuch'),
+      libraryActor('alice'),
+      t.clock.now(),
+    );
+    await rt.repos.documents.put(
+      key('p', 'added'),
+      cron('0 */10 * * * *'),
+      libraryActor('alice'),
+      t.clock.now(),
+    );
 
     const reads = spyBodyReads();
     expect(await bootstrapProjects(rt)).toEqual({
@@ -103,7 +119,7 @@ describe.each(DIALECTS)('a worker’s bootstrap on %s (spec §8, issue #11)', (d
     await rt.repos.documents.put(
       { tenant: T, project: 'p', path: '_vance/recipes/ok.yaml' },
       shellRecipe('true'),
-      'alice',
+      libraryActor('alice'),
       0,
     );
     await setScheduler(rt, admin('p'), 'uses-ok', cron('*/10 * * * * *', 'ok'));

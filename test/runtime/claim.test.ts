@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { claimedRunRow } from '../support/runs.js';
@@ -103,7 +104,7 @@ describe.each(DIALECTS)('claiming an occurrence on %s (decisions §4)', (dialect
       }),
       T,
       P,
-      'alice',
+      libraryActor('alice'),
     );
     const a = new Worker(t.rt);
     const b = new Worker(t.rt);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { StoreDialect } from '../../src/store/index.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -24,7 +25,7 @@ function frontMatter(markdown: string): Record<string, unknown> {
 
 async function setup(dialect: StoreDialect, files: Record<string, string>, start = '2026-06-01T08:00:00Z') {
   t = await testRuntime(start, { dialect });
-  const entries = await applyDirectory(t.rt, projectFolder(files), T, P, 'alice');
+  const entries = await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
   const worker = t.worker();
   await worker.bootstrap();
   return { t, worker, entries };

@@ -5,6 +5,7 @@ import { refreshAll, refreshProject } from '../../src/runtime/registrar.js';
 import type { Caller } from '../../src/service/caller.js';
 import { deleteScheduler, setScheduler, TENANT_WRITE_WARNING } from '../../src/service/schedulers.js';
 import { setSetting } from '../../src/service/settings.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { shellRecipe } from '../support/project.js';
@@ -124,7 +125,7 @@ describe.each(DIALECTS)('scheduler lifecycle on %s', (dialect) => {
     await rt.repos.documents.put(
       { tenant: T, project: 'p', path: '_vance/scheduler/bad.yaml' },
       every10s('nosuch'),
-      'bob',
+      libraryActor('bob'),
       0,
     );
     const first = await refreshProject(rt, T, 'p');
@@ -179,7 +180,7 @@ describe.each(DIALECTS)('one-shots on %s (spec §10a)', (dialect) => {
       await t.rt.repos.documents.put(
         { tenant: T, project: 'p', path: '_vance/recipes/ok.yaml' },
         shellRecipe('true'),
-        'alice',
+        libraryActor('alice'),
         0,
       );
       await setScheduler(t.rt, admin('p'), 'once', oneShot);
@@ -214,7 +215,7 @@ describe.each(DIALECTS)('one-shots on %s (spec §10a)', (dialect) => {
     await t.rt.repos.documents.put(
       { tenant: T, project: 'p', path: '_vance/recipes/ok.yaml' },
       shellRecipe('true'),
-      'alice',
+      libraryActor('alice'),
       0,
     );
     await setScheduler(t.rt, admin('p'), 'once', oneShot);

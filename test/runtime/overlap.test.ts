@@ -3,6 +3,7 @@ import type { Runtime } from '../../src/runtime/context.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { fireScheduler } from '../../src/service/runs.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
@@ -31,7 +32,7 @@ async function setup(dialect: (typeof DIALECTS)[number], overlap: string) {
     projectFolder({ '_vance/recipes/held.yaml': RECIPE, '_vance/scheduler/job.yaml': scheduler(overlap) }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   const worker = t.worker();
   await worker.bootstrap();

@@ -3,6 +3,7 @@ import type { Runtime } from '../../src/runtime/context.js';
 import { RunRecorder } from '../../src/runtime/recorder.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { Run } from '../../src/store/runs.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
@@ -49,7 +50,7 @@ async function twoWorkers(dialect: (typeof DIALECTS)[number], faults = {}) {
     }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   const a = t.worker({ leaseTtlMs: TTL, spawnRetryBaseMs: 1, faults });
   const rtB = await t.peer();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
@@ -20,7 +21,7 @@ const doc = (extra: string, cron = '*/10 * * * * *', recipe = 'ok') =>
   `description: test\ncron: "${cron}"\nrecipe: ${recipe}\n${extra}`;
 
 async function apply(rt: Runtime, files: Record<string, string>, by = 'alice') {
-  return applyDirectory(rt, projectFolder(files), T, P, by);
+  return applyDirectory(rt, projectFolder(files), T, P, libraryActor(by));
 }
 
 async function lines(rt: Runtime, name: string) {

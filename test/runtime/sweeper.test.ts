@@ -4,6 +4,7 @@ import { RunRecorder } from '../../src/runtime/recorder.js';
 import { runLogPath } from '../../src/runtime/run-log.js';
 import { sweep } from '../../src/runtime/sweeper.js';
 import { setSetting } from '../../src/service/settings.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { FeedLine } from '../../src/store/feed.js';
 import type { Run } from '../../src/store/runs.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -179,8 +180,8 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
   it('deletes more than one batch, in bounded statements', async () => {
     const docs = t.rt.repos.documents;
     for (let i = 0; i < 5; i++)
-      await docs.put({ tenant: T, project: P, path: `x/${i}.md` }, 'x', 'u', 1, 100);
-    await docs.put({ tenant: T, project: P, path: 'x/keep.md' }, 'x', 'u', 1, T0 + 1);
+      await docs.put({ tenant: T, project: P, path: `x/${i}.md` }, 'x', libraryActor('u'), 1, 100);
+    await docs.put({ tenant: T, project: P, path: 'x/keep.md' }, 'x', libraryActor('u'), 1, T0 + 1);
     for (let i = 0; i < 3; i++) await t.rt.repos.feed.append(line(T, 1000 + i, `old_${i}`));
     await t.rt.repos.feed.append(line(T, T0, 'new'));
     const documentBatches = vi.spyOn(docs, 'sweepExpired');
@@ -213,8 +214,8 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
 
   it("runs in the worker's loop", async () => {
     const docs = t.rt.repos.documents;
-    await docs.put({ tenant: T, project: P, path: 'expired.md' }, 'x', 'u', 1, T0 - 1);
-    await docs.put({ tenant: T, project: P, path: 'live.md' }, 'x', 'u', 1, T0 + DAY);
+    await docs.put({ tenant: T, project: P, path: 'expired.md' }, 'x', libraryActor('u'), 1, T0 - 1);
+    await docs.put({ tenant: T, project: P, path: 'live.md' }, 'x', libraryActor('u'), 1, T0 + DAY);
     const worker = t.worker({ exclusive: true });
     await worker.start();
     try {

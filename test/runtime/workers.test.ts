@@ -4,6 +4,7 @@ import type { Runtime } from '../../src/runtime/context.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { fireScheduler } from '../../src/service/runs.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { capturedLog } from '../support/faults.js';
@@ -31,7 +32,7 @@ async function setup(dialect: (typeof DIALECTS)[number], script: string, cron = 
     }),
     T,
     P,
-    'alice',
+    libraryActor('alice'),
   );
   return t;
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UrsaError } from '../../src/errors/index.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { documentKeyString } from '../../src/store/documents.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -16,9 +17,9 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('creates version 1, then keeps every replaced body in the archive', async () => {
     const docs = t.rt.repos.documents;
-    expect(await docs.put(key, 'one', 'alice', 1000)).toEqual({ created: true, version: 1 });
-    expect(await docs.put(key, 'two', 'bob', 2000)).toEqual({ created: false, version: 2 });
-    expect(await docs.put(key, 'two', 'bob', 3000)).toEqual({ created: false, version: 2 });
+    expect(await docs.put(key, 'one', libraryActor('alice'), 1000)).toEqual({ created: true, version: 1 });
+    expect(await docs.put(key, 'two', libraryActor('bob'), 2000)).toEqual({ created: false, version: 2 });
+    expect(await docs.put(key, 'two', libraryActor('bob'), 3000)).toEqual({ created: false, version: 2 });
     const doc = await docs.get(key);
     expect(doc).toMatchObject({
       body: 'two',
@@ -33,11 +34,11 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('lists by exact, case-sensitive prefix (an underscore is not a wildcard)', async () => {
     const docs = t.rt.repos.documents;
-    await docs.put({ ...key, path: '_vance/scheduler/a.yaml' }, 'a', 'u', 1);
-    await docs.put({ ...key, path: '_vance/scheduler/b.yaml' }, 'b', 'u', 1);
-    await docs.put({ ...key, path: 'xvance/scheduler/c.yaml' }, 'c', 'u', 1);
-    await docs.put({ ...key, path: '_VANCE/scheduler/d.yaml' }, 'd', 'u', 1);
-    await docs.put({ ...key, project: 'other', path: '_vance/scheduler/e.yaml' }, 'e', 'u', 1);
+    await docs.put({ ...key, path: '_vance/scheduler/a.yaml' }, 'a', libraryActor('u'), 1);
+    await docs.put({ ...key, path: '_vance/scheduler/b.yaml' }, 'b', libraryActor('u'), 1);
+    await docs.put({ ...key, path: 'xvance/scheduler/c.yaml' }, 'c', libraryActor('u'), 1);
+    await docs.put({ ...key, path: '_VANCE/scheduler/d.yaml' }, 'd', libraryActor('u'), 1);
+    await docs.put({ ...key, project: 'other', path: '_vance/scheduler/e.yaml' }, 'e', libraryActor('u'), 1);
     expect((await docs.list('acme', 'ops', '_vance/scheduler/')).map((d) => d.path)).toEqual([
       '_vance/scheduler/a.yaml',
       '_vance/scheduler/b.yaml',
@@ -46,7 +47,7 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('moves a trashed document under _vance/trash/ and archives its body (spec §10a)', async () => {
     const docs = t.rt.repos.documents;
-    await docs.put(key, 'body', 'u', 1);
+    await docs.put(key, 'body', libraryActor('u'), 1);
     const trashPath = await docs.trash(key, 5);
     expect(trashPath).toMatch(/^_vance\/trash\/[0-9a-f-]{36}_a\.yaml$/);
     expect(await docs.get(key)).toBeUndefined();
@@ -58,16 +59,16 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     const docs = t.rt.repos.documents;
     const other = { ...key, project: '_tenant' };
     const never = { ...key, path: '_vance/scheduler/never.yaml' };
-    await docs.put(key, 'first', 'u', 1);
+    await docs.put(key, 'first', libraryActor('u'), 1);
     await docs.trash(key, 2);
-    await docs.put(key, 'second', 'u', 3);
-    await docs.put(key, 'third', 'u', 4);
+    await docs.put(key, 'second', libraryActor('u'), 3);
+    await docs.put(key, 'third', libraryActor('u'), 4);
     await docs.trash(key, 5);
-    await docs.put(key, 'live again', 'u', 6);
-    await docs.put(other, 'tenant', 'u', 1);
+    await docs.put(key, 'live again', libraryActor('u'), 6);
+    await docs.put(other, 'tenant', libraryActor('u'), 1);
     await docs.trash(other, 2);
-    await docs.put(never, 'replaced', 'u', 1);
-    await docs.put(never, 'live', 'u', 2);
+    await docs.put(never, 'replaced', libraryActor('u'), 1);
+    await docs.put(never, 'live', libraryActor('u'), 2);
     expect(await docs.lastTrashed([key, other, never])).toEqual(
       new Map([
         [documentKeyString(key), 'third'],
@@ -79,10 +80,10 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('restores a trashed scheduler to the path it was trashed from (decisions §2)', async () => {
     const docs = t.rt.repos.documents;
-    await docs.put(key, 'cron: x', 'alice', 1);
-    await docs.put(key, 'cron: y', 'bob', 2);
+    await docs.put(key, 'cron: x', libraryActor('alice'), 1);
+    await docs.put(key, 'cron: y', libraryActor('bob'), 2);
     const trashPath = (await docs.trash(key, 5)) as string;
-    expect(await docs.restore({ ...key, path: trashPath }, 9, 'admin')).toBe(key.path);
+    expect(await docs.restore({ ...key, path: trashPath }, 9, libraryActor('admin'))).toBe(key.path);
     expect(await docs.get(key)).toMatchObject({
       path: key.path,
       body: 'cron: y',
@@ -100,17 +101,17 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect(row).toEqual({ path: key.path, trashed_from: null });
     // Trashed and restored again: each trash remembers where it came from.
     const again = (await docs.trash(key, 10)) as string;
-    expect(await docs.restore({ ...key, path: again }, 11, 'admin')).toBe(key.path);
+    expect(await docs.restore({ ...key, path: again }, 11, libraryActor('admin'))).toBe(key.path);
   });
 
   it('refuses to restore over a live document (CONFLICT) and what is not in the trash (NOT_FOUND)', async () => {
     const docs = t.rt.repos.documents;
-    await docs.put(key, 'old', 'u', 1);
+    await docs.put(key, 'old', libraryActor('u'), 1);
     const trashPath = (await docs.trash(key, 2)) as string;
-    await docs.put(key, 'new', 'u', 3);
-    const conflict = docs.restore({ ...key, path: trashPath }, 4, 'admin');
+    await docs.put(key, 'new', libraryActor('u'), 3);
+    const conflict = docs.restore({ ...key, path: trashPath }, 4, libraryActor('admin'));
     await expect(conflict).rejects.toThrow(UrsaError);
-    await expect(docs.restore({ ...key, path: trashPath }, 4, 'admin')).rejects.toMatchObject({
+    await expect(docs.restore({ ...key, path: trashPath }, 4, libraryActor('admin'))).rejects.toMatchObject({
       code: 'CONFLICT',
       field: 'path',
       message: `path: cannot restore ${JSON.stringify(trashPath)}: a live document already holds "_vance/scheduler/a.yaml" in acme/ops`,
@@ -119,7 +120,7 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     expect((await docs.get({ ...key, path: trashPath }))?.body).toBe('old');
 
     for (const path of ['_vance/trash/nothing_a.yaml', key.path]) {
-      await expect(docs.restore({ ...key, path }, 5, 'admin')).rejects.toMatchObject({
+      await expect(docs.restore({ ...key, path }, 5, libraryActor('admin'))).rejects.toMatchObject({
         code: 'NOT_FOUND',
         field: 'path',
         message: `path: ${JSON.stringify(path)} is not a trashed document of acme/ops`,
@@ -127,7 +128,7 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
     }
     // The trashed document is in (acme, ops) only.
     await expect(
-      docs.restore({ ...key, project: 'other', path: trashPath }, 5, 'admin'),
+      docs.restore({ ...key, project: 'other', path: trashPath }, 5, libraryActor('admin')),
     ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
@@ -135,8 +136,9 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('sweeps expired documents in bounded batches; without a limit, all of them', async () => {
     const docs = t.rt.repos.documents;
-    for (let i = 0; i < 5; i++) await docs.put({ ...key, path: `old/${i}.md` }, 'x', 'u', 1, 1_000 + i);
-    await docs.put({ ...key, path: 'new.md' }, 'x', 'u', 1, 10_000);
+    for (let i = 0; i < 5; i++)
+      await docs.put({ ...key, path: `old/${i}.md` }, 'x', libraryActor('u'), 1, 1_000 + i);
+    await docs.put({ ...key, path: 'new.md' }, 'x', libraryActor('u'), 1, 10_000);
     expect(await docs.sweepExpired(5_000, 2)).toBe(2);
     expect(await docs.sweepExpired(5_000, 2)).toBe(2);
     expect(await docs.sweepExpired(5_000, 2)).toBe(1);
@@ -148,9 +150,9 @@ describe.each(DIALECTS)('documents on %s (decisions §2)', (dialect) => {
 
   it('sweeps documents whose expiresAt has passed, and only those', async () => {
     const docs = t.rt.repos.documents;
-    await docs.put({ ...key, path: 'old.md' }, 'x', 'u', 1, 1_000);
-    await docs.put({ ...key, path: 'new.md' }, 'x', 'u', 1, 10_000);
-    await docs.put({ ...key, path: 'keep.md' }, 'x', 'u', 1, null);
+    await docs.put({ ...key, path: 'old.md' }, 'x', libraryActor('u'), 1, 1_000);
+    await docs.put({ ...key, path: 'new.md' }, 'x', libraryActor('u'), 1, 10_000);
+    await docs.put({ ...key, path: 'keep.md' }, 'x', libraryActor('u'), 1, null);
     expect(await docs.sweepExpired(5_000)).toBe(1);
     expect((await docs.list('acme', 'ops', '')).map((d) => d.path)).toEqual(['keep.md', 'new.md']);
   });

@@ -1,6 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
@@ -26,7 +27,7 @@ describe('the batched claim, start and end statements on SQLite (issue #11)', ()
     const files: Record<string, string> = {};
     // SQLite's planner chose the scan from a few hundred rows of values on.
     for (let i = 0; i < DUE; i++) files[`_vance/scheduler/s${i}.yaml`] = cronScheduler('0 * * * * *', 'noop');
-    const applied = await applyDirectory(t.rt, projectFolder(files), 'acme', 'ops', 'alice');
+    const applied = await applyDirectory(t.rt, projectFolder(files), 'acme', 'ops', libraryActor('alice'));
     expect(applied.filter((e) => e.status === 'created')).toHaveLength(DUE);
     const worker = t.worker();
     await worker.bootstrap();

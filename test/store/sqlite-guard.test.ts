@@ -10,6 +10,7 @@ import type { UrsaError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log.js';
 import { STORE_MARGIN_MS, Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { openStore, repositories, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
 import { ursa } from '../support/cli.js';
@@ -365,7 +366,7 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
       '_vance/scheduler/every.yaml': cronScheduler('* * * * * *', 'noop'),
     });
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    await applyDirectory(t.rt, dir, 'default', 'demo', 'admin');
+    await applyDirectory(t.rt, dir, 'default', 'demo', libraryActor('admin'));
 
     const stalled = t.worker({ exclusive: true, heartbeatMs: 60_000, acquireAheadMs: 0 });
     await stalled.takeStore();

@@ -1,6 +1,7 @@
 import type { LockMode } from '../../src/scheduler/definition.js';
 import type { Caller } from '../../src/service/caller.js';
 import { setScheduler } from '../../src/service/schedulers.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { StoreDialect } from '../../src/store/index.js';
 import { type AgentIdentity, callTool, TOOLS, type ToolResult } from '../../src/tools/toolset.js';
 import { shellRecipe } from './project.js';
@@ -61,7 +62,7 @@ export async function agentWorld(
   await rt.repos.documents.put(
     { tenant: T, project: '_tenant', path: '_vance/recipes/audit-echo.yaml' },
     shellRecipe(`echo ${TARGET_OUTPUT}`),
-    'ada',
+    libraryActor('ada'),
     0,
   );
   await setScheduler(rt, person(P), 'daily', DAILY_DOCUMENT);

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
 import type { Run } from '../../src/store/runs.js';
 import { cronScheduler, projectFolder } from './project.js';
 import type { TestRuntime } from './runtime.js';
@@ -29,7 +30,7 @@ export async function applyAndFireOnce(
     }),
     'acme',
     'ops',
-    user,
+    libraryActor(user),
   );
   expect(entries.map((e) => e.status)).toEqual(['created', 'created']);
   const worker = t.worker();

@@ -3,6 +3,7 @@ import { UrsaError } from '../../src/errors/index.js';
 import { WorkflowRunner } from '../../src/runtime/workflow-runner.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { setScheduler } from '../../src/service/schedulers.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { parseWorkflowDocument } from '../../src/workflows/parse.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
@@ -45,7 +46,7 @@ steps:
 const SAY = shellRecipe('printf "%s\\n" "$URSA_PARAM_TEXT"');
 
 async function project(files: Record<string, string>) {
-  const entries = await applyDirectory(rt().rt, projectFolder(files), T, P, 'alice');
+  const entries = await applyDirectory(rt().rt, projectFolder(files), T, P, libraryActor('alice'));
   expect(entries.map((e) => [e.path, e.status]).sort()).toEqual(
     Object.keys(files)
       .sort()
@@ -263,7 +264,7 @@ describe.each(DIALECTS)('workflow runs on %s (issue #10, spec §4.2)', (dialect)
       }),
       T,
       P,
-      'alice',
+      libraryActor('alice'),
     );
     expect(applied).toEqual([
       {

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { isUrsaError, UrsaError } from '../../errors/index.js';
-import type { AuditRecord } from '../../store/audit.js';
+import {
+  ACTOR_INTERFACES,
+  type AuditRecord,
+  DOCUMENT_ACTIONS,
+  type DocumentAction,
+} from '../../store/audit.js';
 import type { StoredDocument } from '../../store/documents.js';
 import type { FeedLine, FeedRun } from '../../store/feed.js';
 import type { InboxItem } from '../../store/inbox.js';
@@ -221,20 +226,29 @@ export function documentView(doc: StoredDocument): z.infer<typeof documentSchema
   return { ...documentSummaryView(doc), body: doc.body };
 }
 
-/** One entry of a document's history (issue #19): a version written, a delete or a restore, and by whom. */
+/**
+ * One entry of a document's history on the wire (REST `GET …/history`, the CLI's `doc history`;
+ * issue #19): a version written, a delete or a restore, and by whom — the user, the token's id
+ * (never its secret), the interface ({@link ACTOR_INTERFACES}) and whether an agent did it.
+ * `at` is ISO-8601 UTC; `id` increases in the order actions were recorded.
+ */
 export const historyEntrySchema = z.object({
   id: z.number().describe('Increasing; the cursor of the next page'),
   version: z.number().describe('The version written, deleted or restored'),
   at: instant,
-  action: z.enum(['create', 'update', 'delete', 'restore']),
+  action: z.enum(DOCUMENT_ACTIONS),
   path: z.string().describe('Where the document was (a delete: the path it was deleted from)'),
   trashPath: z.string().nullable().describe('A delete or restore: its path in _vance/trash/'),
   user: z.string(),
   tokenId: z.string().nullable().describe('The id of the token used; null for a local command or Ursa'),
-  interface: z.enum(['rest', 'mcp', 'cli', 'library', 'ursa']),
+  interface: z.enum(ACTOR_INTERFACES),
   agent: z.boolean().describe("true: an agent's tool call"),
 });
 
+/**
+ * A page of a document's history, newest first: the entries below the request's cursor, and
+ * `nextCursor`, the `before` of the next page (null on the last).
+ */
 export const historySchema = z.object({
   path: z.string(),
   history: z.array(historyEntrySchema),
@@ -246,7 +260,7 @@ export function historyEntryView(record: AuditRecord): z.infer<typeof historyEnt
     id: record.id,
     version: record.version ?? 0,
     at: formatInstant(record.at),
-    action: record.action as z.infer<typeof historyEntrySchema>['action'],
+    action: record.action as DocumentAction,
     path: record.subject,
     trashPath: record.trashPath,
     user: record.actor.user,
