@@ -1,4 +1,4 @@
-import { isRefusal, UrsaError, type ValidationIssue } from '../errors/index.js';
+import { UrsaError, type ValidationIssue } from '../errors/index.js';
 import { builtinRecipe } from '../recipes/builtin.js';
 import { parseRecipeDocument } from '../recipes/parse.js';
 import { recipePath } from '../recipes/paths.js';
@@ -320,7 +320,7 @@ export async function loadProjectSchedulers(
       const checked = await checkScheduler(repos, project, document, undefined, lookups);
       schedulers.set(name, { ...checked, source, document: headOf(document) });
     } catch (error) {
-      if (!isRefusal(error)) throw error;
+      if (!(error instanceof UrsaError)) throw error;
       failures.push({
         tenant,
         project: document.project,

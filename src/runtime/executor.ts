@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { type EngineResult, runEngine } from '../engines/engine.js';
-import { isRefusal } from '../errors/index.js';
+import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
@@ -679,7 +679,7 @@ export class Executor {
           started.correlationId,
         );
       } catch (error) {
-        if (!isRefusal(error)) throw error;
+        if (!(error instanceof UrsaError)) throw error;
         refusal = `workflow ${target.workflow} cannot start: ${error.message}`;
       }
     }
