@@ -349,7 +349,9 @@ export class Documents {
       if (existing === undefined) {
         // Two writers may create the same document at once (two workers and one run log, say):
         // the one that loses the insert retries as an update, its guard checked on the winner's row.
-        const first = await freshVersion(trx, key);
+        // Ursa's own unaudited documents (run logs, one fresh path per run) have no history to
+        // step over: no two queries on the run path for a version that is always 1.
+        const first = audited ? await freshVersion(trx, key) : 1;
         const inserted = await trx
           .insertInto('documents')
           .values({
