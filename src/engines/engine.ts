@@ -24,6 +24,13 @@ export interface EngineRequest {
    * process and resume it (`running`). Optional for engines; the final status is the result.
    */
   readonly report?: (status: 'running' | 'paused' | 'blocked' | 'suspended') => void;
+  /**
+   * Called by an engine once for each OS process group it starts, at once after the start, with
+   * the group's id (the pid of its leader, which the engine has not reaped yet): the worker
+   * records the group so that it is ended if the worker dies or loses its lease, and never
+   * outlives the run (decisions §5 fencing). Engines that start no OS process never call it.
+   */
+  readonly spawned?: (pgid: number) => void;
 }
 
 /** How a process ended. */

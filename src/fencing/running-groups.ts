@@ -1,0 +1,49 @@
+/** A process group one of this worker's runs started (see `EngineRequest.spawned`). */
+export interface RunningGroup {
+  /** The Ursa process (`proc_…`) whose engine started the group. */
+  readonly processId: string;
+  /** The OS process group id: the pid of its leader. */
+  readonly pgid: number;
+}
+
+/** What a listener of {@link RunningGroups} is told: a group was started, or its run has ended. */
+export type RunningGroupChange =
+  | { readonly kind: 'added'; readonly group: RunningGroup }
+  | { readonly kind: 'removed'; readonly group: RunningGroup };
+
+/**
+ * The process groups this worker's runs have running now (decisions §5 fencing): the executor
+ * adds a group when an engine reports it and removes it once the run's engine returned; the
+ * store record of each group and the lease watchdog follow these changes.
+ */
+export class RunningGroups {
+  readonly #groups = new Map<string, RunningGroup[]>();
+  readonly #listeners = new Set<(change: RunningGroupChange) => void>();
+
+  /** Records a group started for `group.processId`; listeners hear of it synchronously. */
+  add(group: RunningGroup): void {
+    const groups = this.#groups.get(group.processId) ?? [];
+    groups.push(group);
+    this.#groups.set(group.processId, groups);
+    for (const listener of this.#listeners) listener({ kind: 'added', group });
+  }
+
+  /** Forgets every group of `processId` (its engine returned); returns them. */
+  remove(processId: string): readonly RunningGroup[] {
+    const groups = this.#groups.get(processId) ?? [];
+    this.#groups.delete(processId);
+    for (const group of groups) for (const listener of this.#listeners) listener({ kind: 'removed', group });
+    return groups;
+  }
+
+  /** Every group running now. */
+  list(): RunningGroup[] {
+    return [...this.#groups.values()].flat();
+  }
+
+  /** Calls `listener` on every change from now on; returns the function that stops it. */
+  subscribe(listener: (change: RunningGroupChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
