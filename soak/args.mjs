@@ -12,7 +12,14 @@ export const USAGE = `usage: npm run soak -- [--minutes N] [--store sqlite|postg
   --db URL         the PostgreSQL server to create the fresh database on (implies --store postgres;
                    default ${DEFAULT_SERVER})
   --workers N      worker processes on PostgreSQL, 2-8 (default 3)
-  --keep           keep the store, logs and engine entries (their place is printed); kept anyway on failure`;
+  --keep           keep the store, logs, engine entries and marks (their place is printed); kept anyway
+                   on failure
+faults, at random every 2-8 s: SIGKILL and SIGTERM of a worker, SIGKILL and crashes at fault points,
+  a worker's event loop stalled past its lease (6-12 s); PostgreSQL only: its connections terminated,
+  and one worker's connections cut for 3-12 s (each worker reaches the server through its own proxy
+  on 127.0.0.1; on SQLite a worker is its file's one serving process, so there is no cut)
+the store is accounted, and so are the processes from the marks the shell runs leave: 0 duplicates,
+  0 unaccounted occurrences, 0 overlapping runs of an overlap: skip scheduler, none left alive`;
 
 const FLAGS = ['--minutes', '--store', '--schedulers', '--seed', '--db', '--workers', '--keep', '--help'];
 

@@ -30,8 +30,22 @@ export class Fleet {
     this.onMemory = onMemory;
   }
 
-  add({ name, role, db, exclusive }) {
-    const slot = { name, role, db, exclusive, incarnation: 0, child: undefined, live: false, files: [] };
+  /**
+   * A slot; `hold()`, when given, is awaited before each restart (a slot whose store connection is
+   * cut starts again once it is restored: a start-up without a store is not the fault).
+   */
+  add({ name, role, db, exclusive, hold }) {
+    const slot = {
+      name,
+      role,
+      db,
+      exclusive,
+      hold,
+      incarnation: 0,
+      child: undefined,
+      live: false,
+      files: [],
+    };
     this.slots.push(slot);
     return slot;
   }
@@ -86,9 +100,9 @@ export class Fleet {
           new Error(`${tag} exited (code ${code}, signal ${signal}) before it was ready:\n${tail(logFile)}`),
         );
         if (!this.stopping) {
-          slot.restarting = new Promise((r) => setTimeout(r, this.restartDelay())).then(() =>
-            this.stopping ? undefined : this.start(slot).catch(() => {}),
-          );
+          slot.restarting = new Promise((r) => setTimeout(r, this.restartDelay()))
+            .then(() => slot.hold?.())
+            .then(() => (this.stopping ? undefined : this.start(slot).catch(() => {})));
         }
       });
     });

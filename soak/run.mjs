@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -6,9 +7,11 @@ import { formatCount, formatTable } from '../bench/lib/table.mjs';
 import { accountEntries, accountStore, PROJECT, TENANT } from './account.mjs';
 import { parseArgs, USAGE } from './args.mjs';
 import { Fleet, sleep } from './fleet.mjs';
+import { accountMarks, describeEnd, iso } from './marks.mjs';
 import { judgeMemory, MIB } from './memory.mjs';
 import { freshDatabase, redact } from './postgres.mjs';
 import { writeProject } from './project.mjs';
+import { startProxy } from './proxy.mjs';
 import { pick, seeded } from './random.mjs';
 
 /**
@@ -16,18 +19,25 @@ import { pick, seeded } from './random.mjs';
  * Schedulers (1,000 by default, most firing every second) run on real worker processes for N
  * minutes while faults are injected at random: SIGKILL and SIGTERM of workers (restarted after a
  * pause), SIGKILL and simulated crashes at Ursa's fault points (right after a claim, right before
- * a run's end is written), dropped PostgreSQL connections, engine failures, slow runs and
- * timeouts. After a calm period and a graceful stop, the store is accounted: every occurrence of
- * the window must be exactly one run or absorbed by one coalesced run, no engine may have been
- * entered twice for one occurrence, nothing may be left running, and the steady worker's memory
- * must not grow between the two halves after the warm-up (soak/memory.mjs). Exit code 0 when all
- * hold, 1 when not, 2 for a bad flag.
+ * a run's end is written), a worker's event loop stalled past its lease, dropped PostgreSQL
+ * connections, and on PostgreSQL one worker's connections cut (its own TCP proxy), engine
+ * failures, slow runs and timeouts. After a calm period and a graceful stop, the store is
+ * accounted: every occurrence of the window must be exactly one run or absorbed by one coalesced
+ * run, no engine may have been entered twice for one occurrence, nothing may be left running, and
+ * the steady worker's memory must not grow between the two halves after the warm-up
+ * (soak/memory.mjs). So are the processes, from the marks the shell runs leave (soak/marks.mjs):
+ * no two runs of an `overlap: skip` scheduler alive at once, no occurrence started twice, none
+ * alive after the stop (issue #20). Exit code 0 when all hold, 1 when not, 2 for a bad flag.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SAMPLE_MS = 5000;
 const CALM_MS = 12_000; // longer than a lease (5 s) and a slow run: what the faults left is finished by then
 const PROGRESS_MS = 30_000;
+// Longer than the lease (5 s), so that the others take a stalled worker's runs over; up to twice it.
+const STALL_MS = [6000, 12_000];
+// Some shorter than the lease (the worker reconnects and goes on), some longer (it is taken over).
+const CUT_MS = [3000, 12_000];
 
 function fail(message) {
   process.stderr.write(`soak: ${message}\n${USAGE}\n`);
@@ -85,6 +95,42 @@ async function applyProject(dist, location, folder) {
   }
 }
 
+/** The witness of the shell runs (soak/witness.mjs): `{ port, open(), stop() }`. */
+async function startWitness(file) {
+  const child = fork(fileURLToPath(new URL('./witness.mjs', import.meta.url)), [file], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the witness exited (code ${code})`)));
+    child.on('message', (m) => m.type === 'listening' && resolve(m.port));
+  });
+  return {
+    port,
+    open: () =>
+      new Promise((resolve) => {
+        const onMessage = (m) => {
+          if (m.type !== 'open') return;
+          child.off('message', onMessage);
+          resolve(m.runs);
+        };
+        child.on('message', onMessage);
+        child.send({ type: 'open' });
+      }),
+    stop: () => child.connected && child.disconnect(),
+  };
+}
+
+/** Kills the process groups of runs still alive at the end (a shell run's pid is its group). */
+function killOrphans(orphans) {
+  for (const { pid } of orphans) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 async function main() {
   const random = seeded(options.seed);
   const durationMs = Math.round(options.minutes * 60_000);
@@ -93,6 +139,7 @@ async function main() {
   const { dist } = snapshot;
   const all = Array.from({ length: options.schedulers }, (_, i) => i);
   let database;
+  const proxies = [];
   const stores = [];
   if (options.store === 'sqlite') {
     const half = Math.ceil(all.length / 2);
@@ -102,6 +149,12 @@ async function main() {
     database = await freshDatabase(options.db);
     stores.push({ name: 'postgres', location: database.url, indices: all });
   }
+
+  const marksFile = join(dir, 'marks.txt');
+  const witness = await startWitness(join(dir, 'witness.txt'));
+  const script = join(dir, 'mark.sh');
+  copyFileSync(join(ROOT, 'soak', 'mark.sh'), script);
+  const marks = { script, file: marksFile, port: witness.port, seed: options.seed };
 
   const memory = { steady: [], peaks: new Map() };
   let started = 0;
@@ -120,7 +173,7 @@ async function main() {
   let failed = false;
   try {
     for (const store of stores) {
-      const folder = writeProject(join(dir, `project-${store.name}`), store.indices);
+      const folder = writeProject(join(dir, `project-${store.name}`), store.indices, marks);
       const applied = await applyProject(dist, store.location, folder);
       store.appliedAt = Date.now();
       progress(`${store.name}: ${applied} documents applied`);
@@ -129,9 +182,23 @@ async function main() {
       fleet.add({ name: 'steady', role: 'steady', db: stores[0].location, exclusive: true });
       fleet.add({ name: 'chaos', role: 'chaos', db: stores[1].location, exclusive: true });
     } else {
-      fleet.add({ name: 'steady', role: 'steady', db: database.url, exclusive: false });
-      for (let k = 1; k < options.workers; k++)
-        fleet.add({ name: `chaos-${k}`, role: 'chaos', db: database.url, exclusive: false });
+      // Each worker through its own proxy, so that its connections alone can be cut.
+      const server = new URL(options.db);
+      const target = { host: server.hostname, port: Number(server.port || 5432) };
+      const add = async (name, role) => {
+        const proxy = await startProxy(target);
+        proxies.push(proxy);
+        const slot = fleet.add({
+          name,
+          role,
+          db: proxy.url(database.url),
+          exclusive: false,
+          hold: proxy.restored,
+        });
+        slot.proxy = proxy;
+      };
+      await add('steady', 'steady');
+      for (let k = 1; k < options.workers; k++) await add(`chaos-${k}`, 'chaos');
     }
     await Promise.all(fleet.slots.map((slot) => fleet.start(slot)));
     started = Date.now();
@@ -155,6 +222,15 @@ async function main() {
       },
       { name: 'crash at afterClaim', weight: 1, targets: 'any', apply: arm('afterClaim', 'crash') },
       { name: 'crash at beforeEnd', weight: 1, targets: 'any', apply: arm('beforeEnd', 'crash') },
+      {
+        name: `stalled event loop (${STALL_MS[0] / 1000}-${STALL_MS[1] / 1000} s)`,
+        weight: 1,
+        targets: 'any',
+        apply: (s) => {
+          const ms = between(random, STALL_MS);
+          return fleet.send(s, { type: 'stall', ms }) && `${ms} ms`;
+        },
+      },
     ];
     if (database !== undefined)
       FAULTS.push({
@@ -162,6 +238,17 @@ async function main() {
         weight: 1,
         targets: 'none',
         apply: () => database.terminate().then(() => true),
+      });
+    if (database !== undefined)
+      FAULTS.push({
+        name: `one worker's connections cut (${CUT_MS[0] / 1000}-${CUT_MS[1] / 1000} s)`,
+        weight: 1,
+        targets: 'any',
+        apply: (s) => {
+          const ms = between(random, CUT_MS);
+          s.proxy.cut(ms);
+          return `${ms} ms`;
+        },
       });
 
     const end = started + durationMs;
@@ -179,7 +266,16 @@ async function main() {
           : fleet.live().filter((slot) => fault.targets === 'any' || slot.role === 'chaos');
       if (candidates.length === 0) continue;
       const target = candidates[Math.floor(random() * candidates.length)];
-      if (await fault.apply(target)) faults.set(fault.name, (faults.get(fault.name) ?? 0) + 1);
+      const applied = await fault.apply(target);
+      if (applied) {
+        faults.set(fault.name, (faults.get(fault.name) ?? 0) + 1);
+        // The timeline, to read the marks and logs against (kept with --keep or on failure).
+        const detail = typeof applied === 'string' ? ` ${applied}` : '';
+        appendFileSync(
+          join(dir, 'faults.txt'),
+          `${new Date().toISOString()} ${fault.name} ${target?.current?.tag ?? '-'}${detail}\n`,
+        );
+      }
       if (Date.now() >= nextProgress) {
         nextProgress += PROGRESS_MS;
         const last = memory.steady[memory.steady.length - 1];
@@ -192,6 +288,7 @@ async function main() {
     }
     const chaosEnd = Date.now();
     for (const slot of fleet.slots) fleet.send(slot, { type: 'disarm' });
+    for (const proxy of proxies) proxy.restore();
     progress(`${clock(chaosEnd - started)} faults over; calm for ${CALM_MS / 1000} s, then a graceful stop`);
     await sleep(500);
     const allLive = await fleet.allLive();
@@ -199,8 +296,16 @@ async function main() {
     clearInterval(sampler);
     const exitsDuringSoak = fleet.exits.length;
     const slowStops = await fleet.stopAll();
+    // What the witness sees last (a run that ended with the stop) is a millisecond behind.
+    await sleep(500);
+    const open = await witness.open();
+    killOrphans(open.map(({ id }) => ({ pid: Number(id.split(' ')[0]) })).filter((o) => o.pid > 1));
+    await sleep(200);
 
-    progress('accounting');
+    const cpu = process.cpuUsage();
+    progress(
+      `accounting (this process${proxies.length > 0 ? ', the proxies' : ''}: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)`,
+    );
     const to = Math.floor(chaosEnd / 1000) * 1000;
     const accounts = [];
     for (const store of stores) {
@@ -208,6 +313,7 @@ async function main() {
       accounts.push({ store, from, to, ...(await accountStore(dist, { ...store, from, to })) });
     }
     const entries = accountEntries(fleet.slots.flatMap((slot) => slot.files.map((f) => f.entries)));
+    const processes = accountMarks(marksFile, join(dir, 'witness.txt'), open);
     const mem = judgeMemory(memory.steady, durationMs);
     const unexpected = fleet.exits.slice(0, exitsDuringSoak).filter((e) => e.expected === undefined);
     const report = {
@@ -219,6 +325,7 @@ async function main() {
       faults,
       accounts,
       entries,
+      processes,
       memory: mem,
       peaks: memory.peaks,
       exits: exitsDuringSoak,
@@ -234,6 +341,8 @@ async function main() {
     process.stderr.write(`soak: ${error.stack ?? error}\n`);
     process.exitCode = 1;
   } finally {
+    witness.stop();
+    await Promise.all(proxies.map((proxy) => proxy.close()));
     snapshot.remove();
     if (failed || options.keep) {
       process.stdout.write(`kept: ${dir}${database === undefined ? '' : ` and database ${database.name}`}\n`);
@@ -244,6 +353,8 @@ async function main() {
   }
   if (failed) process.exitCode = 1;
 }
+
+const between = (random, [min, max]) => Math.round(min + random() * (max - min));
 
 function print(r) {
   const { options: o, accounts, entries, memory: m } = r;
@@ -301,6 +412,29 @@ function print(r) {
     ),
     '',
   );
+  const p = r.processes;
+  lines.push(
+    formatTable(
+      ['shell runs, from their marks (all overlap: skip)', 'count', ''],
+      [
+        ['runs started (the whole soak, calm included)', formatCount(p.started), ''],
+        ['  ended by themselves', formatCount(p.exited), ''],
+        ['  ended on SIGTERM (timeout, stop, shutdown)', formatCount(p.terminated), ''],
+        ['  killed (no end mark), gone before the end', formatCount(p.killed), ''],
+        ['  alive after the final stop (orphans)', formatCount(p.orphans.length), 'must be 0'],
+        ['  end unknown (never reached the witness)', formatCount(p.unknownEnd), 'must be 0'],
+        ['overlapping runs (started while one of theirs ran)', formatCount(p.overlaps.length), 'must be 0'],
+        ['occurrences started twice', formatCount(p.duplicates.length), 'must be 0'],
+      ],
+    ),
+    '',
+  );
+  const unread = p.torn + p.endWithoutStart + p.unidentified;
+  if (unread > 0)
+    lines.push(
+      `marks naming no run: ${p.torn} torn lines, ${p.endWithoutStart} ends without a start, ${p.unidentified} witness connections without an id`,
+      '',
+    );
   const faultRows = [...r.faults.entries()].map(([name, n]) => [name, formatCount(n)]);
   faultRows.push(['worker exits (each restarted)', formatCount(r.exits)]);
   faultRows.push([
@@ -316,7 +450,11 @@ function print(r) {
     'engine faults: each soak run fails with p 1 %, runs slow (1-8 s) or past its 3 s timeout now and then;',
   );
   lines.push(
-    'shell schedulers time out (1 s) or exit 3; overlap, misfire and catch-up-window schedulers skip and queue',
+    'shell schedulers time out (1 s), exit 3, or run 2-12 s (overlap: skip, every second); overlap, misfire',
+    'and catch-up-window schedulers skip and queue',
+    o.store === 'sqlite'
+      ? "the cut connection is PostgreSQL-only (on SQLite the worker is its store's one serving process): not injected"
+      : "a cut connection: the worker's own TCP proxy resets its connections and refuses new ones, then lets them through",
     '',
   );
 
@@ -346,6 +484,10 @@ function print(r) {
   if (duplicateRuns > 0) problems.push(`${duplicateRuns} duplicate runs`);
   if (engineDuplicates > 0) problems.push(`${engineDuplicates} occurrences entered twice`);
   if (unaccounted > 0) problems.push(`${unaccounted} unaccounted occurrences`);
+  if (p.overlaps.length > 0) problems.push(`${p.overlaps.length} overlapping runs of skip schedulers`);
+  if (p.duplicates.length > 0) problems.push(`${p.duplicates.length} shell occurrences started twice`);
+  if (p.orphans.length > 0) problems.push(`${p.orphans.length} shell runs alive after the stop`);
+  if (p.unknownEnd > 0) problems.push(`${p.unknownEnd} shell runs of unknown end`);
   if (leftRunning > 0) {
     const states = new Map();
     for (const a of accounts)
@@ -372,6 +514,19 @@ function print(r) {
     ...entries.duplicates
       .slice(0, 5)
       .map((x) => `entered ${x.count}× ${x.name}@${new Date(x.at).toISOString()}`),
+    ...p.overlaps
+      .slice(0, 5)
+      .map(
+        (x) =>
+          `overlap ${x.scheduler}: ${x.run.scheduledFor} started ${iso(x.run.startUs)} while ${x.previous.scheduledFor} ` +
+          `(pid ${x.previous.pid}, ${describeEnd(x.previous)}) ran, ${Number.isFinite(x.ms) ? `${(x.ms / 1000).toFixed(1)} s` : 'to the end'}`,
+      ),
+    ...p.duplicates.slice(0, 5).map((x) => `started ${x.count}× ${x.scheduler}@${x.scheduledFor}`),
+    ...p.orphans
+      .slice(0, 5)
+      .map(
+        (x) => `alive after the stop: ${x.scheduler}@${x.scheduledFor} (pid ${x.pid}; killed by the soak)`,
+      ),
     ...accounts.flatMap((a) =>
       a.leftExamples.map(
         (x) =>
@@ -389,6 +544,7 @@ function print(r) {
   const verdict =
     problems.length === 0
       ? `PASS: ${formatCount(total('runs'))} runs, 0 duplicates, 0 unaccounted of ${formatCount(total('occurrences'))} occurrences, ` +
+        `0 overlaps of ${formatCount(p.started)} shell runs, ` +
         `memory ${m.growing === null ? 'not judged (too short)' : 'steady'}`
       : `FAIL: ${problems.join('; ')}`;
   lines.push(`verdict: ${verdict}`);

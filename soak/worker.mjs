@@ -16,7 +16,9 @@ import { seeded } from './random.mjs';
  *   point `afterClaim` or `beforeEnd` SIGKILL this process there (`kill`) or throw Ursa's
  *   `SimulatedCrash` (`crash`: the step stops there, the worker lives on and must recover);
  *   `{ type: 'disarm' }`; `{ type: 'sample', gc }` answers `{ type: 'memory', … }`, after a full
- *   GC when `gc` (the process runs with --expose-gc).
+ *   GC when `gc` (the process runs with --expose-gc); `{ type: 'stall', ms }` blocks this
+ *   process's event loop for `ms` milliseconds (a synchronous busy-wait: no timer, no I/O, no
+ *   lease renewal from the main thread meanwhile), then lets it go on.
  * - SIGTERM: the graceful stop of `ursa worker` (no new claims, running processes finish).
  *
  * argv[2]: JSON `{ dist, db, entries, seed, exclusive }`.
@@ -102,7 +104,13 @@ process.on('SIGTERM', async () => {
 process.on('message', (message) => {
   if (message.type === 'arm') armed.set(message.point, message.action);
   else if (message.type === 'disarm') armed.clear();
-  else if (message.type === 'sample') {
+  else if (message.type === 'stall') {
+    process.send?.({ type: 'fault', point: 'stall', action: 'stall' });
+    const until = Date.now() + message.ms;
+    while (Date.now() < until) {
+      // the stall: the event loop turns no more until the busy-wait ends
+    }
+  } else if (message.type === 'sample') {
     if (message.gc) globalThis.gc?.();
     process.send?.({ type: 'memory', at: Date.now(), ...process.memoryUsage() });
   }
