@@ -7,13 +7,15 @@ import { readFileSync } from 'node:fs';
  * A run is `<pid> <correlationId>`; its life is [start mark, end]. Its end is its own `E` mark when
  * it wrote one (on exit or on SIGTERM, just before it exits); else (a SIGKILLed group) the instant
  * the witness saw its connection close, which its sleep child holds too: no earlier than the last
- * process of the run was gone, so an overlap is never missed, and one is seen where there was none
- * only if the next run started within the witness's reaction time (a millisecond or so) of that
- * death. A run with neither is alive at the end of the soak (an orphan) or died before it reached
- * the witness; its end is unknown and taken as never: every later run of its scheduler overlaps it.
+ * process of the run was gone. So an overlap is seen where there was none only if the next run
+ * started within the witness's reaction time (milliseconds, more on a loaded machine) of that
+ * death, and one is missed only if it lasted less than the few milliseconds between a run's spawn
+ * and its start mark. A run with neither is alive after the soak's final stop (an orphan) or died
+ * before it reached the witness; its end is unknown and taken as never: every later run of its
+ * scheduler overlaps it.
  *
- * Returns the counts of the report (`started`, of which `exited`, `terminated`, `killed`,
- * orphans and `unknownEnd`; `torn`, `endWithoutStart`, `unidentified`: lines that name no run) and:
+ * Returns `started` (the runs with a start mark, each with `end`: exited, terminated, killed,
+ * orphan or unknown), `torn`, `endWithoutStart`, `unidentified` (lines that name no run) and:
  * - `overlaps`: runs that started while an earlier run of the same scheduler was alive
  *   (`{ scheduler, run, previous, ms }`, ms the time both were alive, Infinity when unknown);
  * - `duplicates`: occurrences (scheduler and scheduledFor) started more than once;
@@ -70,11 +72,7 @@ export function accountMarks(marksFile, witnessFile, open) {
   }
 
   const result = {
-    started: 0,
-    exited: 0,
-    terminated: 0,
-    killed: 0,
-    unknownEnd: 0,
+    started: [],
     endWithoutStart: 0,
     torn,
     unidentified,
@@ -89,13 +87,18 @@ export function accountMarks(marksFile, witnessFile, open) {
       if (run.endUs !== undefined) result.endWithoutStart++;
       continue;
     }
-    result.started++;
-    if (run.how === 'exit') result.exited++;
-    else if (run.how === 'term') result.terminated++;
-    else if (run.orphan) {
-      // counted in orphans (the soak killed it after the stop, so it may have a close too)
-    } else if (run.closedUs !== undefined) result.killed++;
-    else result.unknownEnd++;
+    result.started.push(run);
+    // An orphan may have a close too: the soak killed it after the stop.
+    run.end =
+      run.how === 'exit'
+        ? 'exited'
+        : run.how === 'term'
+          ? 'terminated'
+          : run.orphan
+            ? 'orphan'
+            : run.closedUs !== undefined
+              ? 'killed'
+              : 'unknown';
     run.lastUs = run.endUs ?? run.closedUs ?? Number.POSITIVE_INFINITY;
     const list = bySchedulers.get(run.scheduler) ?? [];
     list.push(run);
@@ -124,6 +127,30 @@ export function accountMarks(marksFile, witnessFile, open) {
   }
   result.overlaps.sort((a, b) => a.run.startUs - b.run.startUs);
   return result;
+}
+
+/**
+ * The counts of the report for the runs of the schedulers `names` (a Set; all when undefined):
+ * `{ started, exited, terminated, killed, orphans, unknown, overlaps, duplicates }`.
+ */
+export function marksOf(account, names) {
+  const mine = (scheduler) => names === undefined || names.has(scheduler);
+  const counts = { started: 0, exited: 0, terminated: 0, killed: 0, orphan: 0, unknown: 0 };
+  for (const run of account.started) {
+    if (!mine(run.scheduler)) continue;
+    counts.started++;
+    counts[run.end]++;
+  }
+  return {
+    started: counts.started,
+    exited: counts.exited,
+    terminated: counts.terminated,
+    killed: counts.killed,
+    orphans: account.orphans.filter((o) => mine(o.scheduler)).length,
+    unknown: counts.unknown,
+    overlaps: account.overlaps.filter((o) => mine(o.scheduler)).length,
+    duplicates: account.duplicates.filter((d) => mine(d.scheduler)).length,
+  };
 }
 
 /** How a run ended, for the report's examples. */

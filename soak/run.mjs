@@ -7,10 +7,10 @@ import { formatCount, formatTable } from '../bench/lib/table.mjs';
 import { accountEntries, accountStore, PROJECT, TENANT } from './account.mjs';
 import { parseArgs, USAGE } from './args.mjs';
 import { Fleet, sleep } from './fleet.mjs';
-import { accountMarks, describeEnd, iso } from './marks.mjs';
+import { accountMarks, describeEnd, iso, marksOf } from './marks.mjs';
 import { judgeMemory, MIB } from './memory.mjs';
 import { freshDatabase, redact } from './postgres.mjs';
-import { writeProject } from './project.mjs';
+import { schedulerName, writeProject } from './project.mjs';
 import { startProxy } from './proxy.mjs';
 import { pick, seeded } from './random.mjs';
 
@@ -314,6 +314,8 @@ async function main() {
     }
     const entries = accountEntries(fleet.slots.flatMap((slot) => slot.files.map((f) => f.entries)));
     const processes = accountMarks(marksFile, join(dir, 'witness.txt'), open);
+    for (const account of accounts)
+      account.marks = marksOf(processes, new Set(account.store.indices.map(schedulerName)));
     const mem = judgeMemory(memory.steady, durationMs);
     const unexpected = fleet.exits.slice(0, exitsDuringSoak).filter((e) => e.expected === undefined);
     const report = {
@@ -382,6 +384,14 @@ function print(r) {
     row('duplicate runs (an occurrence served twice)', (a) => a.doubled.length, 'must be 0'),
     row('unaccounted occurrences', (a) => a.missing.length, 'must be 0'),
     row('left running (runs, processes)', (a) => a.leftRunning + a.activeProcesses, 'must be 0'),
+    row('shell runs, from their marks (the whole soak)', (a) => a.marks.started),
+    row('  ended by themselves', (a) => a.marks.exited),
+    row('  ended on SIGTERM (timeout, stop, shutdown)', (a) => a.marks.terminated),
+    row('  killed (no end mark), gone before the stop', (a) => a.marks.killed),
+    row('  alive after the final stop (orphans)', (a) => a.marks.orphans, 'must be 0'),
+    row('  end unknown (never reached the witness)', (a) => a.marks.unknown, 'must be 0'),
+    row('overlapping runs of a skip scheduler (marks)', (a) => a.marks.overlaps, 'must be 0'),
+    row('occurrences started twice (marks)', (a) => a.marks.duplicates, 'must be 0'),
   ];
   const lines = [];
   const storeText =
@@ -413,22 +423,6 @@ function print(r) {
     '',
   );
   const p = r.processes;
-  lines.push(
-    formatTable(
-      ['shell runs, from their marks (all overlap: skip)', 'count', ''],
-      [
-        ['runs started (the whole soak, calm included)', formatCount(p.started), ''],
-        ['  ended by themselves', formatCount(p.exited), ''],
-        ['  ended on SIGTERM (timeout, stop, shutdown)', formatCount(p.terminated), ''],
-        ['  killed (no end mark), gone before the end', formatCount(p.killed), ''],
-        ['  alive after the final stop (orphans)', formatCount(p.orphans.length), 'must be 0'],
-        ['  end unknown (never reached the witness)', formatCount(p.unknownEnd), 'must be 0'],
-        ['overlapping runs (started while one of theirs ran)', formatCount(p.overlaps.length), 'must be 0'],
-        ['occurrences started twice', formatCount(p.duplicates.length), 'must be 0'],
-      ],
-    ),
-    '',
-  );
   const unread = p.torn + p.endWithoutStart + p.unidentified;
   if (unread > 0)
     lines.push(
@@ -487,7 +481,8 @@ function print(r) {
   if (p.overlaps.length > 0) problems.push(`${p.overlaps.length} overlapping runs of skip schedulers`);
   if (p.duplicates.length > 0) problems.push(`${p.duplicates.length} shell occurrences started twice`);
   if (p.orphans.length > 0) problems.push(`${p.orphans.length} shell runs alive after the stop`);
-  if (p.unknownEnd > 0) problems.push(`${p.unknownEnd} shell runs of unknown end`);
+  const unknownEnds = total((a) => a.marks.unknown);
+  if (unknownEnds > 0) problems.push(`${unknownEnds} shell runs of unknown end`);
   if (leftRunning > 0) {
     const states = new Map();
     for (const a of accounts)
@@ -519,7 +514,7 @@ function print(r) {
       .map(
         (x) =>
           `overlap ${x.scheduler}: ${x.run.scheduledFor} started ${iso(x.run.startUs)} while ${x.previous.scheduledFor} ` +
-          `(pid ${x.previous.pid}, ${describeEnd(x.previous)}) ran, ${Number.isFinite(x.ms) ? `${(x.ms / 1000).toFixed(1)} s` : 'to the end'}`,
+          `(pid ${x.previous.pid}, started ${iso(x.previous.startUs)}, ${describeEnd(x.previous)}) ran, ${Number.isFinite(x.ms) ? `${(x.ms / 1000).toFixed(1)} s` : 'to the end'}`,
       ),
     ...p.duplicates.slice(0, 5).map((x) => `started ${x.count}× ${x.scheduler}@${x.scheduledFor}`),
     ...p.orphans
@@ -544,7 +539,7 @@ function print(r) {
   const verdict =
     problems.length === 0
       ? `PASS: ${formatCount(total('runs'))} runs, 0 duplicates, 0 unaccounted of ${formatCount(total('occurrences'))} occurrences, ` +
-        `0 overlaps of ${formatCount(p.started)} shell runs, ` +
+        `0 overlaps of ${formatCount(p.started.length)} shell runs, ` +
         `memory ${m.growing === null ? 'not judged (too short)' : 'steady'}`
       : `FAIL: ${problems.join('; ')}`;
   lines.push(`verdict: ${verdict}`);
