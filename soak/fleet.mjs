@@ -123,9 +123,12 @@ export class Fleet {
     return true;
   }
 
-  /** Kills a live slot's process with `signal`, noting why (the exit is then expected). */
+  /**
+   * Kills a live slot's process with `signal`, noting why (the exit is then expected). False when
+   * not live, or for a SIGTERM to one already on its way out (a graceful stop takes seconds).
+   */
   kill(slot, signal, why) {
-    if (!slot.live) return false;
+    if (!slot.live || (signal === 'SIGTERM' && slot.current.expected !== undefined)) return false;
     slot.current.expected = why;
     slot.child.kill(signal);
     return true;
