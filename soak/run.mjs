@@ -34,7 +34,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SAMPLE_MS = 5000;
 const CALM_MS = 12_000; // longer than a lease (5 s) and a slow run: what the faults left is finished by then
 const PROGRESS_MS = 30_000;
-// Longer than the lease (5 s), so that the others take a stalled worker's runs over; up to twice it.
+// Longer than the lease (5 s), so that the others take a stalled worker's runs over; up to about twice it.
 const STALL_MS = [6000, 12_000];
 // Some shorter than the lease (the worker reconnects and goes on), some longer (it is taken over).
 const CUT_MS = [3000, 12_000];
@@ -304,7 +304,7 @@ async function main() {
 
     const cpu = process.cpuUsage();
     progress(
-      `accounting (this process${proxies.length > 0 ? ', the proxies' : ''}: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU)`,
+      `accounting (the driver used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU${proxies.length > 0 ? ', its proxies included' : ''})`,
     );
     const to = Math.floor(chaosEnd / 1000) * 1000;
     const accounts = [];
