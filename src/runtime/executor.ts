@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
+import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
@@ -114,6 +115,8 @@ export class Executor {
   readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
+  /** The OS process groups this executor's runs have running now (decisions §5 fencing). */
+  readonly groups = new RunningGroups();
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
@@ -953,8 +956,10 @@ export class Executor {
         report: (status) => {
           this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
         },
+        spawned: (pgid) => this.groups.add({ processId, pgid }),
       });
     } finally {
+      this.groups.remove(processId);
       this.#running.delete(run.correlationId);
       this.rt.metrics?.processes.set(this.#running.size);
     }
