@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST } from '../fencing/lease.js';
+import { SelfFence } from '../fencing/self-fence.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
 import type { StoreHolder } from '../store/owner.js';
@@ -21,8 +23,16 @@ export interface WorkerOptions {
   readonly sweepEveryMs?: number;
   /** How often this worker renews its lease. */
   readonly heartbeatMs?: number;
-  /** A worker whose lease is older than this is dead: its runs are finished by another (decisions §5). */
+  /**
+   * This worker's lease: it fences itself (ends its runs) before its heartbeat is this old; a
+   * worker whose lease is older is dead: its runs are finished by another (decisions §5).
+   */
   readonly leaseTtlMs?: number;
+  /**
+   * SIGTERM → SIGKILL of each process group when this worker fences itself; the fence begins
+   * this much plus 500 ms before the lease expires. Default {@link DEFAULT_FENCE_GRACE_MS}.
+   */
+  readonly fenceGraceMs?: number;
   /**
    * True when no other worker can be alive at start (SQLite: the one serving process of its store,
    * see {@link Worker.takeStore}, decisions §5): whatever a previous process left is recovered at
@@ -100,6 +110,7 @@ export class Worker {
   #registered = false;
   #serving = false;
   #markLost: () => void = () => {};
+  readonly #fence: SelfFence;
   /**
    * Resolves when this worker learned that another process took its SQLite store over (see
    * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
@@ -116,6 +127,7 @@ export class Worker {
       sweepEveryMs: options.sweepEveryMs ?? 30_000,
       heartbeatMs: options.heartbeatMs ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? 5000,
+      fenceGraceMs: options.fenceGraceMs ?? DEFAULT_FENCE_GRACE_MS,
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
     };
@@ -131,6 +143,13 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.#fence = new SelfFence(this.executor.lease, this.executor.groups, {
+      leaseTtlMs: this.#options.leaseTtlMs,
+      graceMs: this.#options.fenceGraceMs,
+      workerId: this.id,
+      log: rt.log,
+      stopRuns: () => this.executor.stopAll(LEASE_LOST),
+    });
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -161,8 +180,12 @@ export class Worker {
     const deadline = performance.now() + waitMs;
     let first: StoreHolder | undefined;
     for (;;) {
+      const sent = SelfFence.now();
       const holder = await repos.owner.take(me, clock.now(), leaseMs);
-      if (holder === undefined) break;
+      if (holder === undefined) {
+        this.#fence.renewed(sent);
+        break;
+      }
       const left = deadline - performance.now();
       if (first === undefined) {
         first = holder;
@@ -182,11 +205,13 @@ export class Worker {
   }
 
   // The lease is renewed on its own timer from registration on: a bootstrap that validates
-  // thousands of documents, or a long tick, must not let it lapse.
+  // thousands of documents, or a long tick, must not let it lapse. From then on the worker fences
+  // itself when its renewals fail (decisions §5).
   #renewLease(): void {
     this.#heartbeat ??= setInterval(() => {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
+    this.#fence.arm();
   }
 
   /**
@@ -216,6 +241,7 @@ export class Worker {
 
   async #register(): Promise<void> {
     if (this.#registered) return;
+    const sent = SelfFence.now();
     await this.rt.repos.workers.register({
       id: this.id,
       host: hostname(),
@@ -223,11 +249,19 @@ export class Worker {
       startedAt: this.rt.clock.now(),
     });
     this.#registered = true;
+    this.#fence.renewed(sent);
   }
 
-  /** Renews this worker's lease at the clock's instant. */
+  /**
+   * Renews this worker's lease at the clock's instant. A fenced worker (its renewals failed until
+   * its fence) holds its lease again once one succeeds.
+   */
   async heartbeat(): Promise<void> {
-    if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) return;
+    const sent = SelfFence.now();
+    if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) {
+      this.#fence.renewed(sent);
+      return;
+    }
     if (this.#serving) {
       // Another process took the SQLite store over: this one must not claim again.
       this.rt.log.error(
@@ -243,6 +277,8 @@ export class Worker {
     // This worker stalled past its lease and the others ended its runs: its processes are not its any more.
     this.rt.log.error({ worker: this.id }, 'this worker was retired as lost; stopping what it was running');
     this.executor.stopAll('worker-lost');
+    // Registered live again by this renewal: it claims again.
+    this.#fence.renewed(sent);
   }
 
   /**
@@ -376,6 +412,7 @@ export class Worker {
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
     clearInterval(this.#heartbeat);
+    await this.#fence.stop();
     await this.#unsubscribe?.();
     await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
     if (this.#serving) await this.rt.repos.owner.release(this.id);
@@ -387,6 +424,11 @@ export class Worker {
     let failures = 0;
     let failingSince = 0;
     while (!this.#stopping) {
+      if (!this.executor.lease.held) {
+        // Fenced: no claim and no takeover until a renewal (on its own timer) succeeds.
+        await this.#pause(this.#options.heartbeatMs);
+        continue;
+      }
       try {
         const ahead = this.#options.acquireAheadMs;
         await this.tick(ahead);
@@ -431,7 +473,13 @@ export class Worker {
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#stopping || this.#changed) return Promise.resolve();
+    if (this.#changed) return Promise.resolve();
+    return this.#pause(ms);
+  }
+
+  // A sleep that a stop ends, but a change notification does not.
+  #pause(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
