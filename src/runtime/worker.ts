@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST } from '../fencing/lease.js';
+import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
 import { SelfFence } from '../fencing/self-fence.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
@@ -24,10 +24,17 @@ export interface WorkerOptions {
   /** How often this worker renews its lease. */
   readonly heartbeatMs?: number;
   /**
-   * This worker's lease: it fences itself (ends its runs) before its heartbeat is this old; a
-   * worker whose lease is older is dead: its runs are finished by another (decisions §5).
+   * This worker's lease: it fences itself (ends its runs) before its heartbeat is this old, and
+   * the others take its runs over once another worker's heartbeat is older than this plus
+   * `takeoverMarginMs` (decisions §5). Every worker of a store should use the same value.
    */
   readonly leaseTtlMs?: number;
+  /**
+   * How long past the lease the others wait before they take a silent worker's runs over:
+   * room for wall clocks that read apart; default {@link TAKEOVER_MARGIN_MS}. Every worker of a
+   * store should use the same value; SQLite's takeover of a store waits it too.
+   */
+  readonly takeoverMarginMs?: number;
   /**
    * SIGTERM → SIGKILL of each process group when this worker fences itself; the fence begins
    * this much plus 500 ms before the lease expires. Default {@link DEFAULT_FENCE_GRACE_MS}.
@@ -71,10 +78,10 @@ const RECOVER_LIMIT = 1000;
 
 /**
  * How long past the lease (`leaseTtlMs`) a SQLite store stays with its serving process before a
- * newcomer may take it over, milliseconds: room for a renewal that is late, and for clocks of
- * containers or hosts that read a little apart (decisions §5, {@link Worker.takeStore}).
+ * newcomer may take it over, milliseconds: the takeover margin of every worker's runs
+ * ({@link TAKEOVER_MARGIN_MS}, decisions §5, {@link Worker.takeStore}).
  */
-export const STORE_MARGIN_MS = 2000;
+export const STORE_MARGIN_MS = TAKEOVER_MARGIN_MS;
 
 /** What a reap found and did. */
 export interface ReapResult {
@@ -127,6 +134,7 @@ export class Worker {
       sweepEveryMs: options.sweepEveryMs ?? 30_000,
       heartbeatMs: options.heartbeatMs ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? 5000,
+      takeoverMarginMs: options.takeoverMarginMs ?? TAKEOVER_MARGIN_MS,
       fenceGraceMs: options.fenceGraceMs ?? DEFAULT_FENCE_GRACE_MS,
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
@@ -160,7 +168,7 @@ export class Worker {
    * and starts renewing its lease: what a serving process does first, so that a second one is
    * refused before it reaps, listens or writes anything. The lease is this worker's heartbeat,
    * recorded in the store (see {@link StoreOwner.take}); the store may be taken once the
-   * heartbeat is older than `leaseTtlMs` + {@link STORE_MARGIN_MS} by the wall clock.
+   * heartbeat is older than `leaseTtlMs` + `takeoverMarginMs` by the wall clock.
    *
    * A holder whose lease has not lapsed yet is watched for up to `waitMs` milliseconds (timers;
    * default: until a dead holder's lease has lapsed): one that renews is alive, and this worker is
@@ -171,12 +179,10 @@ export class Worker {
    *
    * @throws UrsaError `STORE_LOCKED` naming the holder when another process serves the store.
    */
-  async takeStore(
-    waitMs = this.#options.leaseTtlMs + STORE_MARGIN_MS + this.#options.heartbeatMs,
-  ): Promise<void> {
+  async takeStore(waitMs = this.#deadAfterMs + this.#options.heartbeatMs): Promise<void> {
     const { repos, clock, log } = this.rt;
     const me = { id: this.id, host: hostname(), pid: process.pid };
-    const leaseMs = this.#options.leaseTtlMs + STORE_MARGIN_MS;
+    const leaseMs = this.#deadAfterMs;
     const deadline = performance.now() + waitMs;
     let first: StoreHolder | undefined;
     for (;;) {
@@ -212,6 +218,12 @@ export class Worker {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
     this.#fence.arm();
+  }
+
+  // Another worker is dead once its heartbeat is older than this: the lease and the margin that
+  // lets its self-fence (and clocks that read apart) come first.
+  get #deadAfterMs(): number {
+    return this.#options.leaseTtlMs + this.#options.takeoverMarginMs;
   }
 
   /**
@@ -295,7 +307,7 @@ export class Worker {
     const { repos, clock, log } = this.rt;
     await this.heartbeat();
     const now = clock.now();
-    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#options.leaseTtlMs);
+    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#deadAfterMs);
     let lost = 0;
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
@@ -364,7 +376,7 @@ export class Worker {
       if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
     }
     await this.executor.applyStopRequests();
-    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
+    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#deadAfterMs);
     const takenOver = resumed - manualFires;
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
