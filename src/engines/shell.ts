@@ -176,6 +176,7 @@ function execute(
       resolve(failed(cannotStart(file, error)));
       return;
     }
+    if (child.pid !== undefined) request.spawned?.(child.pid);
 
     const { signal } = request;
     const stdout = new OutputTail(limits.outputTailBytes);

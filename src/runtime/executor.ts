@@ -3,6 +3,9 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
+import { LEASE_LOST } from '../fencing/lease.js';
+import { LeaseGate } from '../fencing/lease-gate.js';
+import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
@@ -114,6 +117,10 @@ export class Executor {
   readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
+  /** The OS process groups this executor's runs have running now (decisions §5 fencing). */
+  readonly groups = new RunningGroups();
+  /** Whether this worker holds its lease: nothing is started or entered while it does not. */
+  readonly lease = new LeaseGate();
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
@@ -226,6 +233,11 @@ export class Executor {
         return;
       }
       await this.#endsWritten(items.map(({ run }) => run));
+      if (!this.lease.held) {
+        // Fenced: the runs stay claimed, for this worker once it renews its lease, or another.
+        for (const { run } of items) this.#inflight.delete(run.correlationId);
+        return;
+      }
       const began = performance.now();
       const at = clock.now();
       started = items.map(({ run, scheduler }) => ({
@@ -533,7 +545,7 @@ export class Executor {
     run: Pick<Run, 'tenant' | 'project' | 'name'>,
     scheduler?: EffectiveScheduler,
   ): Promise<boolean> {
-    if (this.#draining.signal.aborted) return false;
+    if (this.#draining.signal.aborted || !this.lease.held) return false;
     const { repos } = this.rt;
     const waiting = await repos.lanes.waiting(run);
     if (waiting === undefined) return false;
@@ -551,6 +563,7 @@ export class Executor {
     const controller = new AbortController();
     this.#running.set(run.correlationId, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
+    this.lease.setRunning(this.#running.size);
     return controller;
   }
 
@@ -578,6 +591,8 @@ export class Executor {
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
+    // Fenced: the run stays as it is held, for this worker once it renews its lease, or another.
+    if (!this.lease.held) return;
     const at = clock.now();
     const { decision, active } = await repos.lanes.admit({
       key: held,
@@ -923,6 +938,7 @@ export class Executor {
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
       this.#running.delete(run.correlationId);
+      this.lease.setRunning(this.#running.size);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
     const controller = registered ?? this.#register(run);
@@ -936,7 +952,9 @@ export class Executor {
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
       }
-      return await runEngine(engine, {
+      // Checked in the same turn as the engine's entry: no process starts once the lease is lost.
+      if (!this.lease.held) controller.abort(LEASE_LOST);
+      const running = runEngine(engine, {
         processId,
         recipe,
         params,
@@ -953,10 +971,15 @@ export class Executor {
         report: (status) => {
           this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
         },
+        spawned: (pgid) => this.groups.add({ processId, pgid }),
       });
+      this.faults.afterStart?.(run);
+      return await running;
     } finally {
+      this.groups.remove(processId);
       this.#running.delete(run.correlationId);
       this.rt.metrics?.processes.set(this.#running.size);
+      this.lease.setRunning(this.#running.size);
     }
   }
 }

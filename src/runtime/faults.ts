@@ -16,6 +16,23 @@ export interface RunFaults {
   readonly afterMarker?: (run: Run) => void | Promise<void>;
   /** Right after a run's engine returned, before its end is written. */
   readonly beforeEnd?: (run: Run) => void | Promise<void>;
+  /**
+   * Right after a run's engine was entered (a `shell` run's process group is running), in the
+   * same turn of the event loop and not awaited: a fault that busy-waits here ({@link busyWait})
+   * blocks the worker's event loop while the run's process runs (issue #20 self-fencing).
+   */
+  readonly afterStart?: (run: Run) => void;
+}
+
+/**
+ * Blocks the calling thread for `ms` milliseconds (monotonic), doing nothing else: a stalled event
+ * loop, for fault points. Timers, I/O and the lease renewal of that thread wait meanwhile.
+ */
+export function busyWait(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // Spinning on purpose.
+  }
 }
 
 /**

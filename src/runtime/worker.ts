@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
+import { SelfFence } from '../fencing/self-fence.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
 import type { StoreHolder } from '../store/owner.js';
@@ -21,8 +23,23 @@ export interface WorkerOptions {
   readonly sweepEveryMs?: number;
   /** How often this worker renews its lease. */
   readonly heartbeatMs?: number;
-  /** A worker whose lease is older than this is dead: its runs are finished by another (decisions §5). */
+  /**
+   * This worker's lease: it fences itself (ends its runs) before its heartbeat is this old, and
+   * the others take its runs over once another worker's heartbeat is older than this plus
+   * `takeoverMarginMs` (decisions §5). Every worker of a store should use the same value.
+   */
   readonly leaseTtlMs?: number;
+  /**
+   * How long past the lease the others wait before they take a silent worker's runs over:
+   * room for wall clocks that read apart; default {@link TAKEOVER_MARGIN_MS}. Every worker of a
+   * store should use the same value; SQLite's takeover of a store waits it too.
+   */
+  readonly takeoverMarginMs?: number;
+  /**
+   * SIGTERM → SIGKILL of each process group when this worker fences itself; the fence begins
+   * this much plus 500 ms before the lease expires. Default {@link DEFAULT_FENCE_GRACE_MS}.
+   */
+  readonly fenceGraceMs?: number;
   /**
    * True when no other worker can be alive at start (SQLite: the one serving process of its store,
    * see {@link Worker.takeStore}, decisions §5): whatever a previous process left is recovered at
@@ -61,10 +78,10 @@ const RECOVER_LIMIT = 1000;
 
 /**
  * How long past the lease (`leaseTtlMs`) a SQLite store stays with its serving process before a
- * newcomer may take it over, milliseconds: room for a renewal that is late, and for clocks of
- * containers or hosts that read a little apart (decisions §5, {@link Worker.takeStore}).
+ * newcomer may take it over, milliseconds: the takeover margin of every worker's runs
+ * ({@link TAKEOVER_MARGIN_MS}, decisions §5, {@link Worker.takeStore}).
  */
-export const STORE_MARGIN_MS = 2000;
+export const STORE_MARGIN_MS = TAKEOVER_MARGIN_MS;
 
 /** What a reap found and did. */
 export interface ReapResult {
@@ -100,6 +117,7 @@ export class Worker {
   #registered = false;
   #serving = false;
   #markLost: () => void = () => {};
+  readonly #fence: SelfFence;
   /**
    * Resolves when this worker learned that another process took its SQLite store over (see
    * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
@@ -116,6 +134,8 @@ export class Worker {
       sweepEveryMs: options.sweepEveryMs ?? 30_000,
       heartbeatMs: options.heartbeatMs ?? 1000,
       leaseTtlMs: options.leaseTtlMs ?? 5000,
+      takeoverMarginMs: options.takeoverMarginMs ?? TAKEOVER_MARGIN_MS,
+      fenceGraceMs: options.fenceGraceMs ?? DEFAULT_FENCE_GRACE_MS,
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
     };
@@ -131,6 +151,13 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.#fence = new SelfFence(this.executor.lease, this.executor.groups, {
+      leaseTtlMs: this.#options.leaseTtlMs,
+      graceMs: this.#options.fenceGraceMs,
+      workerId: this.id,
+      log: rt.log,
+      stopRuns: () => this.executor.stopAll(LEASE_LOST),
+    });
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -141,7 +168,7 @@ export class Worker {
    * and starts renewing its lease: what a serving process does first, so that a second one is
    * refused before it reaps, listens or writes anything. The lease is this worker's heartbeat,
    * recorded in the store (see {@link StoreOwner.take}); the store may be taken once the
-   * heartbeat is older than `leaseTtlMs` + {@link STORE_MARGIN_MS} by the wall clock.
+   * heartbeat is older than `leaseTtlMs` + `takeoverMarginMs` by the wall clock.
    *
    * A holder whose lease has not lapsed yet is watched for up to `waitMs` milliseconds (timers;
    * default: until a dead holder's lease has lapsed): one that renews is alive, and this worker is
@@ -152,17 +179,19 @@ export class Worker {
    *
    * @throws UrsaError `STORE_LOCKED` naming the holder when another process serves the store.
    */
-  async takeStore(
-    waitMs = this.#options.leaseTtlMs + STORE_MARGIN_MS + this.#options.heartbeatMs,
-  ): Promise<void> {
+  async takeStore(waitMs = this.#deadAfterMs + this.#options.heartbeatMs): Promise<void> {
     const { repos, clock, log } = this.rt;
     const me = { id: this.id, host: hostname(), pid: process.pid };
-    const leaseMs = this.#options.leaseTtlMs + STORE_MARGIN_MS;
+    const leaseMs = this.#deadAfterMs;
     const deadline = performance.now() + waitMs;
     let first: StoreHolder | undefined;
     for (;;) {
+      const sent = SelfFence.now();
       const holder = await repos.owner.take(me, clock.now(), leaseMs);
-      if (holder === undefined) break;
+      if (holder === undefined) {
+        this.#fence.renewed(sent);
+        break;
+      }
       const left = deadline - performance.now();
       if (first === undefined) {
         first = holder;
@@ -182,11 +211,19 @@ export class Worker {
   }
 
   // The lease is renewed on its own timer from registration on: a bootstrap that validates
-  // thousands of documents, or a long tick, must not let it lapse.
+  // thousands of documents, or a long tick, must not let it lapse. From then on the worker fences
+  // itself when its renewals fail (decisions §5).
   #renewLease(): void {
     this.#heartbeat ??= setInterval(() => {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
+    this.#fence.arm();
+  }
+
+  // Another worker is dead once its heartbeat is older than this: the lease and the margin that
+  // lets its self-fence (and clocks that read apart) come first.
+  get #deadAfterMs(): number {
+    return this.#options.leaseTtlMs + this.#options.takeoverMarginMs;
   }
 
   /**
@@ -216,6 +253,7 @@ export class Worker {
 
   async #register(): Promise<void> {
     if (this.#registered) return;
+    const sent = SelfFence.now();
     await this.rt.repos.workers.register({
       id: this.id,
       host: hostname(),
@@ -223,11 +261,19 @@ export class Worker {
       startedAt: this.rt.clock.now(),
     });
     this.#registered = true;
+    this.#fence.renewed(sent);
   }
 
-  /** Renews this worker's lease at the clock's instant. */
+  /**
+   * Renews this worker's lease at the clock's instant. A fenced worker (its renewals failed until
+   * its fence) holds its lease again once one succeeds.
+   */
   async heartbeat(): Promise<void> {
-    if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) return;
+    const sent = SelfFence.now();
+    if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) {
+      this.#fence.renewed(sent);
+      return;
+    }
     if (this.#serving) {
       // Another process took the SQLite store over: this one must not claim again.
       this.rt.log.error(
@@ -243,6 +289,8 @@ export class Worker {
     // This worker stalled past its lease and the others ended its runs: its processes are not its any more.
     this.rt.log.error({ worker: this.id }, 'this worker was retired as lost; stopping what it was running');
     this.executor.stopAll('worker-lost');
+    // Registered live again by this renewal: it claims again.
+    this.#fence.renewed(sent);
   }
 
   /**
@@ -259,7 +307,7 @@ export class Worker {
     const { repos, clock, log } = this.rt;
     await this.heartbeat();
     const now = clock.now();
-    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#options.leaseTtlMs);
+    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#deadAfterMs);
     let lost = 0;
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
@@ -328,7 +376,7 @@ export class Worker {
       if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
     }
     await this.executor.applyStopRequests();
-    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
+    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#deadAfterMs);
     const takenOver = resumed - manualFires;
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
@@ -376,6 +424,7 @@ export class Worker {
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
     clearInterval(this.#heartbeat);
+    await this.#fence.stop();
     await this.#unsubscribe?.();
     await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
     if (this.#serving) await this.rt.repos.owner.release(this.id);
@@ -387,6 +436,11 @@ export class Worker {
     let failures = 0;
     let failingSince = 0;
     while (!this.#stopping) {
+      if (!this.executor.lease.held) {
+        // Fenced: no claim and no takeover until a renewal (on its own timer) succeeds.
+        await this.#pause(this.#options.heartbeatMs);
+        continue;
+      }
       try {
         const ahead = this.#options.acquireAheadMs;
         await this.tick(ahead);
@@ -431,7 +485,13 @@ export class Worker {
   }
 
   #sleep(ms: number): Promise<void> {
-    if (this.#stopping || this.#changed) return Promise.resolve();
+    if (this.#changed) return Promise.resolve();
+    return this.#pause(ms);
+  }
+
+  // A sleep that a stop ends, but a change notification does not.
+  #pause(ms: number): Promise<void> {
+    if (this.#stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -69,11 +70,12 @@ async function setup(dialect: (typeof DIALECTS)[number], oneShot: boolean) {
 }
 
 /**
- * The restart after the kill: a new worker on the same store once the dead one's lease lapsed
- * (SQLite: at once, it is the only process, decisions §5), its bootstrap recovers, one pass.
+ * The restart after the kill: a new worker on the same store once the dead one's lease and the
+ * takeover margin lapsed (SQLite: at once, it is the only process, decisions §5), its bootstrap
+ * recovers, one pass.
  */
 async function restart(t: TestRuntime, dialect: (typeof DIALECTS)[number]): Promise<Runtime> {
-  t.clock.set(DUE + LEASE_MS + 1_000);
+  t.clock.set(DUE + LEASE_MS + TAKEOVER_MARGIN_MS + 1_000);
   const rt = await t.peer();
   const worker = t.worker({ acquireAheadMs: 0, leaseTtlMs: LEASE_MS, exclusive: dialect === 'sqlite' }, rt);
   await worker.bootstrap();

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { RunRecorder } from '../../src/runtime/recorder.js';
 import type { Worker } from '../../src/runtime/worker.js';
@@ -14,6 +15,8 @@ import { until } from '../support/until.js';
 const T = 'acme';
 const P = 'ops';
 const TTL = 5_000;
+// Another worker is dead once its heartbeat is older than the lease and the takeover margin (issue #20).
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 const FIRST = Date.parse('2026-06-01T08:00:10Z');
 /** What a PostgreSQL pool says when no connection came within its timeout (the benchmark's failure). */
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
@@ -142,7 +145,7 @@ describe.each(DIALECTS)(
       await reached.opened;
       expect(await theRun(t.rt)).toMatchObject({ state: 'started', workerId: a.id });
 
-      t.clock.advance(TTL + 1);
+      t.clock.advance(DEAD_AFTER + 1);
       expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
       expect(await logOf(rtB, await theRun(rtB))).toContain('reason: worker-lost');
 
@@ -168,7 +171,7 @@ describe.each(DIALECTS)(
       await reached.opened;
       expect(await theRun(t.rt)).toMatchObject({ state: 'started', workerId: a.id });
 
-      t.clock.advance(TTL + 1);
+      t.clock.advance(DEAD_AFTER + 1);
       expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
 
       // A records its starts and pending logs late, then hears it was retired and stops its process.
@@ -184,7 +187,7 @@ describe.each(DIALECTS)(
       const run = await theRun(t.rt);
       await until(async () => (await logOf(t.rt, run)) !== undefined, 'the pending run log');
 
-      t.clock.advance(TTL + 1);
+      t.clock.advance(DEAD_AFTER + 1);
       const failing = failFirstRunLogWrite(rtB);
       await expect(b.reap()).rejects.toThrow(POOL_TIMEOUT);
       expect(failing.failed()).toBe(true);

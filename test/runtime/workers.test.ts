@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
@@ -14,6 +15,8 @@ import { type TestRuntime, testRuntime } from '../support/runtime.js';
 const T = 'acme';
 const P = 'ops';
 const TTL = 5_000;
+// Another worker is dead once its heartbeat is older than the lease and the takeover margin (issue #20).
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 let t: TestRuntime | undefined;
 afterEach(async () => {
   await t?.close();
@@ -64,7 +67,7 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
 
     // While A's lease holds, B leaves its claim alone.
     expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
-    t.clock.advance(TTL + 1);
+    t.clock.advance(DEAD_AFTER + 1);
     expect(await b.reap()).toEqual({ lost: 0, resumed: 1 });
     await b.executor.settled();
     expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
@@ -98,7 +101,7 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
       return process?.status === 'running';
     });
 
-    t.clock.advance(TTL + 1);
+    t.clock.advance(DEAD_AFTER + 1);
     expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
     const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
     expect(run).toMatchObject({ state: 'ended', outcome: 'failed', reason: 'worker-lost' });
@@ -114,6 +117,42 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     await a.executor.drain(0);
     expect(await feedKinds(t.rt)).toEqual(['START pending', 'END failed']);
     expect(await t.rt.repos.processes.withStatus(['ready', 'running'])).toEqual([]);
+  });
+
+  // issue #20 (decisions §5 fencing): a silent worker ends its own processes before its lease
+  // expires; the others wait out the lease and the margin before they take its runs over.
+  it('takes a silent worker’s runs over only once its heartbeat is older than the lease plus the takeover margin (issue #20)', async () => {
+    const t = await setup(dialect, 'sleep 30');
+    const a = t.worker({ leaseTtlMs: TTL });
+    const rtB = await t.peer();
+    const b = t.worker({ leaseTtlMs: TTL }, rtB);
+    await a.bootstrap();
+    await b.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    await a.heartbeat();
+    expect(await a.tick()).toMatchObject({ claimed: 1, fired: 1 });
+    await until(async () => {
+      const [started] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
+      const process = started?.processId ? await t.rt.repos.processes.get(started.processId) : undefined;
+      return process?.status === 'running';
+    });
+    const retired = async () =>
+      (await t.store.db.selectFrom('workers').select('stopped_at').where('id', '=', a.id).executeTakeFirst())
+        ?.stopped_at ?? null;
+
+    // Past the lease but within the margin: nothing is taken, A is not retired, its run stays its own.
+    t.clock.advance(TTL + 1);
+    expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
+    expect(await retired()).toBe(null);
+    const [held] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
+    expect([held?.state, held?.workerId]).toEqual(['started', a.id]);
+    expect(await t.rt.repos.processes.get(held?.processId as string)).toMatchObject({ status: 'running' });
+
+    // Past the lease and the margin: A is dead, its run ends worker-lost and A is retired.
+    t.clock.advance(TAKEOVER_MARGIN_MS);
+    expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
+    expect(await retired()).not.toBe(null);
+    await a.executor.drain(0);
   });
 
   it('claims a schedule a week in arrears once when three workers tick at the same instant (decisions §4)', async () => {

@@ -1,0 +1,151 @@
+import type { Logger } from '../log.js';
+import { fenceAfterMs } from './lease.js';
+import type { LeaseGate } from './lease-gate.js';
+import type { RunningGroups } from './running-groups.js';
+import { LeaseWatchdog } from './watchdog.js';
+
+/** Options of a {@link SelfFence}. Durations are milliseconds. */
+export interface SelfFenceOptions {
+  /** The worker's lease: the others take its runs over once its heartbeat is older (plus a margin). */
+  readonly leaseTtlMs: number;
+  /** SIGTERM → SIGKILL of each process group when the worker fences itself. */
+  readonly graceMs: number;
+  readonly workerId: string;
+  readonly log: Logger;
+  /** Stops every run of the worker (the executor's `stopAll`): what the main thread does when it fences. */
+  readonly stopRuns: () => void;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/**
+ * A worker's self-fence (decisions §5 fencing): a worker that cannot renew its lease ends its runs
+ * before the lease expires, so that no process of it outlives its claim once another worker takes
+ * its runs over. The deadline is {@link fenceAfterMs} after the last renewal that succeeded,
+ * counted from the instant it was sent (which the stored heartbeat stands for), on the monotonic
+ * clock. At the deadline two things act:
+ *
+ * - the main thread, when its loop runs (the store is unreachable): it closes the executor's
+ *   {@link LeaseGate} (nothing is claimed, started or entered) and stops every run, so `http`
+ *   requests are aborted and process groups killed (reason `lease-lost`), until a renewal succeeds;
+ * - the {@link LeaseWatchdog} thread, also when the loop is blocked: it ends every process group
+ *   itself, and ends the worker process when requests only it could abort are still in flight.
+ *
+ * Nothing acts before {@link arm} (the worker's renewal timer starts): a worker driven by hand
+ * renews its lease when it is told to.
+ */
+export class SelfFence {
+  readonly #watchdog: LeaseWatchdog;
+  readonly #afterNs: bigint;
+  #renewedAt: bigint | undefined;
+  #armed = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @throws UrsaError `ARGUMENT_INVALID` when the lease leaves no time before the fence (see
+   *   {@link fenceAfterMs}).
+   */
+  constructor(
+    private readonly gate: LeaseGate,
+    groups: RunningGroups,
+    private readonly options: SelfFenceOptions,
+  ) {
+    const afterMs = fenceAfterMs(options.leaseTtlMs, options.graceMs);
+    this.#afterNs = BigInt(Math.round(afterMs)) * NS_PER_MS;
+    this.#watchdog = new LeaseWatchdog(groups, {
+      fenceAfterMs: afterMs,
+      graceMs: options.graceMs,
+      workerId: options.workerId,
+      log: options.log,
+    });
+  }
+
+  /** The monotonic instant (ns) to take right before a renewal is sent, for {@link renewed}. */
+  static now(): bigint {
+    return process.hrtime.bigint();
+  }
+
+  /** Whether the watchdog thread has fenced the worker and no renewal followed (for tests and logs). */
+  get watchdogFenced(): boolean {
+    return this.#watchdog.fenced;
+  }
+
+  /**
+   * A renewal (or the registration) that was sent at `sentAt` ({@link now}) succeeded: the lease
+   * holds until `sentAt` + the fence delay. A fenced worker holds it again, unless that instant has
+   * passed already (a renewal that took longer than that), which fences it.
+   */
+  renewed(sentAt: bigint): void {
+    if (this.#renewedAt !== undefined && sentAt <= this.#renewedAt) return;
+    this.#renewedAt = sentAt;
+    if (!this.#armed) return;
+    this.#watchdog.renewed(sentAt);
+    this.#hold();
+  }
+
+  /** Starts fencing: the watchdog thread and the main thread's deadline. Calling it again does nothing. */
+  arm(): void {
+    if (this.#armed) return;
+    this.#armed = true;
+    this.#renewedAt ??= SelfFence.now();
+    this.gate.onRunning((count) => this.#watchdog.running(count));
+    this.#watchdog.start(this.#renewedAt);
+    this.#hold();
+  }
+
+  /** Stops fencing (a worker's clean stop, after its runs ended): the thread ends, the gate stays as it is. */
+  async stop(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#armed = false;
+    await this.#watchdog.stop();
+  }
+
+  #deadline(): bigint {
+    return (this.#renewedAt as bigint) + this.#afterNs;
+  }
+
+  #hold(): void {
+    clearTimeout(this.#timer);
+    const deadline = this.#deadline();
+    const left = deadline - SelfFence.now();
+    if (left <= 0n) {
+      this.#fence();
+      return;
+    }
+    const wasFenced = this.gate.fenced;
+    this.gate.holdUntil(deadline);
+    this.#watchdog.mainFenced(false);
+    if (wasFenced)
+      this.options.log.warn(
+        { worker: this.options.workerId },
+        'this worker renewed its lease again; it claims runs again',
+      );
+    this.#timer = setTimeout(() => this.#check(), Number(left / NS_PER_MS) + 1);
+    this.#timer.unref();
+  }
+
+  #check(): void {
+    const left = this.#deadline() - SelfFence.now();
+    if (left <= 0n) {
+      this.#fence();
+      return;
+    }
+    this.#timer = setTimeout(() => this.#check(), Number(left / NS_PER_MS) + 1);
+    this.#timer.unref();
+  }
+
+  #fence(): void {
+    if (this.gate.fenced) return;
+    this.gate.fence();
+    this.#watchdog.mainFenced(true);
+    this.options.log.error(
+      {
+        worker: this.options.workerId,
+        sinceRenewalMs: Number((SelfFence.now() - (this.#renewedAt as bigint)) / NS_PER_MS),
+        runs: this.gate.running,
+      },
+      'this worker could not renew its lease in time: it stopped its runs, and claims nothing until the store answers again',
+    );
+    this.options.stopRuns();
+  }
+}
