@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
+import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
@@ -114,6 +115,11 @@ export class Executor {
   readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
+  /**
+   * The OS process groups this executor's runs and workflow steps have running (decisions §5
+   * fencing): added when an engine reports one, removed once that engine returned.
+   */
+  readonly groups = new RunningGroups();
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
@@ -135,7 +141,7 @@ export class Executor {
     // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
     setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
     this.recorder = new RunRecorder(rt);
-    this.workflows = new WorkflowRunner(rt, workerId);
+    this.workflows = new WorkflowRunner(rt, workerId, this.groups);
   }
 
   /** How many processes this executor is running now. */
@@ -953,8 +959,10 @@ export class Executor {
         report: (status) => {
           this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
         },
+        spawned: (pgid) => this.groups.add({ processId, pgid }),
       });
     } finally {
+      this.groups.remove(processId);
       this.#running.delete(run.correlationId);
       this.rt.metrics?.processes.set(this.#running.size);
     }
