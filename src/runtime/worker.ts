@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { GroupRecords } from '../fencing/group-records.js';
+import { endLeftoverGroups } from '../fencing/leftovers.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
 import type { StoreHolder } from '../store/owner.js';
@@ -100,6 +102,8 @@ export class Worker {
   #registered = false;
   #serving = false;
   #markLost: () => void = () => {};
+  // The store's record of the process groups this worker's runs start (decisions §5 fencing).
+  readonly #groupRecords: GroupRecords;
   /**
    * Resolves when this worker learned that another process took its SQLite store over (see
    * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
@@ -131,6 +135,12 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.#groupRecords = new GroupRecords(
+      rt,
+      this.id,
+      this.executor.groups,
+      options.recordRetry ?? RECORD_RETRY,
+    );
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -264,7 +274,10 @@ export class Worker {
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
     let manualFires = 0;
-    for (const run of await repos.runs.orphaned('started', live, 1000)) {
+    const lostRuns = await repos.runs.orphaned('started', live, 1000);
+    // What lost workers left running on this host ends before any of their work is ended or resumed.
+    await endLeftoverGroups(this.rt, live, lostRuns);
+    for (const run of lostRuns) {
       if (await this.#endLost(run, now)) lost++;
     }
     for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
@@ -375,6 +388,7 @@ export class Worker {
     this.#wake?.();
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
+    await this.#groupRecords.stop();
     clearInterval(this.#heartbeat);
     await this.#unsubscribe?.();
     await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
