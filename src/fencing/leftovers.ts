@@ -41,8 +41,9 @@ let warnedUnverifiable = false;
  *
  * Each group signalled is logged at warn (scheduler, process id, pgid). On a platform without
  * `/proc` nothing is signalled: the rows are marked `unverified`, and that is logged at warn once
- * per process. Rows of other hosts, boots or namespaces are left alone. Store errors propagate
- * (the caller's reap is retried as a whole); never signals this process's own group.
+ * per process (so is a row without the leader's start time). Rows of other hosts, boots or
+ * namespaces are left alone. Never signals this process's own group. Store errors propagate: the
+ * caller's reap fails and is tried again as a whole.
  */
 export async function endLeftoverGroups(
   rt: Runtime,
@@ -50,18 +51,12 @@ export async function endLeftoverGroups(
   lostRuns: readonly Pick<Run, 'processId' | 'name' | 'tenant' | 'project'>[] = [],
   options: EndGroupOptions = {},
 ): Promise<LeftoverResult> {
-  const { repos, clock, log } = rt;
+  const { repos, clock } = rt;
   const here = hostIdentity();
   const leftovers = await repos.processGroups.leftovers(here, live, LEFTOVER_LIMIT);
   const counts = { ended: 0, gone: 0, unverified: 0 };
   if (!hasProc()) {
-    if (leftovers.length > 0 && !warnedUnverifiable) {
-      warnedUnverifiable = true;
-      log.warn(
-        { groups: leftovers.length },
-        'processes an earlier worker started on this host cannot be verified on this platform; they were not stopped',
-      );
-    }
+    warnUnverifiable(rt, leftovers.length);
     for (const group of leftovers) await repos.processGroups.markEnded(group, clock.now(), 'unverified');
     return { ...counts, unverified: leftovers.length };
   }
@@ -76,6 +71,7 @@ export async function endLeftoverGroups(
     } else if (ending === 'unverified') counts.unverified++;
     else counts.gone++;
   }
+  warnUnverifiable(rt, counts.unverified);
   // The processes of lost runs that no row led to (or that left their group).
   const runs = new Map(lostRuns.flatMap((run) => (run.processId === null ? [] : [[run.processId, run]])));
   const carrying = groupsCarrying('URSA_PROCESS_ID', new Set(runs.keys()));
@@ -101,6 +97,16 @@ export async function endLeftoverGroups(
     );
   }
   return counts;
+}
+
+// Once per process: the same leftovers would be named at every start otherwise.
+function warnUnverifiable(rt: Runtime, groups: number): void {
+  if (groups === 0 || warnedUnverifiable) return;
+  warnedUnverifiable = true;
+  rt.log.warn(
+    { groups },
+    'processes an earlier worker started on this host cannot be verified here; they were not stopped',
+  );
 }
 
 function report(
