@@ -209,7 +209,8 @@ export class Worker {
 
   /**
    * Start-up before the first tick: register this worker (its lease), finish what dead workers
-   * left (all others, when `exclusive`), then refresh every active project (spec §8 bootstrap).
+   * left (all others, when `exclusive`), their leftover processes on this host first, then
+   * refresh every active project (spec §8 bootstrap).
    */
   async bootstrap(): Promise<void> {
     await this.#register();
@@ -256,7 +257,8 @@ export class Worker {
   }
 
   /**
-   * Finishes the work of workers whose lease lapsed (decisions §5): their running runs end
+   * Finishes the work of workers whose lease lapsed (decisions §5): first the process groups
+   * they left running on this host are ended (see `endLeftoverGroups`); then their running runs end
    * `failed` with reason `worker-lost` (process, END line, run log) and free the overlap slot;
    * runs they claimed but never started (and manual fires, which no worker holds yet) are taken
    * over and dispatched here; waiting runs whose lane is free get their turn; stop requests for
