@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createShellEngine,
   paramEnvName,
@@ -360,8 +360,25 @@ describe('shell engine: timeout and stop kill the whole process group (decisions
 });
 
 describe('shell engine: the process group never outlives the run (issue #20, decisions §5)', () => {
+  const files: string[] = [];
   const marks = (file: string) =>
     existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const marksFile = (): string => {
+    const file = join(tempDir(), 'marks');
+    files.push(file);
+    return file;
+  };
+  // What a failing run left behind (its temporary folder goes after each test).
+  afterEach(() => {
+    for (const file of files.splice(0))
+      for (const mark of marks(file)) {
+        try {
+          process.kill(Number(mark.split(' ')[1]), 'SIGKILL');
+        } catch {
+          // Gone.
+        }
+      }
+  });
   // A background child, output redirected (so it holds no pipe of the run), that marks its start
   // and, on SIGTERM, its end; `ignore` makes it ignore SIGTERM instead.
   const straying = (file: string, rest: string, ignore = false): string[] => {
@@ -387,7 +404,7 @@ describe('shell engine: the process group never outlives the run (issue #20, dec
   it('ends a background child that outlives the command, output redirected, before the run ends', {
     timeout: 20_000,
   }, async () => {
-    const file = join(tempDir(), 'marks');
+    const file = marksFile();
     const result = await shell.run(request(straying(file, 'echo finished')));
     expect(result).toEqual({ status: 'done', exitCode: 0, output: 'finished\n', errorOutput: '' });
     const [start, end] = marks(file);
@@ -398,7 +415,7 @@ describe('shell engine: the process group never outlives the run (issue #20, dec
   it('sends SIGKILL after killGraceMs to a background child that ignores SIGTERM, before the run ends', {
     timeout: 20_000,
   }, async () => {
-    const file = join(tempDir(), 'marks');
+    const file = marksFile();
     const engine = createShellEngine({ killGraceMs: 300 });
     const began = performance.now();
     const result = await engine.run(request(straying(file, 'exit 0', true)));
@@ -409,7 +426,7 @@ describe('shell engine: the process group never outlives the run (issue #20, dec
   });
 
   it('a timeout ends such a child, SIGTERM ignored, before the run ends', { timeout: 20_000 }, async () => {
-    const file = join(tempDir(), 'marks');
+    const file = marksFile();
     const engine = createShellEngine({ killGraceMs: 300 });
     const result = await engine.run(request(straying(file, 'exec sleep 30', true), { timeoutMs: 300 }));
     expect(result).toMatchObject({ status: 'failed', reason: 'timeout after 300 ms' });
@@ -420,7 +437,7 @@ describe('shell engine: the process group never outlives the run (issue #20, dec
   it('a stop ends the whole group, each member running its TERM trap before the run ends', {
     timeout: 20_000,
   }, async () => {
-    const file = join(tempDir(), 'marks');
+    const file = marksFile();
     const controller = new AbortController();
     const run = shell.run(request(straying(file, 'exec sleep 30'), { signal: controller.signal }));
     await waitForFile(file);
