@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { UrsaError } from '../errors/index.js';
+import { groupAlive, signalGroup, terminateGroup } from '../fencing/process-group.js';
 import { formatInstant } from '../time/instant.js';
 import type { Engine, EngineRequest, EngineResult } from './engine.js';
 import { OutputTail } from './output-tail.js';
@@ -104,7 +105,11 @@ function paramError(name: string, value: unknown, problem: string): UrsaError {
  * with the environment of {@link shellEnvironment} and, on standard input, the JSON document
  * `{"initialMessage": <string|null>, "params": {...}}` followed by end-of-file.
  *
- * The run ends when the command has exited and its output pipes are closed:
+ * Right after the start, `request.spawned` is called with the group's id (the child's pid), so
+ * that the worker can record the group and end it should the worker die (decisions §5 fencing).
+ *
+ * The run ends when the command has exited, its output pipes are closed and no process of its
+ * group runs any more (a run's process group never outlives the run):
  * - exit code 0 → `done`; another code → `failed`, reason `exit code N`; a signal it did not get from
  *   the engine → `failed`, reason `killed by SIGxxx`. `exitCode` is set whenever there was one.
  * - `recipe.timeoutMs` (positive milliseconds; absent, or above 2^31−1, means no limit) passed →
@@ -113,8 +118,11 @@ function paramError(name: string, value: unknown, problem: string): UrsaError {
  *   when it is a string, else `stopped`. An already aborted signal starts nothing.
  * - The command cannot be started → `failed`, reason `cannot start "<command[0]>": <OS code>`
  *   (e.g. `ENOENT`); an empty or missing command → `failed`, reason `recipe has no command`.
- * - Processes of the group that keep the output pipes open `killGraceMs` (at least 100 ms) after the
- *   command exited are killed with SIGKILL, so a stray background child cannot hold a run open.
+ * - Processes of the group still running when the command exited (a background child, its output
+ *   redirected or not) get SIGTERM at once and SIGKILL after `killGraceMs`; output pipes still open
+ *   `killGraceMs` (at least 100 ms) after the exit are closed, so a stray child cannot hold a run open.
+ * - The group is waited for after a SIGKILL for at most a second (a process in uninterruptible
+ *   sleep cannot die sooner); then the run ends anyway.
  *
  * `output` and `errorOutput` are the last `outputTailBytes` bytes of each stream, as UTF-8. The
  * promise never rejects. POSIX only (process groups).
@@ -176,7 +184,14 @@ function execute(
       resolve(failed(cannotStart(file, error)));
       return;
     }
-    if (child.pid !== undefined) request.spawned?.(child.pid);
+    const pid = child.pid;
+    if (pid !== undefined) {
+      try {
+        request.spawned?.(pid);
+      } catch {
+        // The caller's bookkeeping must not leave the process running unwatched: the run goes on.
+      }
+    }
 
     const { signal } = request;
     const stdout = new OutputTail(limits.outputTailBytes);
@@ -185,22 +200,24 @@ function execute(
     let exited = false;
     let settled = false;
     let deadline: NodeJS.Timeout | undefined;
-    let escalation: NodeJS.Timeout | undefined;
     let drain: NodeJS.Timeout | undefined;
+    let groupEnding: Promise<unknown> | undefined;
 
     const killGroup = (sig: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, sig);
-      } catch {
-        // ESRCH: every process of the group has already exited.
-      }
+      if (pid !== undefined) signalGroup(pid, sig);
+    };
+    // SIGTERM to the group, SIGKILL after the grace, resolved once none of it runs (decisions §5:
+    // a run's process group never outlives the run). The leader is this process's child, so the
+    // group id cannot have been handed to anyone else while a member is left.
+    const endTheGroup = (): Promise<unknown> => {
+      if (pid === undefined) return Promise.resolve();
+      groupEnding ??= terminateGroup(pid, { graceMs: limits.killGraceMs });
+      return groupEnding;
     };
     const terminate = (why: Cause): void => {
       if (exited || cause !== undefined) return;
       cause = why;
-      killGroup('SIGTERM');
-      escalation = setTimeout(() => killGroup('SIGKILL'), limits.killGraceMs);
+      void endTheGroup();
     };
     const onAbort = (): void => terminate({ kind: 'stop', reason: stopReason(signal) });
     const settle = (result: EngineResult): void => {
@@ -208,8 +225,6 @@ function execute(
       settled = true;
       clearTimeout(deadline);
       clearTimeout(drain);
-      // A group member that ignores SIGTERM and closed its pipes still gets the SIGKILL, after the run.
-      escalation?.unref();
       signal.removeEventListener('abort', onAbort);
       resolve(result);
     };
@@ -227,8 +242,12 @@ function execute(
     child.on('exit', () => {
       exited = true;
       clearTimeout(deadline);
+      // The command is done: what is left of its group (a background child, output redirected or
+      // not) is ended with it.
+      if (pid !== undefined && groupAlive(pid)) void endTheGroup();
       drain = setTimeout(
         () => {
+          // Pipes held open from outside the group (a child that left it) are cut.
           killGroup('SIGKILL');
           child.stdout.destroy();
           child.stderr.destroy();
@@ -236,7 +255,12 @@ function execute(
         Math.max(limits.killGraceMs, MIN_DRAIN_MS),
       );
     });
-    child.on('close', (code, sig) => settle(ending(code, sig, cause, stdout.text(), stderr.text())));
+    child.on('close', (code, sig) => {
+      const result = ending(code, sig, cause, stdout.text(), stderr.text());
+      const rest = groupEnding ?? (pid !== undefined && groupAlive(pid) ? endTheGroup() : undefined);
+      if (rest === undefined) settle(result);
+      else void rest.then(() => settle(result));
+    });
 
     signal.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = request.recipe.timeoutMs;

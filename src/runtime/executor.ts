@@ -117,7 +117,10 @@ export class Executor {
   readonly #held = new Set<Promise<boolean>>();
 
   readonly recorder: RunRecorder;
-  /** The OS process groups this executor's runs have running now (decisions §5 fencing). */
+  /**
+   * The OS process groups this executor's runs and workflow steps have running (decisions §5
+   * fencing): added when an engine reports one, removed once that engine returned.
+   */
   readonly groups = new RunningGroups();
   /** Whether this worker holds its lease: nothing is started or entered while it does not. */
   readonly lease = new LeaseGate();
@@ -142,7 +145,7 @@ export class Executor {
     // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
     setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
     this.recorder = new RunRecorder(rt);
-    this.workflows = new WorkflowRunner(rt, workerId);
+    this.workflows = new WorkflowRunner(rt, workerId, this.groups);
   }
 
   /** How many processes this executor is running now. */

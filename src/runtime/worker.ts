@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { GroupRecords } from '../fencing/group-records.js';
 import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
+import { endLeftoverGroups } from '../fencing/leftovers.js';
 import { SelfFence } from '../fencing/self-fence.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
@@ -118,6 +120,8 @@ export class Worker {
   #serving = false;
   #markLost: () => void = () => {};
   readonly #fence: SelfFence;
+  // The store's record of the process groups this worker's runs start (decisions §5 fencing).
+  readonly #groupRecords: GroupRecords;
   /**
    * Resolves when this worker learned that another process took its SQLite store over (see
    * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
@@ -158,6 +162,12 @@ export class Worker {
       log: rt.log,
       stopRuns: () => this.executor.stopAll(LEASE_LOST),
     });
+    this.#groupRecords = new GroupRecords(
+      rt,
+      this.id,
+      this.executor.groups,
+      options.recordRetry ?? RECORD_RETRY,
+    );
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -236,7 +246,8 @@ export class Worker {
 
   /**
    * Start-up before the first tick: register this worker (its lease), finish what dead workers
-   * left (all others, when `exclusive`), then refresh every active project (spec §8 bootstrap).
+   * left (all others, when `exclusive`), their leftover processes on this host first, then
+   * refresh every active project (spec §8 bootstrap).
    */
   async bootstrap(): Promise<void> {
     await this.#register();
@@ -294,7 +305,8 @@ export class Worker {
   }
 
   /**
-   * Finishes the work of workers whose lease lapsed (decisions §5): their running runs end
+   * Finishes the work of workers whose lease lapsed (decisions §5): first the process groups
+   * they left running on this host are ended (see `endLeftoverGroups`); then their running runs end
    * `failed` with reason `worker-lost` (process, END line, run log) and free the overlap slot;
    * runs they claimed but never started (and manual fires, which no worker holds yet) are taken
    * over and dispatched here; waiting runs whose lane is free get their turn; stop requests for
@@ -312,7 +324,10 @@ export class Worker {
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
     let manualFires = 0;
-    for (const run of await repos.runs.orphaned('started', live, 1000)) {
+    const lostRuns = await repos.runs.orphaned('started', live, 1000);
+    // What lost workers left running on this host ends before any of their work is ended or resumed.
+    await endLeftoverGroups(this.rt, live, lostRuns);
+    for (const run of lostRuns) {
       if (await this.#endLost(run, now)) lost++;
     }
     for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
@@ -423,6 +438,7 @@ export class Worker {
     this.#wake?.();
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
+    await this.#groupRecords.stop();
     clearInterval(this.#heartbeat);
     await this.#fence.stop();
     await this.#unsubscribe?.();

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
+import type { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
@@ -78,6 +79,8 @@ export class WorkflowRunner {
     private readonly rt: Runtime,
     /** The worker that runs the steps (null for a command-line start). */
     private readonly workerId: string | null = null,
+    /** Where the process groups of running steps are reported (a worker's `executor.groups`). */
+    private readonly groups?: RunningGroups,
   ) {}
 
   /**
@@ -268,6 +271,7 @@ export class WorkflowRunner {
           runAs: run.runAs,
         },
         signal: controller.signal,
+        spawned: (pgid) => this.groups?.add({ processId, pgid }),
       });
       const endedAt = clock.now();
       const status =
@@ -290,6 +294,7 @@ export class WorkflowRunner {
       });
       return { status, reason, output };
     } finally {
+      this.groups?.remove(processId);
       clearInterval(poll);
       signal.removeEventListener('abort', abort);
     }

@@ -50,6 +50,13 @@ export {
 } from './open.js';
 export { type StoreHolder, StoreOwner, stillServes } from './owner.js';
 export {
+  type GroupPlace,
+  type LeftoverGroup,
+  type ProcessGroupKey,
+  type ProcessGroupRecord,
+  ProcessGroups,
+} from './process-groups.js';
+export {
   ACTIVE_STATUSES,
   Processes,
   type ProcessRecord,
@@ -72,6 +79,7 @@ import { Inbox } from './inbox.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { StoreOwner } from './owner.js';
+import { ProcessGroups } from './process-groups.js';
 import { Processes } from './processes.js';
 import { Projects } from './projects.js';
 import { Runs } from './runs.js';
@@ -93,6 +101,8 @@ export interface Repositories {
   readonly settings: Settings;
   readonly tokens: Tokens;
   readonly processes: Processes;
+  /** The OS process groups workers started (decisions §5 fencing). */
+  readonly processGroups: ProcessGroups;
   readonly projects: Projects;
   readonly feed: Feed;
   readonly lanes: Lanes;
@@ -116,6 +126,7 @@ export function repositories(store: Store): Repositories {
     settings: new Settings(store),
     tokens: new Tokens(store),
     processes: new Processes(store),
+    processGroups: new ProcessGroups(store),
     projects: new Projects(store),
     feed: new Feed(store),
     lanes: new Lanes(store),

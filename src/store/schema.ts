@@ -194,6 +194,30 @@ export interface StoreOwnerTable {
   since: number;
 }
 
+/**
+ * The OS process groups workers started (decisions §5 fencing), to end what a dead worker left
+ * running on its host. A row is deleted once its run's engine returned; a leftover ended by a later
+ * worker keeps its row, with `ended_at` and `ending`. Instants are UTC epoch ms.
+ */
+export interface ProcessGroupsTable {
+  /** The Ursa process (`proc_…`) whose engine started the group. */
+  process_id: string;
+  /** The group id: the pid of its leader. */
+  pgid: number;
+  worker_id: string;
+  host: string;
+  /** `/proc/sys/kernel/random/boot_id`; null where there is none. */
+  boot_id: string | null;
+  /** `readlink /proc/self/ns/pid`; null where there is none. */
+  pid_namespace: string | null;
+  /** The leader's start time, clock ticks since boot; null where it could not be read. */
+  leader_start_ticks: number | null;
+  recorded_at: number;
+  ended_at: number | null;
+  /** How a leftover was ended: `ended`, `survived`, `gone`, `reused` or `unverified`. */
+  ending: string | null;
+}
+
 /** Settings (decisions §2): `display.timezone`, `scheduler.log.retentionDays`, `feed.retentionDays`, `lifecycleType`. */
 export interface SettingsTable {
   tenant: string;
@@ -326,6 +350,7 @@ export interface Database {
   users: UsersTable;
   workers: WorkersTable;
   store_owner: StoreOwnerTable;
+  process_groups: ProcessGroupsTable;
   inbox: InboxTable;
   settings: SettingsTable;
   projects: ProjectsTable;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createShellEngine,
   paramEnvName,
@@ -8,6 +8,7 @@ import {
   shellEnvironment,
 } from '../../src/engines/shell.js';
 import { isUrsaError, type UrsaError } from '../../src/errors/index.js';
+import { readStat } from '../../src/fencing/process-group.js';
 import { node, request, tempDir, waitForFile, waitUntilGone } from './helpers.js';
 
 const shell = createShellEngine();
@@ -355,6 +356,95 @@ describe('shell engine: timeout and stop kill the whole process group (decisions
     expect(result).toEqual({ status: 'done', exitCode: 0, output: 'finished\n', errorOutput: '' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect((await waitUntilGone(pid)).code).toBe('ESRCH');
+  });
+});
+
+describe('shell engine: the process group never outlives the run (issue #20, decisions §5)', () => {
+  const files: string[] = [];
+  const marks = (file: string) =>
+    existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const marksFile = (): string => {
+    const file = join(tempDir(), 'marks');
+    files.push(file);
+    return file;
+  };
+  // What a failing run left behind (its temporary folder goes after each test).
+  afterEach(() => {
+    for (const file of files.splice(0))
+      for (const mark of marks(file)) {
+        try {
+          process.kill(Number(mark.split(' ')[1]), 'SIGKILL');
+        } catch {
+          // Gone.
+        }
+      }
+  });
+  // A background child, output redirected (so it holds no pipe of the run), that marks its start
+  // and, on SIGTERM, its end; `ignore` makes it ignore SIGTERM instead.
+  const straying = (file: string, rest: string, ignore = false): string[] => {
+    const trap = ignore ? 'trap "" TERM' : 'trap \'echo "end $$" >> "$1"; exit 0\' TERM';
+    const child = `${trap}; echo "start $$" >> "$1"; while :; do sleep 0.05; done`;
+    const script = `sh -c '${child.replaceAll("'", "'\\''")}' sh "$1" >/dev/null 2>&1 & while [ ! -s "$1" ]; do sleep 0.01; done; ${rest}`;
+    return ['sh', '-c', script, 'sh', file];
+  };
+  const pidOf = (mark: string | undefined) => Number(mark?.split(' ')[1]);
+
+  it('reports the group it started through spawned: once, with the pid of the command', async () => {
+    const groups: number[] = [];
+    const result = await shell.run({
+      ...request(['sh', '-c', 'echo $$']),
+      spawned: (pgid) => groups.push(pgid),
+    });
+    expect(groups).toEqual([Number(result.output)]);
+    const none: number[] = [];
+    await shell.run({ ...request(['/no/such/command']), spawned: (pgid) => none.push(pgid) });
+    expect(none).toEqual([]);
+  });
+
+  it('ends a background child that outlives the command, output redirected, before the run ends', {
+    timeout: 20_000,
+  }, async () => {
+    const file = marksFile();
+    const result = await shell.run(request(straying(file, 'echo finished')));
+    expect(result).toEqual({ status: 'done', exitCode: 0, output: 'finished\n', errorOutput: '' });
+    const [start, end] = marks(file);
+    expect(end).toBe(`end ${pidOf(start)}`);
+    expect((await waitUntilGone(pidOf(start))).code).toBe('ESRCH');
+  });
+
+  it('sends SIGKILL after killGraceMs to a background child that ignores SIGTERM, before the run ends', {
+    timeout: 20_000,
+  }, async () => {
+    const file = marksFile();
+    const engine = createShellEngine({ killGraceMs: 300 });
+    const began = performance.now();
+    const result = await engine.run(request(straying(file, 'exit 0', true)));
+    expect(result.status).toBe('done');
+    expect(performance.now() - began).toBeGreaterThanOrEqual(290);
+    const [start] = marks(file);
+    expect(readStat(pidOf(start))?.state ?? 'gone').toMatch(/^(gone|Z)$/u);
+  });
+
+  it('a timeout ends such a child, SIGTERM ignored, before the run ends', { timeout: 20_000 }, async () => {
+    const file = marksFile();
+    const engine = createShellEngine({ killGraceMs: 300 });
+    const result = await engine.run(request(straying(file, 'exec sleep 30', true), { timeoutMs: 300 }));
+    expect(result).toMatchObject({ status: 'failed', reason: 'timeout after 300 ms' });
+    const [start] = marks(file);
+    expect(readStat(pidOf(start))?.state ?? 'gone').toMatch(/^(gone|Z)$/u);
+  });
+
+  it('a stop ends the whole group, each member running its TERM trap before the run ends', {
+    timeout: 20_000,
+  }, async () => {
+    const file = marksFile();
+    const controller = new AbortController();
+    const run = shell.run(request(straying(file, 'exec sleep 30'), { signal: controller.signal }));
+    await waitForFile(file);
+    controller.abort('shutdown');
+    expect(await run).toMatchObject({ status: 'stopped', reason: 'shutdown' });
+    const [start, end] = marks(file);
+    expect(end).toBe(`end ${pidOf(start)}`);
   });
 });
 

@@ -86,7 +86,13 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
 
   it('ends the running process of a dead worker failed with reason worker-lost, once', async () => {
     const t = await setup(dialect, 'sleep 30');
-    const a = t.worker({ leaseTtlMs: TTL });
+    // A stands for a dead worker: B's reap ends its process group (issue #20), and A, alive in
+    // this test, records nothing of it until the test lets it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const a = t.worker({ leaseTtlMs: TTL, faults: { beforeEnd: () => held } });
     const rtB = await t.peer();
     const b = t.worker({ leaseTtlMs: TTL }, rtB);
     await a.bootstrap();
@@ -113,7 +119,8 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     expect(log?.body).toContain('outcome: failed');
     expect(log?.body).toContain('reason: worker-lost');
 
-    // A's process ends later; A may not write a second END line over B's.
+    // A's engine returns; A may not write a second END line over B's.
+    release();
     await a.executor.drain(0);
     expect(await feedKinds(t.rt)).toEqual(['START pending', 'END failed']);
     expect(await t.rt.repos.processes.withStatus(['ready', 'running'])).toEqual([]);

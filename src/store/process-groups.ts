@@ -1,0 +1,147 @@
+import type { Store } from './open.js';
+
+/** Which group of which process: the key of a recorded group. */
+export interface ProcessGroupKey {
+  /** The Ursa process (`proc_…`) whose engine started the group. */
+  readonly processId: string;
+  /** The OS process group id: the pid of its leader. */
+  readonly pgid: number;
+}
+
+/** A process group as a worker records it when its engine started it (decisions §5 fencing). */
+export interface ProcessGroupRecord extends ProcessGroupKey {
+  readonly workerId: string;
+  readonly host: string;
+  /** The kernel's boot id; null where the platform has none. */
+  readonly bootId: string | null;
+  /** The pid namespace (`pid:[…]`); null where the platform has none. */
+  readonly pidNamespace: string | null;
+  /** The leader's start time, clock ticks since boot; null where it could not be read. */
+  readonly leaderStartTicks: number | null;
+  /** UTC epoch ms. */
+  readonly recordedAt: number;
+}
+
+/** A group a worker that is no longer live left open, with the run that started it, if any. */
+export interface LeftoverGroup extends ProcessGroupRecord {
+  /** The scheduler whose run started it; null for a workflow step or a run not recorded yet. */
+  readonly scheduler: string | null;
+  readonly tenant: string | null;
+  readonly project: string | null;
+}
+
+/** Where a group was recorded: the host, boot and pid namespace a leftover must match to be ours. */
+export interface GroupPlace {
+  readonly host: string;
+  readonly bootId: string | null;
+  readonly pidNamespace: string | null;
+}
+
+const num = (value: number | string | null) => (value === null ? null : Number(value));
+
+/**
+ * The process groups workers started (table `process_groups`, decisions §5 fencing): a row from
+ * the moment an engine reported its group until the engine returned (then it is deleted); a row a
+ * dead worker left is a leftover, ended by a later worker on the same host and kept as ended.
+ */
+export class ProcessGroups {
+  constructor(private readonly store: Store) {}
+
+  /** Records groups in one statement; a group recorded already (a retried write) is left as it is. */
+  async record(groups: readonly ProcessGroupRecord[]): Promise<void> {
+    if (groups.length === 0) return;
+    await this.store.db
+      .insertInto('process_groups')
+      .values(
+        groups.map((g) => ({
+          process_id: g.processId,
+          pgid: g.pgid,
+          worker_id: g.workerId,
+          host: g.host,
+          boot_id: g.bootId,
+          pid_namespace: g.pidNamespace,
+          leader_start_ticks: g.leaderStartTicks,
+          recorded_at: g.recordedAt,
+          ended_at: null,
+          ending: null,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['process_id', 'pgid']).doNothing())
+      .execute();
+  }
+
+  /**
+   * Deletes the open rows of these processes, whose engines returned (their groups ended with
+   * them), in one statement.
+   */
+  async forget(processIds: readonly string[]): Promise<void> {
+    if (processIds.length === 0) return;
+    await this.store.db
+      .deleteFrom('process_groups')
+      .where('process_id', 'in', [...processIds])
+      .where('ended_at', 'is', null)
+      .execute();
+  }
+
+  /**
+   * The open groups recorded at `place` (host name, boot id and pid namespace all equal; a null
+   * boot id or namespace matches null) by workers not in `liveWorkers`, at most `limit`, oldest
+   * first.
+   */
+  async leftovers(
+    place: GroupPlace,
+    liveWorkers: readonly string[],
+    limit: number,
+  ): Promise<LeftoverGroup[]> {
+    let query = this.store.db
+      .selectFrom('process_groups as g')
+      .leftJoin('runs as r', 'r.process_id', 'g.process_id')
+      .select([
+        'g.process_id',
+        'g.pgid',
+        'g.worker_id',
+        'g.host',
+        'g.boot_id',
+        'g.pid_namespace',
+        'g.leader_start_ticks',
+        'g.recorded_at',
+        'r.name',
+        'r.tenant',
+        'r.project',
+      ])
+      .where('g.host', '=', place.host)
+      .where('g.ended_at', 'is', null)
+      .where('g.boot_id', place.bootId === null ? 'is' : '=', place.bootId)
+      .where('g.pid_namespace', place.pidNamespace === null ? 'is' : '=', place.pidNamespace);
+    if (liveWorkers.length > 0) query = query.where('g.worker_id', 'not in', [...liveWorkers]);
+    const rows = await query.orderBy('g.recorded_at').limit(limit).execute();
+    return rows.map((r) => ({
+      processId: r.process_id,
+      pgid: Number(r.pgid),
+      workerId: r.worker_id,
+      host: r.host,
+      bootId: r.boot_id,
+      pidNamespace: r.pid_namespace,
+      leaderStartTicks: num(r.leader_start_ticks),
+      recordedAt: Number(r.recorded_at),
+      scheduler: r.name ?? null,
+      tenant: r.tenant ?? null,
+      project: r.project ?? null,
+    }));
+  }
+
+  /**
+   * Marks a leftover ended at `at` (UTC ms) with how it went (`ended`, `survived`, `gone`,
+   * `reused`, `unverified`); false when it was marked already (another worker got there first).
+   */
+  async markEnded(key: ProcessGroupKey, at: number, ending: string): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('process_groups')
+      .set({ ended_at: at, ending })
+      .where('process_id', '=', key.processId)
+      .where('pgid', '=', key.pgid)
+      .where('ended_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
