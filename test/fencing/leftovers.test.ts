@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { hostIdentity, identifyGroup, readStat } from '../../src/fencing/process-group.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -14,6 +15,8 @@ import { until } from '../support/until.js';
 const T = 'acme';
 const P = 'ops';
 const TTL = 5_000;
+/** A worker counts as lost once its heartbeat is older than the lease and the takeover margin. */
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 const SLOW = { timeout: 30_000 };
 
 let t: TestRuntime | undefined;
@@ -112,7 +115,7 @@ describe.each(DIALECTS)('leftover process groups on %s (issue #20)', (dialect) =
       expect(running(pid)).toBe(true);
       expect(lines()).toEqual([`start ${pid}`]);
 
-      t.clock.advance(TTL + 1);
+      t.clock.advance(DEAD_AFTER + 1);
       expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
       expect(lines()).toEqual([`start ${pid}`, `end ${pid}`]);
       expect(running(pid)).toBe(false);
