@@ -48,7 +48,15 @@ export const feedLineSchema = z.object({
 });
 
 /** Payload fields of feed lines that hold instants as epoch ms (`RunRecorder.appendLine`, the executor). */
-const PAYLOAD_INSTANTS = ['scheduledFor', 'coalescedUntil', 'absorbedFirst', 'absorbedLast'];
+const PAYLOAD_INSTANTS = [
+  'scheduledFor',
+  'coalescedUntil',
+  'absorbedFirst',
+  'absorbedLast',
+  'skippedFirst',
+  'skippedLast',
+  'runsInstead',
+];
 
 /** A feed line as the API shows it: every instant as ISO-8601 UTC, the payload's too. */
 export function lineView(line: FeedLine): z.infer<typeof feedLineSchema> {
