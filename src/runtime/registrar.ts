@@ -96,7 +96,9 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * In an active one, new schedulers and those whose timing changed wait for their first occurrence
  * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
  * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
- * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
+ * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta),
+ * unless the project was not loaded (no state): then it has just become active and every scheduler
+ * that fires in it is registered, the `_tenant` ones too (spec §3).
  */
 export async function refreshProject(
   rt: Runtime,
@@ -113,8 +115,15 @@ export async function refreshProject(
     }
     return { tenant, project, active: false, registered: [], failures: [] };
   }
-  // A delta refresh acts on one scheduler; its result still lists the whole project.
-  return reconcileProject(rt, tenant, project, { act: only === undefined ? undefined : new Set([only]) });
+  if (only === undefined) return reconcileProject(rt, tenant, project);
+  // A delta refresh acts on one scheduler; its result still lists the whole project. A project
+  // with no state is not loaded: it has just become active (its first own scheduler), so every
+  // scheduler that fires in it, the tenant's included, is registered now (spec §3).
+  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  return reconcileProject(rt, tenant, project, {
+    act: states.size === 0 ? undefined : new Set([only]),
+    states,
+  });
 }
 
 /** Which schedulers {@link reconcileProject} reads and which it reconciles. */

@@ -133,6 +133,9 @@ function registerSettings(program: Command, io: CliIo): void {
             { tenant, scope: scopeName, subject: subjectOf(scopeName, subject), key, value },
             rt.clock.now(),
           );
+          // A pin makes a project active: the schedulers that fire in it are registered now (spec §3).
+          if (stored.scope === 'project' && stored.key === 'lifecycleType')
+            await refreshProject(rt, tenant, stored.subject);
           io.stdout.write(`${stored.scope} ${shownSubject(stored)} ${stored.key} = ${stored.value}\n`);
         } finally {
           await close();
@@ -154,6 +157,9 @@ function registerSettings(program: Command, io: CliIo): void {
           subject: subjectOf(scopeName, subject),
           key,
         });
+        // Unpinned, a project without scheduler documents of its own is unloaded (spec §3).
+        if (removed && scopeName === 'project' && key === 'lifecycleType')
+          await refreshProject(rt, tenant, subject);
         io.stdout.write(`${removed ? 'removed' : 'was not set:'} ${scopeName} ${subject} ${key}\n`);
       } finally {
         await close();
