@@ -11,6 +11,7 @@ import {
   loadProjectSchedulers,
 } from './catalog.js';
 import type { Runtime } from './context.js';
+import { noteTenantOneShots, takesUp } from './tenant-one-shots.js';
 
 /** What a refresh did. */
 export interface RefreshResult {
@@ -105,6 +106,7 @@ export async function refreshProject(
   tenant: string,
   project: string,
   only?: string,
+  pass: RegistrationPass = {},
 ): Promise<RefreshResult> {
   const { repos } = rt;
   if (!(await isProjectActive(repos, tenant, project))) {
@@ -115,19 +117,30 @@ export async function refreshProject(
     }
     return { tenant, project, active: false, registered: [], failures: [] };
   }
-  if (only === undefined) return reconcileProject(rt, tenant, project);
+  if (only === undefined) return reconcileProject(rt, tenant, project, pass);
   // A delta refresh acts on one scheduler; its result still lists the whole project. A project
   // with no state is not loaded: it has just become active (its first own scheduler), so every
   // scheduler that fires in it, the tenant's included, is registered now (spec §3).
   const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
   return reconcileProject(rt, tenant, project, {
+    ...pass,
     act: states.size === 0 ? undefined : new Set([only]),
     states,
   });
 }
 
+/** The instant of a registration pass (one refresh, or a tenant-wide one over many projects). */
+export interface RegistrationPass {
+  /**
+   * UTC epoch ms the pass registers as of (default: the clock when it starts): the write that
+   * caused it, when there was one. A `_tenant` one-shot is taken up only by passes not later
+   * than the instant it falls due (decisions §5).
+   */
+  readonly asOf?: number | undefined;
+}
+
 /** Which schedulers {@link reconcileProject} reads and which it reconciles. */
-export interface ReconcileScope {
+export interface ReconcileScope extends RegistrationPass {
   /** Read and check only these (all of the project when missing); the result lists what was read. */
   readonly read?: ReadonlySet<string> | undefined;
   /** Reconcile state and report failures only for these (all that were read when missing). */
@@ -153,6 +166,7 @@ export async function reconcileProject(
   const { states } = scope;
   const { repos, clock } = rt;
   const now = clock.now();
+  const asOf = scope.asOf ?? now;
   const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project, scope.read);
   const stateOf = states ?? new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
   let changed = false;
@@ -169,8 +183,8 @@ export async function reconcileProject(
     const sameDocument =
       state?.source === effective.source && state.documentVersion === effective.document.version;
     if (sameDocument && state?.timing === timing) continue;
-    changed = true;
     if (state !== undefined && state.timing === timing) {
+      changed = true;
       await repos.schedules.touch(
         { tenant, project, name },
         effective.source,
@@ -180,6 +194,20 @@ export async function reconcileProject(
       );
       continue;
     }
+    if (!(await takesUp(rt, tenant, name, effective, asOf))) {
+      // A _tenant one-shot that fell due before this project took it up: not a catch-up here.
+      if (state !== undefined) {
+        await repos.schedules.remove({ tenant, project, name });
+        changed = true;
+      }
+      schedulers.delete(name);
+      rt.log.info(
+        { tenant, project, scheduler: name },
+        'tenant one-shot fell due before this project became active: it does not run here',
+      );
+      continue;
+    }
+    changed = true;
     await repos.schedules.upsert(
       {
         tenant,
@@ -207,9 +235,20 @@ export async function reconcileProject(
   return { tenant, project, active: true, registered: [...schedulers.keys()], failures };
 }
 
-/** Refreshes every active project of a tenant (spec §8 tenant-wide refresh), and unloads inactive ones. */
-export async function refreshTenant(rt: Runtime, tenant: string): Promise<RefreshResult[]> {
-  return refreshProjects(rt, (p) => p.tenant === tenant);
+/**
+ * Refreshes every active project of a tenant (spec §8 tenant-wide refresh), and unloads inactive
+ * ones. First records when Ursa first knew each `_tenant` one-shot (decisions §5), so that one
+ * written while no project is active is not run later by a project that becomes active after it
+ * fell due. Every project is registered as of one instant, `pass.asOf`.
+ */
+export async function refreshTenant(
+  rt: Runtime,
+  tenant: string,
+  pass: RegistrationPass = {},
+): Promise<RefreshResult[]> {
+  const asOf = pass.asOf ?? rt.clock.now();
+  await noteTenantOneShots(rt, tenant, asOf);
+  return refreshProjects(rt, (p) => p.tenant === tenant, asOf);
 }
 
 /**
@@ -217,18 +256,20 @@ export async function refreshTenant(rt: Runtime, tenant: string): Promise<Refres
  * that is not (spec §8). A worker's start-up uses the lighter `bootstrapProjects` instead.
  */
 export async function refreshAll(rt: Runtime): Promise<RefreshResult[]> {
-  return refreshProjects(rt, () => true);
+  return refreshProjects(rt, () => true, rt.clock.now());
 }
 
 async function refreshProjects(
   rt: Runtime,
   include: (p: { tenant: string; project: string }) => boolean,
+  asOf: number,
 ): Promise<RefreshResult[]> {
   const targets = new Map<string, { tenant: string; project: string }>();
   for (const p of [...(await activeProjects(rt.repos)), ...(await rt.repos.schedules.loadedProjects())]) {
     if (include(p) && p.project !== TENANT_PROJECT) targets.set(`${p.tenant}\u0000${p.project}`, p);
   }
   const results: RefreshResult[] = [];
-  for (const { tenant, project } of targets.values()) results.push(await refreshProject(rt, tenant, project));
+  for (const { tenant, project } of targets.values())
+    results.push(await refreshProject(rt, tenant, project, undefined, { asOf }));
   return results;
 }

@@ -128,7 +128,7 @@ export async function applyDirectory(
     });
   }
   // Tenant schedulers fire in every active project (spec §3): each of them picks them up now.
-  if (project === TENANT_PROJECT) await refreshTenant(rt, tenant);
+  if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
   else await refreshProject(rt, tenant, project);
   return entries;
 }

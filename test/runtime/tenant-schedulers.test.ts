@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
@@ -7,14 +10,17 @@ import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { ursa } from '../support/cli.js';
 import { DIALECTS } from '../support/dialects.js';
-import { projectFolder } from '../support/project.js';
+import { projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
 const T = 'acme';
 let t: TestRuntime | undefined;
+let dir: string | undefined;
 afterEach(async () => {
   await t?.close();
   t = undefined;
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
 
 const admin = (project: string, user = 'alice'): Caller => ({ tenant: T, project, user, role: 'admin' });
@@ -94,5 +100,96 @@ describe.each(DIALECTS)('tenant schedulers in a project that becomes active, on 
       'a/audit tenant 2026-06-01T08:00:10Z',
       'a/own project 2026-06-01T08:00:10Z',
     ]);
+  });
+});
+
+// Decisions §5, issue #20: a _tenant one-shot fires once in each project active when it falls due,
+// and never later as a catch-up in a project that becomes active afterwards. Asserted from the
+// marks the runs' own processes write, and from the run rows.
+describe.each(DIALECTS)('a _tenant one-shot on %s (decisions §5)', (dialect) => {
+  const yearly = 'description: d\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: noop\n';
+  const oneShot = (at: string) => `description: once\nat: "${at}"\nrecipe: mark\n`;
+
+  async function setup() {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    dir = mkdtempSync(join(tmpdir(), 'ursa-tenant-once-'));
+    const marks = join(dir, 'marks');
+    await t.rt.repos.documents.put(
+      { tenant: T, project: '_tenant', path: '_vance/recipes/mark.yaml' },
+      shellRecipe(`echo "$URSA_PROJECT $URSA_SCHEDULER $URSA_SCHEDULED_FOR" >> ${marks}`),
+      libraryActor('alice'),
+      0,
+    );
+    const marked = () => {
+      try {
+        return readFileSync(marks, 'utf8').split('\n').filter(Boolean).sort();
+      } catch {
+        return [];
+      }
+    };
+    return { t, marked };
+  }
+
+  async function tickAt(instant: string, worker = t?.worker() as ReturnType<TestRuntime['worker']>) {
+    (t as TestRuntime).clock.set(Date.parse(instant));
+    await worker.tick();
+    await worker.executor.settled();
+  }
+
+  it('fires in the projects active at its instant, also as a catch-up after downtime, and never in one active only afterwards', async () => {
+    const { t, marked } = await setup();
+    await setScheduler(t.rt, admin('a'), 'own', yearly);
+    await setScheduler(t.rt, admin('b'), 'own', yearly);
+    await setScheduler(t.rt, admin('_tenant'), 'once', oneShot('2026-06-01T08:30:00Z'));
+    // No worker runs from 08:00 to 09:05; project c becomes active at 09:00, after the instant.
+    t.clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    await setScheduler(t.rt, admin('c'), 'own', yearly);
+    const worker = t.worker();
+    t.clock.set(Date.parse('2026-06-01T09:05:00Z'));
+    await worker.bootstrap();
+    await tickAt('2026-06-01T09:05:00Z', worker);
+    // Project d becomes active later still; a refresh and a restart change nothing.
+    await setScheduler(t.rt, admin('d'), 'own', yearly);
+    await tickAt('2026-06-01T09:10:00Z', worker);
+    const restarted = t.worker({ exclusive: true }, await t.peer());
+    await restarted.bootstrap();
+    await tickAt('2026-06-01T09:20:00Z', restarted);
+
+    expect(marked()).toEqual(['a once 2026-06-01T08:30:00Z', 'b once 2026-06-01T08:30:00Z']);
+    expect(await runs(t.rt)).toEqual(['a/once 2026-06-01T08:30:00Z', 'b/once 2026-06-01T08:30:00Z']);
+    expect((await states(t.rt)).filter((s) => s.includes('/once '))).toEqual([]);
+  });
+
+  it('fires in a project that becomes active before its instant, not in one that becomes active after it, even when no project was active when it was written', async () => {
+    const { t, marked } = await setup();
+    await setScheduler(t.rt, admin('_tenant'), 'once', oneShot('2026-06-01T08:30:00Z'));
+    const worker = t.worker();
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:10:00Z'));
+    await setScheduler(t.rt, admin('early'), 'own', yearly);
+    await tickAt('2026-06-01T08:30:00Z', worker);
+    t.clock.set(Date.parse('2026-06-01T08:40:00Z'));
+    await setScheduler(t.rt, admin('late'), 'own', yearly);
+    await tickAt('2026-06-01T08:41:00Z', worker);
+    expect(marked()).toEqual(['early once 2026-06-01T08:30:00Z']);
+  });
+
+  it('written with an instant already past, fires at once in every project active then and never in one active afterwards', async () => {
+    const { t, marked } = await setup();
+    const worker = t.worker();
+    await worker.bootstrap();
+    await setScheduler(t.rt, admin('a'), 'own', yearly);
+    await setScheduler(t.rt, admin('b'), 'own', yearly);
+    t.clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    await setScheduler(t.rt, admin('_tenant'), 'once', oneShot('2026-06-01T08:30:00Z'));
+    await tickAt('2026-06-01T09:00:00Z', worker);
+    expect(marked()).toEqual(['a once 2026-06-01T08:30:00Z', 'b once 2026-06-01T08:30:00Z']);
+    t.clock.set(Date.parse('2026-06-01T09:10:00Z'));
+    await setScheduler(t.rt, admin('c'), 'own', yearly);
+    await tickAt('2026-06-01T09:11:00Z', worker);
+    // A tenant-wide refresh later (an edit of another tenant scheduler) does not bring it to c either.
+    await setScheduler(t.rt, admin('_tenant'), 'audit', yearly);
+    await tickAt('2026-06-01T09:12:00Z', worker);
+    expect(marked()).toEqual(['a once 2026-06-01T08:30:00Z', 'b once 2026-06-01T08:30:00Z']);
   });
 });

@@ -251,14 +251,15 @@ function registerDocRestore(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant, project } = scope(command, config);
+        const now = rt.clock.now();
         const restored = await rt.repos.documents.restore(
           { tenant, project, path: trashPath },
-          rt.clock.now(),
+          now,
           cliActor(LOCAL_DEFAULT_USER),
         );
         // A scheduler document is back: its project (every project, for _tenant) picks it up (spec §8).
         if (restored.startsWith(SCHEDULER_PREFIX)) {
-          if (project === TENANT_PROJECT) await refreshTenant(rt, tenant);
+          if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
           else await refreshProject(rt, tenant, project);
         }
         io.stdout.write(`${restored}\n`);
