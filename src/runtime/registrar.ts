@@ -43,6 +43,13 @@ export function isCronTiming(timing: string | null): boolean {
   return timing?.startsWith('{"cron"') === true;
 }
 
+/**
+ * Where a one-shot's occurrence stands (spec §10a): `fired` (marker, or a run that left `claimed`),
+ * `claimed` (its run is claimed and not started yet), `open` (no marker and no run: never claimed,
+ * or released after a refused start); `cron` for a cron scheduler.
+ */
+type OneShotStanding = 'fired' | 'claimed' | 'open' | 'cron';
+
 // spec §10a self-healing: a one-shot whose occurrence already ran (marker, or its run row after a
 // crash before the marker) is marked and moved to the trash instead of registered again.
 async function healFiredOneShot(
@@ -51,22 +58,21 @@ async function healFiredOneShot(
   project: string,
   name: string,
   effective: EffectiveScheduler,
-): Promise<boolean> {
+): Promise<OneShotStanding> {
   const { trigger } = effective.definition;
-  if (trigger.kind !== 'at') return false;
+  if (trigger.kind !== 'at') return 'cron';
   const { repos, clock } = rt;
-  let fired = await repos.projects.hasFired(tenant, project, name, trigger.instant);
-  if (!fired) {
+  if (!(await repos.projects.hasFired(tenant, project, name, trigger.instant))) {
     const run = await repos.runs.forOccurrence({ tenant, project, name }, trigger.instant);
-    if (run === undefined || run.state === 'claimed') return false;
+    if (run === undefined) return 'open';
+    if (run.state === 'claimed') return 'claimed';
     await repos.projects.markFired(tenant, project, name, trigger.instant, run.correlationId, clock.now());
-    fired = true;
   }
   if (effective.source === 'project') {
     await repos.documents.trash({ tenant, project, path: schedulerPath(name) }, clock.now());
   }
   rt.log.info({ tenant, project, scheduler: name }, 'one-shot already fired: moved to the trash');
-  return fired;
+  return 'fired';
 }
 
 // Spec §8: a document that fails validation is logged and sent to its author's inbox, once per version.
@@ -139,6 +145,16 @@ export interface RegistrationPass {
   readonly asOf?: number | undefined;
 }
 
+/**
+ * Whether a one-shot's state waits for nothing although it is enabled: its occurrence was claimed
+ * (the claim leaves no next occurrence) and, being `open`, released again after a refused start.
+ */
+function parked(state: ScheduleState, effective: EffectiveScheduler): boolean {
+  return (
+    state.nextRunAt === null && effective.definition.enabled && effective.definition.trigger.kind === 'at'
+  );
+}
+
 /** Which schedulers {@link reconcileProject} reads and which it reconciles. */
 export interface ReconcileScope extends RegistrationPass {
   /** Read and check only these (all of the project when missing); the result lists what was read. */
@@ -173,7 +189,8 @@ export async function reconcileProject(
   for (const [name, effective] of schedulers) {
     if (names !== undefined && !names.has(name)) continue;
     const state = stateOf.get(name);
-    if (await healFiredOneShot(rt, tenant, project, name, effective)) {
+    const standing = await healFiredOneShot(rt, tenant, project, name, effective);
+    if (standing === 'fired') {
       if (state !== undefined) await repos.schedules.remove({ tenant, project, name });
       schedulers.delete(name);
       changed = true;
@@ -182,6 +199,20 @@ export async function reconcileProject(
     const timing = timingOf(effective.definition);
     const sameDocument =
       state?.source === effective.source && state.documentVersion === effective.document.version;
+    if (state?.timing === timing && standing === 'open' && parked(state, effective)) {
+      // A one-shot released after a refused start (spec §10a): this refresh tries it again.
+      await repos.schedules.upsert(
+        {
+          ...state,
+          source: effective.source,
+          documentVersion: effective.document.version,
+          nextRunAt: firstRunAt(effective.definition, now),
+        },
+        now,
+      );
+      changed = true;
+      continue;
+    }
     if (sameDocument && state?.timing === timing) continue;
     if (state !== undefined && state.timing === timing) {
       changed = true;

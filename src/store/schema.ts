@@ -137,7 +137,7 @@ export interface InboxTable {
   tenant: string;
   user_name: string;
   created_at: number;
-  /** `run-failed`, `one-shot-late`, `document-invalid`. */
+  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`. */
   kind: string;
   title: string;
   body: string;

@@ -8,7 +8,7 @@ import {
 } from '../../store/audit.js';
 import type { StoredDocument } from '../../store/documents.js';
 import type { FeedLine, FeedRun } from '../../store/feed.js';
-import type { InboxItem } from '../../store/inbox.js';
+import { INBOX_KINDS, type InboxItem } from '../../store/inbox.js';
 import type { ProcessRecord } from '../../store/processes.js';
 import type { Run } from '../../store/runs.js';
 import { formatInstant } from '../../time/instant.js';
@@ -336,7 +336,7 @@ export function processView(p: ProcessRecord): z.infer<typeof processSchema> {
 export const inboxItemSchema = z.object({
   id: z.number(),
   user: z.string(),
-  kind: z.enum(['run-failed', 'one-shot-late', 'document-invalid']),
+  kind: z.enum(INBOX_KINDS),
   title: z.string(),
   body: z.string(),
   project: z.string().nullable(),
