@@ -15,13 +15,16 @@ import { SchedulerCache } from './scheduler-cache.js';
 export interface TickResult {
   /** Schedulers found due. */
   readonly due: number;
-  /** Occurrences this worker claimed (the others were claimed elsewhere first). */
+  /** Claims this worker won, one per due scheduler (the others were claimed elsewhere first). */
   readonly claimed: number;
   /** Claims that absorbed later occurrences already due. */
   readonly coalesced: number;
   /** Claims started as processes. */
   readonly fired: number;
-  /** Claims recorded as skipped (misfire threshold, catch-up window). */
+  /**
+   * Runs recorded as skipped (misfire threshold, catch-up window); with `misfire: skip` also the
+   * older occurrences of a backlog whose newest one is started (then one claim counts in both).
+   */
   readonly skipped: number;
 }
 
