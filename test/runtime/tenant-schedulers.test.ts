@@ -52,61 +52,69 @@ async function runs(rt: Runtime) {
 
 // Spec §3, issue #20: a project that becomes active gets the tenant's schedulers at once, not
 // only at the next refresh or restart.
-describe.each(DIALECTS)('tenant schedulers in a project that becomes active, on %s (spec §3)', (dialect) => {
-  it('registers the tenant schedulers the moment a project gets its first own scheduler, and they fire there', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-    await setScheduler(t.rt, admin('_tenant'), 'audit', every10s());
-    expect(await states(t.rt)).toEqual([]);
-    await setScheduler(t.rt, admin('fresh'), 'own', every10s());
-    expect(await states(t.rt)).toEqual([
-      'fresh/audit tenant 2026-06-01T08:00:10Z',
-      'fresh/own project 2026-06-01T08:00:10Z',
-    ]);
-    // A second own scheduler is a delta refresh again: nothing else moves.
-    await setScheduler(t.rt, admin('fresh'), 'other', every10s());
-    const worker = t.worker();
-    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
-    expect(await worker.tick()).toMatchObject({ claimed: 3, fired: 3 });
-    await worker.executor.settled();
-    expect(await runs(t.rt)).toEqual([
-      'fresh/audit 2026-06-01T08:00:10Z',
-      'fresh/other 2026-06-01T08:00:10Z',
-      'fresh/own 2026-06-01T08:00:10Z',
-    ]);
-  });
+// Several workers, refreshes and child processes per test: more than the default 5 s on a busy machine.
+describe.each(DIALECTS)(
+  'tenant schedulers in a project that becomes active, on %s (spec §3)',
+  { timeout: 30_000 },
+  (dialect) => {
+    it('registers the tenant schedulers the moment a project gets its first own scheduler, and they fire there', async () => {
+      t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+      await setScheduler(t.rt, admin('_tenant'), 'audit', every10s());
+      expect(await states(t.rt)).toEqual([]);
+      await setScheduler(t.rt, admin('fresh'), 'own', every10s());
+      expect(await states(t.rt)).toEqual([
+        'fresh/audit tenant 2026-06-01T08:00:10Z',
+        'fresh/own project 2026-06-01T08:00:10Z',
+      ]);
+      // A second own scheduler is a delta refresh again: nothing else moves.
+      await setScheduler(t.rt, admin('fresh'), 'other', every10s());
+      const worker = t.worker();
+      t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+      expect(await worker.tick()).toMatchObject({ claimed: 3, fired: 3 });
+      await worker.executor.settled();
+      expect(await runs(t.rt)).toEqual([
+        'fresh/audit 2026-06-01T08:00:10Z',
+        'fresh/other 2026-06-01T08:00:10Z',
+        'fresh/own 2026-06-01T08:00:10Z',
+      ]);
+    });
 
-  it('registers the tenant schedulers the moment a project is pinned with ursa settings set, and unloads it when unpinned', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-    await setScheduler(t.rt, admin('_tenant'), 'audit', every10s());
-    const cli = (args: string[]) =>
-      ursa([...args, '--db', t?.location as string, '--tenant', T], { now: '2026-06-01T08:00:00Z' });
-    expect((await cli(['settings', 'set', 'project', 'pinned', 'lifecycleType', 'PERMANENT'])).code).toBe(0);
-    expect(await states(t.rt)).toEqual(['pinned/audit tenant 2026-06-01T08:00:10Z']);
-    expect((await cli(['settings', 'unset', 'project', 'pinned', 'lifecycleType'])).code).toBe(0);
-    expect(await states(t.rt)).toEqual([]);
-  });
+    it('registers the tenant schedulers the moment a project is pinned with ursa settings set, and unloads it when unpinned', async () => {
+      t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+      await setScheduler(t.rt, admin('_tenant'), 'audit', every10s());
+      const cli = (args: string[]) =>
+        ursa([...args, '--db', t?.location as string, '--tenant', T], { now: '2026-06-01T08:00:00Z' });
+      expect((await cli(['settings', 'set', 'project', 'pinned', 'lifecycleType', 'PERMANENT'])).code).toBe(
+        0,
+      );
+      expect(await states(t.rt)).toEqual(['pinned/audit tenant 2026-06-01T08:00:10Z']);
+      expect((await cli(['settings', 'unset', 'project', 'pinned', 'lifecycleType'])).code).toBe(0);
+      expect(await states(t.rt)).toEqual([]);
+    });
 
-  it('apply of a _tenant folder registers its schedulers in every active project at once', async () => {
-    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-    await setScheduler(t.rt, admin('a'), 'own', every10s());
-    await applyDirectory(
-      t.rt,
-      projectFolder({ '_vance/scheduler/audit.yaml': every10s() }),
-      T,
-      '_tenant',
-      libraryActor('alice'),
-    );
-    expect(await states(t.rt)).toEqual([
-      'a/audit tenant 2026-06-01T08:00:10Z',
-      'a/own project 2026-06-01T08:00:10Z',
-    ]);
-  });
-});
+    it('apply of a _tenant folder registers its schedulers in every active project at once', async () => {
+      t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+      await setScheduler(t.rt, admin('a'), 'own', every10s());
+      await applyDirectory(
+        t.rt,
+        projectFolder({ '_vance/scheduler/audit.yaml': every10s() }),
+        T,
+        '_tenant',
+        libraryActor('alice'),
+      );
+      expect(await states(t.rt)).toEqual([
+        'a/audit tenant 2026-06-01T08:00:10Z',
+        'a/own project 2026-06-01T08:00:10Z',
+      ]);
+    });
+  },
+);
 
 // Decisions §5, issue #20: a _tenant one-shot fires once in each project active when it falls due,
 // and never later as a catch-up in a project that becomes active afterwards. Asserted from the
 // marks the runs' own processes write, and from the run rows.
-describe.each(DIALECTS)('a _tenant one-shot on %s (decisions §5)', (dialect) => {
+// Several workers, refreshes and child processes per test: more than the default 5 s on a busy machine.
+describe.each(DIALECTS)('a _tenant one-shot on %s (decisions §5)', { timeout: 30_000 }, (dialect) => {
   const yearly = 'description: d\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: noop\n';
   const oneShot = (at: string) => `description: once\nat: "${at}"\nrecipe: mark\n`;
 
