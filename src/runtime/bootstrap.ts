@@ -33,6 +33,8 @@ export interface BootstrapResult {
  */
 export async function bootstrapProjects(rt: Runtime): Promise<BootstrapResult> {
   const { repos } = rt;
+  // One registration instant for the whole start-up (decisions §5: tenant one-shots).
+  const asOf = rt.clock.now();
   const active = new Map<string, { tenant: string; project: string }>();
   for (const p of await activeProjects(repos)) active.set(`${p.tenant}\u0000${p.project}`, p);
   const loaded = (await repos.schedules.loadedProjects()).filter(
@@ -41,7 +43,7 @@ export async function bootstrapProjects(rt: Runtime): Promise<BootstrapResult> {
   let unloaded = 0;
   // Not active when listed: refreshProject looks again (a document may have arrived since).
   for (const { tenant, project } of loaded)
-    if (!(await refreshProject(rt, tenant, project)).active) unloaded++;
+    if (!(await refreshProject(rt, tenant, project, undefined, { asOf })).active) unloaded++;
 
   const sharedHeads = new Map<string, readonly DocumentHead[]>();
   let schedulers = 0;
@@ -69,7 +71,7 @@ export async function bootstrapProjects(rt: Runtime): Promise<BootstrapResult> {
     schedulers += heads.size;
     checked += names.size;
     if (names.size === 0) continue;
-    failures += (await reconcileProject(rt, tenant, project, { read: names, states })).failures.length;
+    failures += (await reconcileProject(rt, tenant, project, { read: names, states, asOf })).failures.length;
   }
   const result = { projects: active.size, unloaded, schedulers, checked, failures };
   rt.log.info({ bootstrap: result }, 'bootstrap refreshed every project');

@@ -19,6 +19,7 @@ import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
+import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { processOf, projectKey, startDetails } from './run-records.js';
 import { StartLead } from './start-lead.js';
@@ -587,6 +588,12 @@ export class Executor {
   async #dispatch(held: Run, scheduler: EffectiveScheduler): Promise<void> {
     const { repos, clock } = this.rt;
     const { definition } = scheduler;
+    // A one-shot that cannot start here is not consumed: released, and tried again later (spec §10a).
+    const refusal = oneShotRefusal(this.rt, held, scheduler);
+    if (refusal !== undefined) {
+      await refuseOneShot(this.rt, this.recorder, held, scheduler, refusal, held.state);
+      return;
+    }
     // A workflow run has no scheduler session and no process of its own (spec §4.2).
     const workflow = definition.target.kind === 'workflow';
     const session = workflow
@@ -702,6 +709,12 @@ export class Executor {
       }
     }
     if (handle === undefined) {
+      if (started.trigger === 'at' && refusal !== undefined) {
+        // Spec §10a: a one-shot whose workflow cannot start is not consumed either.
+        if (await refuseOneShot(this.rt, this.recorder, started, scheduler, refusal, 'started'))
+          await this.promoteWaiting(started, scheduler);
+        return;
+      }
       const now = this.rt.clock.now();
       const ended: Run = {
         ...started,

@@ -163,10 +163,20 @@ export class RunRecorder {
     };
   }
 
-  /** Records a run that is not started (misfire, catch-up window, overlap): one feed line and its log. */
-  async recordSkipped(run: Run, scheduler?: EffectiveScheduler): Promise<void> {
+  /**
+   * Records a run that is not started (misfire, catch-up window, overlap): one feed line and its
+   * log. `details` go into the line's payload besides the reason (e.g. which instants a misfire skipped).
+   */
+  async recordSkipped(
+    run: Run,
+    scheduler?: EffectiveScheduler,
+    details: Record<string, unknown> = {},
+  ): Promise<void> {
     this.rt.metrics?.runs.inc({ outcome: run.outcome, trigger: run.trigger });
-    await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, { reason: run.reason });
+    await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, {
+      reason: run.reason,
+      ...details,
+    });
     await this.writeRunLog(run, undefined, scheduler);
     this.rt.log.info(
       { scheduler: run.name, correlationId: run.correlationId, outcome: run.outcome, reason: run.reason },

@@ -11,6 +11,7 @@ import {
   loadProjectSchedulers,
 } from './catalog.js';
 import type { Runtime } from './context.js';
+import { noteTenantOneShots, takesUp } from './tenant-one-shots.js';
 
 /** What a refresh did. */
 export interface RefreshResult {
@@ -42,6 +43,13 @@ export function isCronTiming(timing: string | null): boolean {
   return timing?.startsWith('{"cron"') === true;
 }
 
+/**
+ * Where a one-shot's occurrence stands (spec §10a): `fired` (marker, or a run that left `claimed`),
+ * `claimed` (its run is claimed and not started yet), `open` (no marker and no run: never claimed,
+ * or released after a refused start); `cron` for a cron scheduler.
+ */
+type OneShotStanding = 'fired' | 'claimed' | 'open' | 'cron';
+
 // spec §10a self-healing: a one-shot whose occurrence already ran (marker, or its run row after a
 // crash before the marker) is marked and moved to the trash instead of registered again.
 async function healFiredOneShot(
@@ -50,22 +58,21 @@ async function healFiredOneShot(
   project: string,
   name: string,
   effective: EffectiveScheduler,
-): Promise<boolean> {
+): Promise<OneShotStanding> {
   const { trigger } = effective.definition;
-  if (trigger.kind !== 'at') return false;
+  if (trigger.kind !== 'at') return 'cron';
   const { repos, clock } = rt;
-  let fired = await repos.projects.hasFired(tenant, project, name, trigger.instant);
-  if (!fired) {
+  if (!(await repos.projects.hasFired(tenant, project, name, trigger.instant))) {
     const run = await repos.runs.forOccurrence({ tenant, project, name }, trigger.instant);
-    if (run === undefined || run.state === 'claimed') return false;
+    if (run === undefined) return 'open';
+    if (run.state === 'claimed') return 'claimed';
     await repos.projects.markFired(tenant, project, name, trigger.instant, run.correlationId, clock.now());
-    fired = true;
   }
   if (effective.source === 'project') {
     await repos.documents.trash({ tenant, project, path: schedulerPath(name) }, clock.now());
   }
   rt.log.info({ tenant, project, scheduler: name }, 'one-shot already fired: moved to the trash');
-  return fired;
+  return 'fired';
 }
 
 // Spec §8: a document that fails validation is logged and sent to its author's inbox, once per version.
@@ -96,13 +103,16 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * In an active one, new schedulers and those whose timing changed wait for their first occurrence
  * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
  * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
- * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
+ * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta),
+ * unless the project was not loaded (no state): then it has just become active and every scheduler
+ * that fires in it is registered, the `_tenant` ones too (spec §3).
  */
 export async function refreshProject(
   rt: Runtime,
   tenant: string,
   project: string,
   only?: string,
+  pass: RegistrationPass = {},
 ): Promise<RefreshResult> {
   const { repos } = rt;
   if (!(await isProjectActive(repos, tenant, project))) {
@@ -113,12 +123,40 @@ export async function refreshProject(
     }
     return { tenant, project, active: false, registered: [], failures: [] };
   }
-  // A delta refresh acts on one scheduler; its result still lists the whole project.
-  return reconcileProject(rt, tenant, project, { act: only === undefined ? undefined : new Set([only]) });
+  if (only === undefined) return reconcileProject(rt, tenant, project, pass);
+  // A delta refresh acts on one scheduler; its result still lists the whole project. A project
+  // with no state is not loaded: it has just become active (its first own scheduler), so every
+  // scheduler that fires in it, the tenant's included, is registered now (spec §3).
+  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  return reconcileProject(rt, tenant, project, {
+    ...pass,
+    act: states.size === 0 ? undefined : new Set([only]),
+    states,
+  });
+}
+
+/** The instant of a registration pass (one refresh, or a tenant-wide one over many projects). */
+export interface RegistrationPass {
+  /**
+   * UTC epoch ms the pass registers as of (default: the clock when it starts): the write that
+   * caused it, when there was one. A `_tenant` one-shot is taken up only by passes not later
+   * than the instant it falls due (decisions §5).
+   */
+  readonly asOf?: number | undefined;
+}
+
+/**
+ * Whether a one-shot's state waits for nothing although it is enabled: its occurrence was claimed
+ * (the claim leaves no next occurrence) and, being `open`, released again after a refused start.
+ */
+function parked(state: ScheduleState, effective: EffectiveScheduler): boolean {
+  return (
+    state.nextRunAt === null && effective.definition.enabled && effective.definition.trigger.kind === 'at'
+  );
 }
 
 /** Which schedulers {@link reconcileProject} reads and which it reconciles. */
-export interface ReconcileScope {
+export interface ReconcileScope extends RegistrationPass {
   /** Read and check only these (all of the project when missing); the result lists what was read. */
   readonly read?: ReadonlySet<string> | undefined;
   /** Reconcile state and report failures only for these (all that were read when missing). */
@@ -144,13 +182,15 @@ export async function reconcileProject(
   const { states } = scope;
   const { repos, clock } = rt;
   const now = clock.now();
+  const asOf = scope.asOf ?? now;
   const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project, scope.read);
   const stateOf = states ?? new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
   let changed = false;
   for (const [name, effective] of schedulers) {
     if (names !== undefined && !names.has(name)) continue;
     const state = stateOf.get(name);
-    if (await healFiredOneShot(rt, tenant, project, name, effective)) {
+    const standing = await healFiredOneShot(rt, tenant, project, name, effective);
+    if (standing === 'fired') {
       if (state !== undefined) await repos.schedules.remove({ tenant, project, name });
       schedulers.delete(name);
       changed = true;
@@ -159,9 +199,23 @@ export async function reconcileProject(
     const timing = timingOf(effective.definition);
     const sameDocument =
       state?.source === effective.source && state.documentVersion === effective.document.version;
+    if (state?.timing === timing && standing === 'open' && parked(state, effective)) {
+      // A one-shot released after a refused start (spec §10a): this refresh tries it again.
+      await repos.schedules.upsert(
+        {
+          ...state,
+          source: effective.source,
+          documentVersion: effective.document.version,
+          nextRunAt: firstRunAt(effective.definition, now),
+        },
+        now,
+      );
+      changed = true;
+      continue;
+    }
     if (sameDocument && state?.timing === timing) continue;
-    changed = true;
     if (state !== undefined && state.timing === timing) {
+      changed = true;
       await repos.schedules.touch(
         { tenant, project, name },
         effective.source,
@@ -171,6 +225,20 @@ export async function reconcileProject(
       );
       continue;
     }
+    if (!(await takesUp(rt, tenant, name, effective, asOf))) {
+      // A _tenant one-shot that fell due before this project took it up: not a catch-up here.
+      if (state !== undefined) {
+        await repos.schedules.remove({ tenant, project, name });
+        changed = true;
+      }
+      schedulers.delete(name);
+      rt.log.info(
+        { tenant, project, scheduler: name },
+        'tenant one-shot fell due before this project became active: it does not run here',
+      );
+      continue;
+    }
+    changed = true;
     await repos.schedules.upsert(
       {
         tenant,
@@ -198,9 +266,20 @@ export async function reconcileProject(
   return { tenant, project, active: true, registered: [...schedulers.keys()], failures };
 }
 
-/** Refreshes every active project of a tenant (spec §8 tenant-wide refresh), and unloads inactive ones. */
-export async function refreshTenant(rt: Runtime, tenant: string): Promise<RefreshResult[]> {
-  return refreshProjects(rt, (p) => p.tenant === tenant);
+/**
+ * Refreshes every active project of a tenant (spec §8 tenant-wide refresh), and unloads inactive
+ * ones. First records when Ursa first knew each `_tenant` one-shot (decisions §5), so that one
+ * written while no project is active is not run later by a project that becomes active after it
+ * fell due. Every project is registered as of one instant, `pass.asOf`.
+ */
+export async function refreshTenant(
+  rt: Runtime,
+  tenant: string,
+  pass: RegistrationPass = {},
+): Promise<RefreshResult[]> {
+  const asOf = pass.asOf ?? rt.clock.now();
+  await noteTenantOneShots(rt, tenant, asOf);
+  return refreshProjects(rt, (p) => p.tenant === tenant, asOf);
 }
 
 /**
@@ -208,18 +287,20 @@ export async function refreshTenant(rt: Runtime, tenant: string): Promise<Refres
  * that is not (spec §8). A worker's start-up uses the lighter `bootstrapProjects` instead.
  */
 export async function refreshAll(rt: Runtime): Promise<RefreshResult[]> {
-  return refreshProjects(rt, () => true);
+  return refreshProjects(rt, () => true, rt.clock.now());
 }
 
 async function refreshProjects(
   rt: Runtime,
   include: (p: { tenant: string; project: string }) => boolean,
+  asOf: number,
 ): Promise<RefreshResult[]> {
   const targets = new Map<string, { tenant: string; project: string }>();
   for (const p of [...(await activeProjects(rt.repos)), ...(await rt.repos.schedules.loadedProjects())]) {
     if (include(p) && p.project !== TENANT_PROJECT) targets.set(`${p.tenant}\u0000${p.project}`, p);
   }
   const results: RefreshResult[] = [];
-  for (const { tenant, project } of targets.values()) results.push(await refreshProject(rt, tenant, project));
+  for (const { tenant, project } of targets.values())
+    results.push(await refreshProject(rt, tenant, project, undefined, { asOf }));
   return results;
 }

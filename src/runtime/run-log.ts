@@ -110,8 +110,11 @@ export function renderRunLog(
         ? `later occurrences up to ${formatInstant(run.coalescedUntil)}`
         : `${absorbed.capped ? 'more than ' : ''}${absorbed.count} later occurrence(s), from ${formatInstant(absorbed.first)} to ${formatInstant(absorbed.last)},`;
     lines.push(
-      `- **Coalesced:** this run served the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
-        `${what} were already due and were absorbed into it (decisions §4).`,
+      run.state === 'skipped'
+        ? `- **Coalesced:** this skipped run stands for the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
+            `${what} were already due and were skipped with it.`
+        : `- **Coalesced:** this run served the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
+            `${what} were already due and were absorbed into it (decisions §4).`,
     );
   }
   lines.push('', '## Timeline', '');

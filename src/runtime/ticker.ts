@@ -15,13 +15,16 @@ import { SchedulerCache } from './scheduler-cache.js';
 export interface TickResult {
   /** Schedulers found due. */
   readonly due: number;
-  /** Occurrences this worker claimed (the others were claimed elsewhere first). */
+  /** Claims this worker won, one per due scheduler (the others were claimed elsewhere first). */
   readonly claimed: number;
   /** Claims that absorbed later occurrences already due. */
   readonly coalesced: number;
   /** Claims started as processes. */
   readonly fired: number;
-  /** Claims recorded as skipped (misfire threshold, catch-up window). */
+  /**
+   * Runs recorded as skipped (misfire threshold, catch-up window); with `misfire: skip` also the
+   * older occurrences of a backlog whose newest one is started (then one claim counts in both).
+   */
   readonly skipped: number;
 }
 
@@ -39,6 +42,8 @@ interface Candidate {
   readonly scheduler: EffectiveScheduler;
   readonly skip: boolean;
   readonly claim: Claim;
+  /** The older occurrences of the backlog, recorded skipped while `run` (the newest) starts. */
+  readonly skippedOlder?: Run;
 }
 
 /**
@@ -103,19 +108,28 @@ export class Ticker {
       await refreshProject(this.rt, state.tenant, state.project);
     }
     const fire: Candidate[] = [];
-    const skipped: Candidate[] = [];
+    const skipped: { run: Run; scheduler: EffectiveScheduler; newest?: number }[] = [];
+    let claimed = 0;
     let coalesced = 0;
     for (const c of claims) {
-      if (!won.has(c.run.correlationId)) continue;
+      const { skippedOlder } = c;
+      const older = skippedOlder !== undefined && won.has(skippedOlder.correlationId);
+      const own = won.has(c.run.correlationId);
+      if (!own && !older) continue;
+      claimed++;
+      if (c.run.coalesced || skippedOlder !== undefined) coalesced++;
+      if (older) skipped.push({ run: skippedOlder, scheduler: c.scheduler, newest: c.run.scheduledFor });
+      if (!own) continue;
       await this.faults.afterClaim?.(c.run);
-      if (c.run.coalesced) coalesced++;
-      (c.skip ? skipped : fire).push(c);
+      if (c.skip) skipped.push(c);
+      else fire.push(c);
     }
     this.executor.startMany(fire);
-    for (const { run, scheduler } of skipped) await this.executor.recorder.recordSkipped(run, scheduler);
+    for (const { run, scheduler, newest } of skipped)
+      await this.executor.recorder.recordSkipped(run, scheduler, skippedDetails(run, newest));
     const result = {
       due: due.length,
-      claimed: fire.length + skipped.length,
+      claimed,
       coalesced,
       fired: fire.length,
       skipped: skipped.length,
@@ -125,7 +139,7 @@ export class Ticker {
     return result;
   }
 
-  /** The claim of one due state, decided as of its own instant when claimed ahead (pure but for the run id). */
+  /** The claim of one due state, decided as of its own instant when claimed ahead (pure but for the run ids). */
   #candidate(state: ScheduleState, scheduler: EffectiveScheduler, now: number): Candidate {
     const { settings } = this.rt;
     const dueAt = state.nextRunAt as number;
@@ -137,28 +151,30 @@ export class Ticker {
     );
     const { advance } = decision;
     const skip = decision.action === 'skip';
-    const correlationId = `run_${randomUUID()}`;
-    const run: Run = {
-      correlationId,
-      tenant: state.tenant,
-      project: state.project,
-      name: state.name,
-      scheduledFor: advance.scheduledFor,
-      trigger: scheduler.definition.trigger.kind === 'at' ? 'at' : 'cron',
-      coalesced: advance.coalesced,
-      coalescedUntil: advance.coalesced ? advance.newestDue : null,
-      claimedAt: now,
-      state: skip ? 'skipped' : 'claimed',
-      outcome: skip ? 'skipped_misfire' : 'pending',
-      reason: skip ? decision.reason : null,
-      runAs: scheduler.runAs,
-      sessionId: null,
-      processId: null,
-      logPath: runLogPath(state.name, advance.scheduledFor, correlationId),
-      startedAt: null,
-      endedAt: null,
-      workerId: this.workerId,
-      lockMode: scheduler.definition.lockMode,
+    const runOf = (scheduledFor: number, coalescedUntil: number | null, reason: string | null): Run => {
+      const correlationId = `run_${randomUUID()}`;
+      return {
+        correlationId,
+        tenant: state.tenant,
+        project: state.project,
+        name: state.name,
+        scheduledFor,
+        trigger: scheduler.definition.trigger.kind === 'at' ? 'at' : 'cron',
+        coalesced: coalescedUntil !== null,
+        coalescedUntil,
+        claimedAt: now,
+        state: reason === null ? 'claimed' : 'skipped',
+        outcome: reason === null ? 'pending' : 'skipped_misfire',
+        reason,
+        runAs: scheduler.runAs,
+        sessionId: null,
+        processId: null,
+        logPath: runLogPath(state.name, scheduledFor, correlationId),
+        startedAt: null,
+        endedAt: null,
+        workerId: this.workerId,
+        lockMode: scheduler.definition.lockMode,
+      };
     };
     const swap = {
       expectedNextRunAt: dueAt,
@@ -166,6 +182,38 @@ export class Ticker {
       nextRunAt: advance.nextRunAt,
       now,
     };
+    if (decision.action === 'skip-older') {
+      // The newest missed occurrence runs on its own; the older ones are one skipped run before it.
+      const { from, until } = decision.skipped;
+      const older = runOf(from, until > from ? until : null, decision.reason);
+      const run = runOf(advance.newestDue, null, null);
+      return {
+        run,
+        scheduler,
+        skip: false,
+        skippedOlder: older,
+        claim: { key: state, swap, run: runRow(run), skipped: runRow(older) },
+      };
+    }
+    const run = runOf(
+      advance.scheduledFor,
+      advance.coalesced ? advance.newestDue : null,
+      skip ? decision.reason : null,
+    );
     return { run, scheduler, skip, claim: { key: state, swap, run: runRow(run) } };
   }
+}
+
+/**
+ * What a misfire's SKIPPED line says besides its reason (decisions §4: which instants, and why):
+ * the first and last occurrence it skipped and, when the newest missed occurrence runs instead,
+ * that one. Instants are UTC epoch ms.
+ */
+export function skippedDetails(run: Run, newest?: number): Record<string, unknown> {
+  if (run.outcome !== 'skipped_misfire') return {};
+  return {
+    skippedFirst: run.scheduledFor,
+    skippedLast: run.coalescedUntil ?? run.scheduledFor,
+    ...(newest === undefined ? {} : { runsInstead: newest }),
+  };
 }

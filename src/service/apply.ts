@@ -5,10 +5,10 @@ import { parseRecipeDocument } from '../recipes/parse.js';
 import { RECIPE_PREFIX } from '../recipes/paths.js';
 import { checkScheduler } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
-import { refreshProject } from '../runtime/registrar.js';
+import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
 import type { Actor } from '../store/audit.js';
-import type { StoredDocument } from '../store/documents.js';
+import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
 import { WORKFLOWS_OFF_WARNING } from './schedulers.js';
@@ -127,6 +127,8 @@ export async function applyDirectory(
       ...(workflowTarget && rt.settings.workflowsEnabled === false ? { message: WORKFLOWS_OFF_WARNING } : {}),
     });
   }
-  await refreshProject(rt, tenant, project);
+  // Tenant schedulers fire in every active project (spec §3): each of them picks them up now.
+  if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
+  else await refreshProject(rt, tenant, project);
   return entries;
 }

@@ -180,7 +180,8 @@ export async function setScheduler(
   if (caller.project === TENANT_PROJECT) {
     warnings.push(TENANT_WRITE_WARNING);
     rt.log.warn({ tenant: caller.tenant, scheduler: name }, TENANT_WRITE_WARNING);
-    await refreshTenant(rt, caller.tenant);
+    // As of the write: every project active then takes up a one-shot written already due (decisions §5).
+    await refreshTenant(rt, caller.tenant, { asOf: now });
   } else {
     await refreshProject(rt, caller.tenant, caller.project, name);
   }

@@ -1,15 +1,16 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { UrsaError } from '../errors/index.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
 import type { InboxTable } from './schema.js';
 
 /** What an inbox item is about (decisions §2). */
-export const INBOX_KINDS = ['run-failed', 'one-shot-late', 'document-invalid'] as const;
+export const INBOX_KINDS = ['run-failed', 'one-shot-late', 'one-shot-refused', 'document-invalid'] as const;
 
 /**
  * What an inbox item is about: `run-failed` (a run ended failed, spec §4.1), `one-shot-late` (an
- * `at:` scheduler caught up late, spec §12), `document-invalid` (a scheduler or recipe document
+ * `at:` scheduler caught up late, spec §12), `one-shot-refused` (an `at:` scheduler's start was
+ * refused and it stays scheduled, spec §10a), `document-invalid` (a scheduler or recipe document
  * failed validation, spec §8).
  */
 export type InboxKind = (typeof INBOX_KINDS)[number];
@@ -85,6 +86,34 @@ function toItem(row: Selectable<InboxTable>): InboxItem {
   };
 }
 
+/**
+ * The table row of a new, unread inbox item (to insert in a caller's transaction).
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` for a kind outside {@link INBOX_KINDS}.
+ */
+export function inboxRow(item: NewInboxItem): Insertable<InboxTable> {
+  if (!(INBOX_KINDS as readonly string[]).includes(item.kind)) {
+    throw new UrsaError('ARGUMENT_INVALID', `kind: ${JSON.stringify(item.kind)} is not an inbox kind`, {
+      field: 'kind',
+      value: item.kind,
+      allowed: INBOX_KINDS.join(', '),
+    });
+  }
+  return {
+    tenant: item.tenant,
+    user_name: item.user,
+    created_at: item.createdAt,
+    kind: item.kind,
+    title: item.title,
+    body: item.body,
+    project: item.project ?? null,
+    scheduler: item.scheduler ?? null,
+    correlation_id: item.correlationId ?? null,
+    log_path: item.logPath ?? null,
+    read_at: null,
+  };
+}
+
 /** Inbox items per user (decisions §2): failed runs, late one-shots, invalid documents. */
 export class Inbox {
   constructor(private readonly store: Store) {}
@@ -95,28 +124,9 @@ export class Inbox {
    * @throws UrsaError `ARGUMENT_INVALID` for a kind outside {@link INBOX_KINDS}.
    */
   async add(item: NewInboxItem): Promise<number> {
-    if (!(INBOX_KINDS as readonly string[]).includes(item.kind)) {
-      throw new UrsaError('ARGUMENT_INVALID', `kind: ${JSON.stringify(item.kind)} is not an inbox kind`, {
-        field: 'kind',
-        value: item.kind,
-        allowed: INBOX_KINDS.join(', '),
-      });
-    }
     const row = await this.store.db
       .insertInto('inbox')
-      .values({
-        tenant: item.tenant,
-        user_name: item.user,
-        created_at: item.createdAt,
-        kind: item.kind,
-        title: item.title,
-        body: item.body,
-        project: item.project ?? null,
-        scheduler: item.scheduler ?? null,
-        correlation_id: item.correlationId ?? null,
-        log_path: item.logPath ?? null,
-        read_at: null,
-      })
+      .values(inboxRow(item))
       .returning('id')
       .executeTakeFirstOrThrow();
     return Number(row.id);

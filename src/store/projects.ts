@@ -1,6 +1,6 @@
 import type { Store } from './open.js';
 
-/** Project lifecycle flags and the one-shot fired markers (spec §3, §10a). */
+/** Project lifecycle flags, the one-shot fired markers and when tenant one-shots were known (spec §3, §10a; decisions §5). */
 export class Projects {
   constructor(private readonly store: Store) {}
 
@@ -60,6 +60,47 @@ export class Projects {
       .insertInto('oneshot_fires')
       .values({ tenant, project, name, at, correlation_id: correlationId, fired_at: now })
       .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'at']).doNothing())
+      .execute();
+  }
+
+  /**
+   * When Ursa first knew the `_tenant` one-shot `name` for the `at:` instant `at` (decisions §5):
+   * the stored instant, or `knownAt` (UTC epoch ms) when none was stored, which this call then
+   * stores. Concurrent callers all get the one instant stored first.
+   */
+  async knowTenantOneShot(tenant: string, name: string, at: number, knownAt: number): Promise<number> {
+    const known = await this.tenantOneShotKnownAt(tenant, name, at);
+    if (known !== undefined) return known;
+    await this.store.db
+      .insertInto('tenant_oneshots')
+      .values({ tenant, name, at, known_at: knownAt })
+      .onConflict((oc) => oc.columns(['tenant', 'name', 'at']).doNothing())
+      .execute();
+    return (await this.tenantOneShotKnownAt(tenant, name, at)) ?? knownAt;
+  }
+
+  /** When Ursa first knew the `_tenant` one-shot `name` for `at` (UTC epoch ms), if it is recorded. */
+  async tenantOneShotKnownAt(tenant: string, name: string, at: number): Promise<number | undefined> {
+    const row = await this.store.db
+      .selectFrom('tenant_oneshots')
+      .select('known_at')
+      .where('tenant', '=', tenant)
+      .where('name', '=', name)
+      .where('at', '=', at)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.known_at);
+  }
+
+  /**
+   * Forgets when the `_tenant` one-shot `name` was known for `at` (it was disabled: enabled again,
+   * it falls due anew, decisions §5).
+   */
+  async forgetTenantOneShot(tenant: string, name: string, at: number): Promise<void> {
+    await this.store.db
+      .deleteFrom('tenant_oneshots')
+      .where('tenant', '=', tenant)
+      .where('name', '=', name)
+      .where('at', '=', at)
       .execute();
   }
 }

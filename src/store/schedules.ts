@@ -48,7 +48,13 @@ export interface ClaimSwap {
 export interface Claim {
   readonly key: SchedulerKey;
   readonly swap: ClaimSwap;
+  /** The run of the claimed occurrence; its `scheduled_for` becomes `lastScheduledAt`. */
   readonly run: NewRun;
+  /**
+   * A run recorded skipped for the older occurrences of the same backlog, inserted with `run`
+   * under the same swap (`misfire: skip` with the newest within the threshold, decisions §4).
+   */
+  readonly skipped?: NewRun;
 }
 
 /** One string per scheduler key (for maps keyed by scheduler). */
@@ -293,7 +299,9 @@ export class Schedules {
       trx,
     );
     const swapped = new Set(moved.rows.map(schedulerKeyString));
-    const runs = claims.filter(({ key }) => swapped.has(schedulerKeyString(key))).map(({ run }) => run);
+    const runs = claims
+      .filter(({ key }) => swapped.has(schedulerKeyString(key)))
+      .flatMap(({ run, skipped }) => (skipped === undefined ? [run] : [skipped, run]));
     if (runs.length === 0) return new Set();
     const inserted = await trx
       .insertInto('runs')

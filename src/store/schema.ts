@@ -137,7 +137,7 @@ export interface InboxTable {
   tenant: string;
   user_name: string;
   created_at: number;
-  /** `run-failed`, `one-shot-late`, `document-invalid`. */
+  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`. */
   kind: string;
   title: string;
   body: string;
@@ -250,6 +250,19 @@ export interface OneShotFiresTable {
   fired_at: number;
 }
 
+/**
+ * When Ursa first knew a `_tenant` one-shot for one `at:` instant (decisions §5): it falls due at
+ * the later of the two, and a project that takes it up after that never runs it.
+ */
+export interface TenantOneShotsTable {
+  tenant: string;
+  name: string;
+  /** The `at:` instant, UTC epoch ms. */
+  at: number;
+  /** UTC epoch ms. */
+  known_at: number;
+}
+
 /** API tokens (decisions §6): bound to a tenant or to all, with a role; only the hash is stored. */
 export interface TokensTable {
   id: string;
@@ -355,6 +368,7 @@ export interface Database {
   settings: SettingsTable;
   projects: ProjectsTable;
   oneshot_fires: OneShotFiresTable;
+  tenant_oneshots: TenantOneShotsTable;
   tokens: TokensTable;
   workflow_runs: WorkflowRunsTable;
   workflow_steps: WorkflowStepsTable;

@@ -47,8 +47,12 @@ describe.each(DIALECTS)('wall-clock jumps on %s (issue #12, decisions §4)', (di
     await until(async () => (await runsOf(t.rt, 'once'))[0]?.state === 'ended', 'the 08:00:10 runs');
 
     t.clock.set(Date.parse('2026-06-01T09:00:15Z'));
-    await until(async () => (await runsOf(t.rt, 'once')).at(-1)?.state === 'ended', 'the catch-up');
-    await until(async () => (await runsOf(t.rt, 'skip')).length === 2, 'the skipped line');
+    const ended = (n: number) => async (name: string) => {
+      const runs = await runsOf(t.rt, name);
+      return runs.length === n && runs.at(-1)?.state === 'ended';
+    };
+    await until(() => ended(2)('once'), 'the catch-up');
+    await until(() => ended(3)('skip'), 'the newest run');
     await running.stop();
     running = undefined;
 
@@ -71,15 +75,17 @@ describe.each(DIALECTS)('wall-clock jumps on %s (issue #12, decisions §4)', (di
       'START pending',
       'END completed',
     ]);
-    // misfire: skip — nothing runs; one SKIPPED line names the occurrence and the reason.
+    // misfire: skip — the newest missed occurrence (09:00:10, within the threshold) runs; one
+    // SKIPPED line names the older ones and the reason (decisions §4, issue #20).
     const skip = await runsOf(t.rt, 'skip');
     expect(skip.map((r) => [iso(r.scheduledFor), r.outcome, r.reason])).toEqual([
       ['2026-06-01T08:00:10Z', 'completed', null],
-      ['2026-06-01T08:00:20Z', 'skipped_misfire', expect.any(String)],
+      ['2026-06-01T08:00:20Z', 'skipped_misfire', 'misfire-threshold'],
+      ['2026-06-01T09:00:10Z', 'completed', null],
     ]);
     const skipped = (await feedOf(t.rt, 'skip')).filter((l) => l.kind === 'SKIPPED');
-    expect(skipped.map((l) => [l.outcome, l.payload.scheduledFor])).toEqual([
-      ['skipped_misfire', Date.parse('2026-06-01T08:00:20Z')],
+    expect(skipped.map((l) => [l.outcome, l.payload.scheduledFor, l.payload.skippedLast])).toEqual([
+      ['skipped_misfire', Date.parse('2026-06-01T08:00:20Z'), Date.parse('2026-06-01T09:00:00Z')],
     ]);
     for (const name of ['once', 'skip']) {
       const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name });

@@ -1,7 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseCron } from '../../src/cron/index.js';
+import { accountOccurrences, occurrencesBetween } from '../../src/decisions/accounting.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
+import { timeZone } from '../../src/time/zone.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
@@ -12,9 +18,11 @@ import { until } from '../support/until.js';
 const T = 'acme';
 const P = 'ops';
 let t: TestRuntime | undefined;
+const cleanups: (() => void)[] = [];
 afterEach(async () => {
   await t?.close();
   t = undefined;
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
 const doc = (extra: string, cron = '*/10 * * * * *', recipe = 'ok') =>
@@ -30,34 +38,113 @@ async function lines(rt: Runtime, name: string) {
 
 // decisions §4 (issue #5): what a catch-up after an outage does under each misfire policy.
 describe.each(DIALECTS)('catch-up after an outage on %s (decisions §4)', (dialect) => {
-  async function outage(schedulers: Record<string, string>) {
+  async function outage(schedulers: Record<string, string>, back = '2026-06-01T09:00:05Z') {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     await apply(t.rt, { '_vance/recipes/ok.yaml': shellRecipe('true'), ...schedulers });
     const worker = t.worker();
     await worker.bootstrap();
     // Down from 08:00:00 to 09:00:05: 360 occurrences of each 10-second schedule missed.
-    t.clock.set(Date.parse('2026-06-01T09:00:05Z'));
+    t.clock.set(Date.parse(back));
     const result = await worker.tick();
     await worker.executor.settled();
     return { t, result };
   }
 
-  it('misfire: skip runs nothing and leaves one feed line per scheduler naming the instant and the reason', async () => {
+  // Issue #20: the newest missed occurrence decides under misfire: skip, as for catchUpWindow.
+  it('misfire: skip runs the newest missed occurrence within the threshold; one SKIPPED line names the older instants and why (issue #20)', async () => {
+    const marks = join(mkdtempSync(join(tmpdir(), 'ursa-misfire-')), 'marks');
+    cleanups.push(() => rmSync(dirname(marks), { recursive: true, force: true }));
     const { t, result } = await outage({
-      '_vance/scheduler/a.yaml': doc('misfire: skip\n'),
-      '_vance/scheduler/b.yaml': doc('misfire: skip\n'),
+      '_vance/recipes/mark.yaml': shellRecipe(`echo "$URSA_SCHEDULER $URSA_SCHEDULED_FOR" >> ${marks}`),
+      '_vance/scheduler/a.yaml': doc('misfire: skip\n', undefined, 'mark'),
+      '_vance/scheduler/b.yaml': doc('misfire: skip\n', undefined, 'mark'),
     });
-    expect(result).toEqual({ due: 2, claimed: 2, coalesced: 2, fired: 0, skipped: 2 });
+    // 08:00:10 … 08:59:50 are older than the 60 s threshold at 09:00:05; 09:00:00 is not.
+    expect(result).toEqual({ due: 2, claimed: 2, coalesced: 2, fired: 2, skipped: 2 });
+    // The engine's own marks: one run per scheduler, for the newest occurrence.
+    expect(readFileSync(marks, 'utf8').split('\n').filter(Boolean).sort()).toEqual([
+      'a 2026-06-01T09:00:00Z',
+      'b 2026-06-01T09:00:00Z',
+    ]);
     for (const name of ['a', 'b']) {
       const feed = await lines(t.rt, name);
-      expect(
-        feed.map((l) => [l.kind, l.outcome, l.payload.reason, iso(l.payload.scheduledFor as number)]),
-      ).toEqual([['SKIPPED', 'skipped_misfire', 'misfire-threshold', '2026-06-01T08:00:10Z']]);
+      expect(feed.map((l) => [l.kind, l.outcome, iso(l.payload.scheduledFor as number)])).toEqual([
+        ['SKIPPED', 'skipped_misfire', '2026-06-01T08:00:10Z'],
+        ['START', 'pending', '2026-06-01T09:00:00Z'],
+        ['END', 'completed', '2026-06-01T09:00:00Z'],
+      ]);
+      const skipped = feed[0]?.payload as Record<string, number | string>;
+      expect({
+        reason: skipped.reason,
+        skippedFirst: iso(skipped.skippedFirst as number),
+        skippedLast: iso(skipped.skippedLast as number),
+        runsInstead: iso(skipped.runsInstead as number),
+      }).toEqual({
+        reason: 'misfire-threshold',
+        skippedFirst: '2026-06-01T08:00:10Z',
+        skippedLast: '2026-06-01T08:59:50Z',
+        runsInstead: '2026-06-01T09:00:00Z',
+      });
+      expect(feed[1]?.payload.coalesced).toBe(false);
     }
+    // Every occurrence of the outage is accounted once: 359 by the skipped run, 1 by the run.
+    const runs = await t.store.db
+      .selectFrom('runs')
+      .select(['scheduled_for', 'coalesced_until'])
+      .where('name', '=', 'a')
+      .execute();
+    const account = accountOccurrences(
+      occurrencesBetween(
+        {
+          trigger: { kind: 'cron', expression: '*/10 * * * * *', cron: parseCron('*/10 * * * * *') },
+          zone: timeZone('UTC'),
+        },
+        Date.parse('2026-06-01T08:00:10Z'),
+        Date.parse('2026-06-01T09:00:00Z'),
+      ),
+      runs.map((r) => ({
+        scheduledFor: Number(r.scheduled_for),
+        coalescedUntil: r.coalesced_until === null ? null : Number(r.coalesced_until),
+      })),
+    );
+    expect(account).toMatchObject({ expected: 360, served: 2, absorbed: 358, missing: [], doubled: [] });
+    const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name: 'a' });
+    expect([iso(state?.nextRunAt as number), iso(state?.lastScheduledAt as number)]).toEqual([
+      '2026-06-01T09:00:10Z',
+      '2026-06-01T09:00:00Z',
+    ]);
+  });
+
+  it('misfire: skip runs nothing when the newest missed occurrence is older than the threshold too, and says which instants and why', async () => {
+    const { t, result } = await outage(
+      { '_vance/scheduler/a.yaml': doc('misfire: skip\n', '0 */5 * * * *') },
+      '2026-06-01T09:01:05Z',
+    );
+    expect(result).toEqual({ due: 1, claimed: 1, coalesced: 1, fired: 0, skipped: 1 });
+    const feed = await lines(t.rt, 'a');
+    expect(
+      feed.map((l) => [
+        l.kind,
+        l.outcome,
+        l.payload.reason,
+        iso(l.payload.skippedFirst as number),
+        iso(l.payload.skippedLast as number),
+        l.payload.runsInstead,
+      ]),
+    ).toEqual([
+      [
+        'SKIPPED',
+        'skipped_misfire',
+        'misfire-threshold',
+        '2026-06-01T08:05:00Z',
+        '2026-06-01T09:00:00Z',
+        undefined,
+      ],
+    ]);
     expect(await t.store.db.selectFrom('processes').select('id').execute()).toEqual([]);
     expect(
       iso((await t.rt.repos.schedules.get({ tenant: T, project: P, name: 'a' }))?.nextRunAt as number),
-    ).toBe('2026-06-01T09:00:10Z');
+    ).toBe('2026-06-01T09:05:00Z');
   });
 
   it('misfire: once with a catchUpWindow shorter than the outage runs nothing and says why', async () => {

@@ -133,6 +133,9 @@ function registerSettings(program: Command, io: CliIo): void {
             { tenant, scope: scopeName, subject: subjectOf(scopeName, subject), key, value },
             rt.clock.now(),
           );
+          // A pin makes a project active: the schedulers that fire in it are registered now (spec §3).
+          if (stored.scope === 'project' && stored.key === 'lifecycleType')
+            await refreshProject(rt, tenant, stored.subject);
           io.stdout.write(`${stored.scope} ${shownSubject(stored)} ${stored.key} = ${stored.value}\n`);
         } finally {
           await close();
@@ -154,6 +157,9 @@ function registerSettings(program: Command, io: CliIo): void {
           subject: subjectOf(scopeName, subject),
           key,
         });
+        // Unpinned, a project without scheduler documents of its own is unloaded (spec §3).
+        if (removed && scopeName === 'project' && key === 'lifecycleType')
+          await refreshProject(rt, tenant, subject);
         io.stdout.write(`${removed ? 'removed' : 'was not set:'} ${scopeName} ${subject} ${key}\n`);
       } finally {
         await close();
@@ -245,14 +251,15 @@ function registerDocRestore(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant, project } = scope(command, config);
+        const now = rt.clock.now();
         const restored = await rt.repos.documents.restore(
           { tenant, project, path: trashPath },
-          rt.clock.now(),
+          now,
           cliActor(LOCAL_DEFAULT_USER),
         );
         // A scheduler document is back: its project (every project, for _tenant) picks it up (spec §8).
         if (restored.startsWith(SCHEDULER_PREFIX)) {
-          if (project === TENANT_PROJECT) await refreshTenant(rt, tenant);
+          if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
           else await refreshProject(rt, tenant, project);
         }
         io.stdout.write(`${restored}\n`);

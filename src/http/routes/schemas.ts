@@ -8,7 +8,7 @@ import {
 } from '../../store/audit.js';
 import type { StoredDocument } from '../../store/documents.js';
 import type { FeedLine, FeedRun } from '../../store/feed.js';
-import type { InboxItem } from '../../store/inbox.js';
+import { INBOX_KINDS, type InboxItem } from '../../store/inbox.js';
 import type { ProcessRecord } from '../../store/processes.js';
 import type { Run } from '../../store/runs.js';
 import { formatInstant } from '../../time/instant.js';
@@ -48,7 +48,15 @@ export const feedLineSchema = z.object({
 });
 
 /** Payload fields of feed lines that hold instants as epoch ms (`RunRecorder.appendLine`, the executor). */
-const PAYLOAD_INSTANTS = ['scheduledFor', 'coalescedUntil', 'absorbedFirst', 'absorbedLast'];
+const PAYLOAD_INSTANTS = [
+  'scheduledFor',
+  'coalescedUntil',
+  'absorbedFirst',
+  'absorbedLast',
+  'skippedFirst',
+  'skippedLast',
+  'runsInstead',
+];
 
 /** A feed line as the API shows it: every instant as ISO-8601 UTC, the payload's too. */
 export function lineView(line: FeedLine): z.infer<typeof feedLineSchema> {
@@ -328,7 +336,7 @@ export function processView(p: ProcessRecord): z.infer<typeof processSchema> {
 export const inboxItemSchema = z.object({
   id: z.number(),
   user: z.string(),
-  kind: z.enum(['run-failed', 'one-shot-late', 'document-invalid']),
+  kind: z.enum(INBOX_KINDS),
   title: z.string(),
   body: z.string(),
   project: z.string().nullable(),
