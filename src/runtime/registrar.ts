@@ -97,6 +97,9 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * after now; unchanged ones keep their state (so a backlog survives a restart and is coalesced,
  * decisions §4); fired one-shots heal (spec §10a); state without a valid document is removed; every
  * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta).
+ *
+ * @throws a store error; one met while reading or checking the scheduler documents comes before
+ *   anything is written: the states stay as they were and no inbox hears of it (issue #20).
  */
 export async function refreshProject(
   rt: Runtime,

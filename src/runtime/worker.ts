@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { schedulerPath } from '../scheduler/document.js';
-import { TENANT_PROJECT } from '../store/documents.js';
 import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
-import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { schedulerOfRun } from './run-scheduler.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
 
@@ -416,6 +414,9 @@ export class Worker {
         );
       } catch (error) {
         if (failures === 0) failingSince = clock.now();
+        // What a failed reap left (a run it could not load the scheduler of, a promotion) is
+        // looked at again in the next pass, not a heartbeat of the clock later (issue #20).
+        this.#lastReap = Number.NEGATIVE_INFINITY;
         await this.#failedPass(error, ++failures);
       }
     }
@@ -442,22 +443,10 @@ export class Worker {
     });
   }
 
-  async #effectiveFor(run: Run) {
-    const { repos } = this.rt;
-    const state = await repos.schedules.get(run);
-    const source = state?.source ?? 'project';
-    const project = source === 'tenant' ? TENANT_PROJECT : run.project;
-    const document = await repos.documents.get({
-      tenant: run.tenant,
-      project,
-      path: schedulerPath(run.name),
-    });
-    if (document === undefined) return undefined;
-    try {
-      return { ...(await checkScheduler(repos, run.project, document)), document, source };
-    } catch {
-      return undefined;
-    }
+  // Undefined only for a document that is gone or refused; a store error is thrown, and the run
+  // stays as it is for the next pass (never ended scheduler-gone for an outage, issue #20).
+  #effectiveFor(run: Run) {
+    return schedulerOfRun(this.rt.repos, run);
   }
 
   async #endLost(run: Run, now: number): Promise<boolean> {
