@@ -4,6 +4,7 @@ import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
+import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
@@ -40,6 +41,12 @@ export interface WorkerOptions {
   readonly spawnRetryBaseMs?: number;
   /** Backoff of a record (a batch's starts, a run's end) the store refused; default {@link RECORD_RETRY}. */
   readonly recordRetry?: Backoff;
+  /**
+   * A jump of the wall clock against the monotonic clock between two passes beyond this,
+   * milliseconds, is logged, and after a jump back next runs are recomputed (see {@link ClockWatch});
+   * default {@link DEFAULT_CLOCK_JUMP_THRESHOLD_MS}.
+   */
+  readonly clockJumpThresholdMs?: number;
 }
 
 /**
@@ -87,6 +94,7 @@ export class Worker {
   readonly executor: Executor;
   readonly ticker: Ticker;
   readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry'>>;
+  readonly #clocks: ClockWatch;
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -116,6 +124,7 @@ export class Worker {
       leaseTtlMs: options.leaseTtlMs ?? 5000,
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
+      clockJumpThresholdMs: options.clockJumpThresholdMs ?? DEFAULT_CLOCK_JUMP_THRESHOLD_MS,
     };
     this.executor = new Executor(
       rt,
@@ -129,6 +138,7 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.#clocks = new ClockWatch(rt, this.#options.clockJumpThresholdMs);
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -387,6 +397,7 @@ export class Worker {
     while (!this.#stopping) {
       try {
         const ahead = this.#options.acquireAheadMs;
+        await this.#clocks.check();
         await this.tick(ahead);
         const now = clock.now();
         if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
