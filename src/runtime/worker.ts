@@ -61,6 +61,8 @@ export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
+/** What a reap's scheduler load answers for a run it deferred (a store error, issue #20). */
+const DEFERRED = Symbol('deferred');
 /** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
 const RECOVER_LIMIT = 1000;
 
@@ -262,6 +264,8 @@ export class Worker {
    * the run's state and worker.
    *
    * @param othersDead treat every other worker as dead (a SQLite store at start).
+   * @throws a store error, after the rest of the reap, when one met loading a run's scheduler
+   *   deferred that run: it stays claimed or queued, held here, for the next pass (issue #20).
    */
   async reap(othersDead = false): Promise<ReapResult> {
     const { repos, clock, log } = this.rt;
@@ -272,12 +276,20 @@ export class Worker {
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
     let manualFires = 0;
+    // A store error loading a run's scheduler defers that run (it stays claimed or queued, held
+    // here) and fails this reap once the rest is done, so that the next pass tries it again.
+    let deferred: unknown;
+    const defer = (error: unknown): typeof DEFERRED => {
+      deferred ??= error;
+      return DEFERRED;
+    };
     for (const run of await repos.runs.orphaned('started', live, 1000)) {
-      if (await this.#endLost(run, now)) lost++;
+      if (await this.#endLost(run, now, defer)) lost++;
     }
     for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
       if (!(await repos.runs.takeOver(run.correlationId, 'claimed', run.workerId, this.id))) continue;
-      const scheduler = await this.#effectiveFor(run);
+      const scheduler = await this.#effectiveFor(run).catch(defer);
+      if (scheduler === DEFERRED) continue;
       if (scheduler === undefined) {
         // Its document was deleted or broken meanwhile: end it visibly rather than start it.
         const ended: Run = {
@@ -298,7 +310,7 @@ export class Worker {
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
-      if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
+      if (run !== undefined && (await this.executor.promoteWaiting(run).catch(defer)) === true) resumed++;
     }
     // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
     // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
@@ -313,12 +325,12 @@ export class Worker {
       )
         continue;
       if (run.state === 'claimed') {
-        const scheduler = await this.#effectiveFor(run);
-        if (scheduler !== undefined) {
+        const scheduler = await this.#effectiveFor(run).catch(defer);
+        if (scheduler !== undefined && scheduler !== DEFERRED) {
           this.executor.start(run, scheduler);
           resumed++;
         }
-      } else if (await this.#endLost(run, now)) {
+      } else if (await this.#endLost(run, now, defer)) {
         lost++;
       }
     }
@@ -341,6 +353,7 @@ export class Worker {
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
     if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
+    if (deferred !== undefined) throw deferred;
     return { lost, resumed };
   }
 
@@ -460,7 +473,8 @@ export class Worker {
     return schedulerOfRun(this.rt.repos, run);
   }
 
-  async #endLost(run: Run, now: number): Promise<boolean> {
+  // `defer` takes a store error met loading the scheduler of the run waiting behind it (see reap).
+  async #endLost(run: Run, now: number, defer: (error: unknown) => unknown): Promise<boolean> {
     const { repos, log } = this.rt;
     // The run's end, END line and final log in one transaction (spec §9a): a store that fails
     // here leaves the run started and orphaned, and the next reap ends it.
@@ -479,7 +493,7 @@ export class Worker {
       'its worker was lost',
     );
     // Its lane is free now: a run waiting behind it gets its turn here.
-    await this.executor.promoteWaiting(run);
+    await this.executor.promoteWaiting(run).catch(defer);
     return true;
   }
 }
