@@ -1,2 +1,8 @@
-export { type ErrorCode, errorCatalogue } from './catalogue.js';
-export { isUrsaError, UrsaError, type UrsaErrorDetails, type ValidationIssue } from './ursa-error.js';
+export { type ErrorCode, type ErrorKind, errorCatalogue } from './catalogue.js';
+export {
+  isRefusal,
+  isUrsaError,
+  UrsaError,
+  type UrsaErrorDetails,
+  type ValidationIssue,
+} from './ursa-error.js';

@@ -1,4 +1,4 @@
-import { type ErrorCode, errorCatalogue } from './catalogue.js';
+import { type ErrorCode, type ErrorKind, errorCatalogue } from './catalogue.js';
 
 /**
  * One reason a document was refused: the field path (`cron`, `params.model`, `tags[1]`, `` for the
@@ -51,6 +51,11 @@ export class UrsaError extends Error {
     return errorCatalogue[this.code].status;
   }
 
+  /** What this error's code is about: input, state or infrastructure (see {@link ErrorKind}). */
+  get kind(): ErrorKind {
+    return errorCatalogue[this.code].kind;
+  }
+
   /** A plain object for JSON output: `{code, field?, message, issues?}` (`issues` only when set). */
   toJSON(): { code: ErrorCode; field?: string; message: string; issues?: readonly ValidationIssue[] } {
     const base =
@@ -64,4 +69,14 @@ export class UrsaError extends Error {
 /** True when `error` is an {@link UrsaError}, optionally with the given code. */
 export function isUrsaError(error: unknown, code?: ErrorCode): error is UrsaError {
   return error instanceof UrsaError && (code === undefined || error.code === code);
+}
+
+/**
+ * True when `error` is Ursa's refusal of an input or of the state it met (an {@link UrsaError} of
+ * kind `input` or `state`), the errors a catch site that reports "this document is invalid" or
+ * "this cannot start" may report. An infrastructure error (the store unreachable or busy, a
+ * failure inside Ursa) is never one: it says nothing about the input, and such a site rethrows it.
+ */
+export function isRefusal(error: unknown): error is UrsaError {
+  return error instanceof UrsaError && error.kind !== 'infrastructure';
 }

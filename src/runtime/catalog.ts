@@ -1,4 +1,4 @@
-import { UrsaError, type ValidationIssue } from '../errors/index.js';
+import { isRefusal, UrsaError, type ValidationIssue } from '../errors/index.js';
 import { builtinRecipe } from '../recipes/builtin.js';
 import { parseRecipeDocument } from '../recipes/parse.js';
 import { recipePath } from '../recipes/paths.js';
@@ -284,6 +284,10 @@ export async function projectSchedulerHeads(
  * same name whole. Broken documents are reported in `failures` and never stop the others.
  * With `names`, only the schedulers of those names are read and checked (a delta refresh, or the
  * documents a bootstrap found changed, issue #11).
+ *
+ * @throws the store's errors (`STORE_BUSY`, `STORE_UNAVAILABLE`, …) and anything else that is not
+ *   Ursa's refusal of a document (see `isRefusal`), also when met checking one scheduler: a
+ *   document is reported broken only for what is known about it (issue #20).
  */
 export async function loadProjectSchedulers(
   repos: Repositories,
@@ -320,7 +324,7 @@ export async function loadProjectSchedulers(
       const checked = await checkScheduler(repos, project, document, undefined, lookups);
       schedulers.set(name, { ...checked, source, document: headOf(document) });
     } catch (error) {
-      if (!(error instanceof UrsaError)) throw error;
+      if (!isRefusal(error)) throw error;
       failures.push({
         tenant,
         project: document.project,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { type EngineResult, runEngine } from '../engines/engine.js';
-import { UrsaError } from '../errors/index.js';
+import { isRefusal } from '../errors/index.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
@@ -544,6 +544,9 @@ export class Executor {
   /**
    * Gives the lane of a scheduler to its waiting run, if any (spec §5 `queue`, `cancelPrevious`):
    * takes the run over from whichever worker holds it (a compare-and-swap) and dispatches it here.
+   *
+   * @throws a store error met while loading its scheduler (when `scheduler` is not given): the run
+   *   stays queued, held here, and the worker's next reap gives it its turn (issue #20).
    */
   async promoteWaiting(
     run: Pick<Run, 'tenant' | 'project' | 'name'>,
@@ -704,7 +707,7 @@ export class Executor {
           started.correlationId,
         );
       } catch (error) {
-        if (!(error instanceof UrsaError)) throw error;
+        if (!isRefusal(error)) throw error;
         refusal = `workflow ${target.workflow} cannot start: ${error.message}`;
       }
     }

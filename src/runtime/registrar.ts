@@ -106,6 +106,9 @@ async function reportFailure(rt: Runtime, failure: LoadFailure): Promise<void> {
  * invalid document goes to its author's inbox. `only` limits the refresh to one scheduler (delta),
  * unless the project was not loaded (no state): then it has just become active and every scheduler
  * that fires in it is registered, the `_tenant` ones too (spec §3).
+ *
+ * @throws a store error; one met while reading or checking the scheduler documents comes before
+ *   anything is written: the states stay as they were and no inbox hears of it (issue #20).
  */
 export async function refreshProject(
   rt: Runtime,

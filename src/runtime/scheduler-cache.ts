@@ -1,4 +1,5 @@
 import type { CronExpression } from '../cron/index.js';
+import { isRefusal } from '../errors/index.js';
 import { recipePath } from '../recipes/paths.js';
 import type { SchedulerDefinition, SchedulerTarget } from '../scheduler/definition.js';
 import { parseSchedulerDocument, schedulerPath } from '../scheduler/document.js';
@@ -121,6 +122,10 @@ export class SchedulerCache {
    * The effective scheduler behind each state (same order), or undefined where its document is
    * gone, broken, or newer than the state (a refresh re-registers it). Fills what is missing or
    * stale, so resolving states ahead of their occurrence (a worker's start) seeds the cache.
+   *
+   * @throws the store's errors (`STORE_BUSY`, `STORE_UNAVAILABLE`, …) and any other error that is
+   *   not Ursa's refusal of a document: such a scheduler is neither valid nor broken as far as
+   *   anyone knows, so the caller's pass fails and is retried.
    */
   async resolve(states: readonly ScheduleState[]): Promise<(EffectiveScheduler | undefined)[]> {
     const resolved: (EffectiveScheduler | undefined)[] = [];
@@ -178,6 +183,7 @@ export class SchedulerCache {
         const sources = [key, ...targetCandidates(state.tenant, state.project, definition.target)];
         return { state, document, definition, sources };
       } catch {
+        // The parse reads nothing: whatever it throws is about the document.
         return undefined;
       }
     });
@@ -212,7 +218,10 @@ export class SchedulerCache {
             sources: sources.map((k) => ({ key: k, stamp: stamps.get(documentKeyString(k)) })),
           });
         filled.push(scheduler);
-      } catch {
+      } catch (error) {
+        // A store error says nothing about the document: the tick fails and is retried, and the
+        // state is not taken for a broken document (a refresh would remove it; issue #20).
+        if (!isRefusal(error)) throw error;
         filled.push(undefined);
       }
     }

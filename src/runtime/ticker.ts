@@ -99,14 +99,6 @@ export class Ticker {
       }
       return claims.map((c) => c.claim);
     });
-    for (const state of stale.values()) {
-      // The document changed or broke since the state was written: a refresh re-registers it.
-      log.warn(
-        { tenant: state.tenant, project: state.project },
-        'due scheduler has no valid document; refreshing',
-      );
-      await refreshProject(this.rt, state.tenant, state.project);
-    }
     const fire: Candidate[] = [];
     const skipped: { run: Run; scheduler: EffectiveScheduler; newest?: number }[] = [];
     let claimed = 0;
@@ -127,6 +119,16 @@ export class Ticker {
     this.executor.startMany(fire);
     for (const { run, scheduler, newest } of skipped)
       await this.executor.recorder.recordSkipped(run, scheduler, skippedDetails(run, newest));
+    // After the claims are dispatched: a refresh the store fails fails this pass, and must not
+    // hold back what was claimed (issue #20). The stale state stays due, so the next pass retries.
+    for (const state of stale.values()) {
+      // The document changed or broke since the state was written: a refresh re-registers it.
+      log.warn(
+        { tenant: state.tenant, project: state.project },
+        'due scheduler has no valid document; refreshing',
+      );
+      await refreshProject(this.rt, state.tenant, state.project);
+    }
     const result = {
       due: due.length,
       claimed,

@@ -4,16 +4,15 @@ import { GroupRecords } from '../fencing/group-records.js';
 import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
 import { endLeftoverGroups } from '../fencing/leftovers.js';
 import { SelfFence } from '../fencing/self-fence.js';
-import { schedulerPath } from '../scheduler/document.js';
-import { TENANT_PROJECT } from '../store/documents.js';
 import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
-import { checkScheduler } from './catalog.js';
+import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { schedulerOfRun } from './run-scheduler.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
 
@@ -61,6 +60,12 @@ export interface WorkerOptions {
   readonly spawnRetryBaseMs?: number;
   /** Backoff of a record (a batch's starts, a run's end) the store refused; default {@link RECORD_RETRY}. */
   readonly recordRetry?: Backoff;
+  /**
+   * A jump of the wall clock against the monotonic clock between two passes beyond this,
+   * milliseconds, is logged, and after a jump back next runs are recomputed (see {@link ClockWatch});
+   * default {@link DEFAULT_CLOCK_JUMP_THRESHOLD_MS}.
+   */
+  readonly clockJumpThresholdMs?: number;
 }
 
 /**
@@ -75,6 +80,8 @@ export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
+/** What a reap's scheduler load answers for a run it deferred (a store error, issue #20). */
+const DEFERRED = Symbol('deferred');
 /** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
 const RECOVER_LIMIT = 1000;
 
@@ -108,6 +115,7 @@ export class Worker {
   readonly executor: Executor;
   readonly ticker: Ticker;
   readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry'>>;
+  readonly #clocks: ClockWatch;
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -142,6 +150,7 @@ export class Worker {
       fenceGraceMs: options.fenceGraceMs ?? DEFAULT_FENCE_GRACE_MS,
       exclusive: options.exclusive ?? false,
       acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
+      clockJumpThresholdMs: options.clockJumpThresholdMs ?? DEFAULT_CLOCK_JUMP_THRESHOLD_MS,
     };
     this.executor = new Executor(
       rt,
@@ -168,6 +177,7 @@ export class Worker {
       this.executor.groups,
       options.recordRetry ?? RECORD_RETRY,
     );
+    this.#clocks = new ClockWatch(rt, this.#options.clockJumpThresholdMs);
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
     });
@@ -314,6 +324,8 @@ export class Worker {
    * the run's state and worker.
    *
    * @param othersDead treat every other worker as dead (a SQLite store at start).
+   * @throws a store error, after the rest of the reap, when one met loading a run's scheduler
+   *   deferred that run: it stays claimed or queued, held here, for the next pass (issue #20).
    */
   async reap(othersDead = false): Promise<ReapResult> {
     const { repos, clock, log } = this.rt;
@@ -324,15 +336,23 @@ export class Worker {
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker.
     let manualFires = 0;
+    // A store error loading a run's scheduler defers that run (it stays claimed or queued, held
+    // here) and fails this reap once the rest is done, so that the next pass tries it again.
+    let deferred: unknown;
+    const defer = (error: unknown): typeof DEFERRED => {
+      deferred ??= error;
+      return DEFERRED;
+    };
     const lostRuns = await repos.runs.orphaned('started', live, 1000);
     // What lost workers left running on this host ends before any of their work is ended or resumed.
     await endLeftoverGroups(this.rt, live, lostRuns);
     for (const run of lostRuns) {
-      if (await this.#endLost(run, now)) lost++;
+      if (await this.#endLost(run, now, defer)) lost++;
     }
     for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
       if (!(await repos.runs.takeOver(run.correlationId, 'claimed', run.workerId, this.id))) continue;
-      const scheduler = await this.#effectiveFor(run);
+      const scheduler = await this.#effectiveFor(run).catch(defer);
+      if (scheduler === DEFERRED) continue;
       if (scheduler === undefined) {
         // Its document was deleted or broken meanwhile: end it visibly rather than start it.
         const ended: Run = {
@@ -353,7 +373,7 @@ export class Worker {
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
-      if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
+      if (run !== undefined && (await this.executor.promoteWaiting(run).catch(defer)) === true) resumed++;
     }
     // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
     // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
@@ -368,12 +388,12 @@ export class Worker {
       )
         continue;
       if (run.state === 'claimed') {
-        const scheduler = await this.#effectiveFor(run);
-        if (scheduler !== undefined) {
+        const scheduler = await this.#effectiveFor(run).catch(defer);
+        if (scheduler !== undefined && scheduler !== DEFERRED) {
           this.executor.start(run, scheduler);
           resumed++;
         }
-      } else if (await this.#endLost(run, now)) {
+      } else if (await this.#endLost(run, now, defer)) {
         lost++;
       }
     }
@@ -396,6 +416,7 @@ export class Worker {
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
     if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
+    if (deferred !== undefined) throw deferred;
     return { lost, resumed };
   }
 
@@ -459,6 +480,7 @@ export class Worker {
       }
       try {
         const ahead = this.#options.acquireAheadMs;
+        await this.#clocks.check();
         await this.tick(ahead);
         const now = clock.now();
         if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
@@ -486,6 +508,9 @@ export class Worker {
         );
       } catch (error) {
         if (failures === 0) failingSince = clock.now();
+        // What a failed reap left (a run it could not load the scheduler of, a promotion) is
+        // looked at again in the next pass, not a heartbeat of the clock later (issue #20).
+        this.#lastReap = Number.NEGATIVE_INFINITY;
         await this.#failedPass(error, ++failures);
       }
     }
@@ -518,25 +543,14 @@ export class Worker {
     });
   }
 
-  async #effectiveFor(run: Run) {
-    const { repos } = this.rt;
-    const state = await repos.schedules.get(run);
-    const source = state?.source ?? 'project';
-    const project = source === 'tenant' ? TENANT_PROJECT : run.project;
-    const document = await repos.documents.get({
-      tenant: run.tenant,
-      project,
-      path: schedulerPath(run.name),
-    });
-    if (document === undefined) return undefined;
-    try {
-      return { ...(await checkScheduler(repos, run.project, document)), document, source };
-    } catch {
-      return undefined;
-    }
+  // Undefined only for a document that is gone or refused; a store error is thrown, and the run
+  // stays as it is for the next pass (never ended scheduler-gone for an outage, issue #20).
+  #effectiveFor(run: Run) {
+    return schedulerOfRun(this.rt.repos, run);
   }
 
-  async #endLost(run: Run, now: number): Promise<boolean> {
+  // `defer` takes a store error met loading the scheduler of the run waiting behind it (see reap).
+  async #endLost(run: Run, now: number, defer: (error: unknown) => unknown): Promise<boolean> {
     const { repos, log } = this.rt;
     // The run's end, END line and final log in one transaction (spec §9a): a store that fails
     // here leaves the run started and orphaned, and the next reap ends it.
@@ -555,7 +569,7 @@ export class Worker {
       'its worker was lost',
     );
     // Its lane is free now: a run waiting behind it gets its turn here.
-    await this.executor.promoteWaiting(run);
+    await this.executor.promoteWaiting(run).catch(defer);
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { runEngine } from '../engines/engine.js';
-import { UrsaError } from '../errors/index.js';
+import { isRefusal, UrsaError } from '../errors/index.js';
 import type { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
@@ -218,7 +218,7 @@ export class WorkflowRunner {
       params = mergeParams(recipe.params, rendered.params);
     } catch (error) {
       // Only Ursa's own words: the render translated every template error into TEMPLATE_FAILED.
-      if (!(error instanceof UrsaError)) throw error;
+      if (!isRefusal(error)) throw error;
       return fail(error.message);
     }
     const processId = `proc_${randomUUID()}`;

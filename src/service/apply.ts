@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { UrsaError, type ValidationIssue } from '../errors/index.js';
+import { isRefusal, UrsaError, type ValidationIssue } from '../errors/index.js';
 import { parseRecipeDocument } from '../recipes/parse.js';
 import { RECIPE_PREFIX } from '../recipes/paths.js';
 import { checkScheduler } from '../runtime/catalog.js';
@@ -88,7 +88,7 @@ export async function applyDirectory(
         parseWorkflowDocument(body, { name, path, limits: rt.settings.templateLimits });
       }
     } catch (error) {
-      if (!(error instanceof UrsaError)) throw error;
+      if (!isRefusal(error)) throw error;
       entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
       continue;
     }
@@ -115,7 +115,7 @@ export async function applyDirectory(
       validateName(schedulerNameFromPath(path));
       workflowTarget = (await checkScheduler(rt.repos, project, candidate)).workflow !== undefined;
     } catch (error) {
-      if (!(error instanceof UrsaError)) throw error;
+      if (!isRefusal(error)) throw error;
       entries.push({ path, status: 'invalid', message: error.message, issues: issuesOf(error) });
       continue;
     }

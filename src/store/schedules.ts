@@ -1,4 +1,4 @@
-import { type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
@@ -173,6 +173,56 @@ export class Schedules {
       .limit(limit)
       .execute();
     return rows.map(toState);
+  }
+
+  /**
+   * States that wait for an occurrence after `instant` (UTC ms), in key order, the page after the
+   * key `after` (from the first when missing), at most `limit`: what a replan after the wall clock
+   * was set back reads (issue #20).
+   */
+  async waitingAfter(
+    instant: number,
+    after: SchedulerKey | undefined,
+    limit: number,
+  ): Promise<ScheduleState[]> {
+    let query = this.store.db
+      .selectFrom('schedule_state')
+      .selectAll()
+      .where('next_run_at', 'is not', null)
+      .where('next_run_at', '>', instant);
+    if (after !== undefined)
+      query = query.where(
+        sql<SqlBool>`(tenant, project, name) > (${after.tenant}, ${after.project}, ${after.name})`,
+      );
+    const rows = await query.orderBy('tenant').orderBy('project').orderBy('name').limit(limit).execute();
+    return rows.map(toState);
+  }
+
+  /**
+   * Moves a state's `nextRunAt` to `nextRunAt` (a replan, issue #20), if it still waits for
+   * `expected.nextRunAt` after `expected.lastScheduledAt`: a claim or refresh in between wins.
+   * Returns whether it moved.
+   */
+  async replan(
+    key: SchedulerKey,
+    expected: { readonly nextRunAt: number; readonly lastScheduledAt: number | null },
+    nextRunAt: number,
+    now: number,
+  ): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('schedule_state')
+      .set({ next_run_at: nextRunAt, updated_at: now })
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .where('next_run_at', '=', expected.nextRunAt)
+      .where((eb) =>
+        expected.lastScheduledAt === null
+          ? eb('last_scheduled_at', 'is', null)
+          : eb('last_scheduled_at', '=', expected.lastScheduledAt),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /** The earliest `nextRunAt` of the whole store, or null when nothing is scheduled. */

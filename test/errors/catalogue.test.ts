@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue } from '../../src/errors/index.js';
+import { errorCatalogue, isRefusal, UrsaError } from '../../src/errors/index.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -19,18 +19,55 @@ function sourceFiles(dir: string): string[] {
 describe('error catalogue', () => {
   const doc = readFileSync(join(root, 'docs/errors.md'), 'utf8');
   const rows = new Map(
-    [...doc.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (.+) \|$/gm)].map((m) => [
+    [...doc.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([a-z]+) \| (.+) \|$/gm)].map((m) => [
       m[1],
-      { status: Number(m[2]), doc: m[3] },
+      { status: Number(m[2]), kind: m[3], doc: m[4] },
     ]),
   );
 
-  it('documents every code with its status and doc line, and nothing else', () => {
+  it('documents every code with its status, kind and doc line, and nothing else', () => {
     const expected = Object.entries(errorCatalogue).map(([code, e]) => [
       code,
-      { status: e.status, doc: e.doc },
+      { status: e.status, kind: e.kind, doc: e.doc },
     ]);
     expect([...rows.entries()]).toEqual(expected);
+  });
+
+  // issue #20: a kind for every code; the store's failures are infrastructure, never a refusal.
+  it('gives every code a kind, and the store failing or served elsewhere is infrastructure', () => {
+    const byKind = (kind: string) =>
+      Object.entries(errorCatalogue)
+        .filter(([, e]) => e.kind === kind)
+        .map(([code]) => code);
+    expect(byKind('infrastructure')).toEqual([
+      'STORE_UNAVAILABLE',
+      'STORE_BUSY',
+      'STORE_FULL',
+      'STORE_LOCKED',
+      'INTERNAL',
+    ]);
+    expect(byKind('state')).toEqual([
+      'NOT_FOUND',
+      'CONFLICT',
+      'FORBIDDEN',
+      'UNAUTHENTICATED',
+      'LOCKED',
+      'VERSION_MISMATCH',
+    ]);
+    // Every code that asks the caller to come back later (503, 507) is infrastructure.
+    for (const [code, e] of Object.entries(errorCatalogue))
+      if (e.status === 503 || e.status === 507) expect(e.kind, code).toBe('infrastructure');
+  });
+
+  it('takes only input and state errors for refusals (isRefusal)', () => {
+    for (const [code, e] of Object.entries(errorCatalogue)) {
+      const error = new UrsaError(code as keyof typeof errorCatalogue, 'm');
+      expect([code, error.kind, isRefusal(error)]).toEqual([code, e.kind, e.kind !== 'infrastructure']);
+    }
+    // Whatever is not Ursa's own word says nothing about the input either.
+    expect(isRefusal(new Error('SQLITE_BUSY: database is locked'))).toBe(false);
+    expect(isRefusal(new TypeError('x is undefined'))).toBe(false);
+    expect(isRefusal(undefined)).toBe(false);
   });
 
   it('uses every catalogued code somewhere in src/', () => {

@@ -5,6 +5,7 @@ import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
+import { capturedLog, type LogLine } from '../support/faults.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';
@@ -29,6 +30,12 @@ async function runsOf(rt: Runtime, name: string) {
   return (await rt.repos.runs.listForScheduler(T, P, name, 100)).reverse();
 }
 
+/** The lines the loop logs for a jump of the wall clock (issue #20). */
+const jumps = (lines: readonly LogLine[]) =>
+  lines
+    .filter((l) => typeof l.jumpMs === 'number')
+    .map((l) => ({ level: l.level, direction: l.direction, jumpMs: l.jumpMs }));
+
 async function feedOf(rt: Runtime, name: string) {
   return (await rt.repos.feed.listForRef(T, P, 'SCHEDULER', name, 100)).reverse();
 }
@@ -40,7 +47,8 @@ describe.each(DIALECTS)('wall-clock jumps on %s (issue #12, decisions §4)', (di
       '_vance/scheduler/once.yaml': cronScheduler('*/10 * * * * *', 'noop'),
       '_vance/scheduler/skip.yaml': cronScheduler('*/10 * * * * *', 'noop', 'misfire: skip\n'),
     });
-    running = t.worker({ acquireAheadMs: 0, maxSleepMs: 20 });
+    const { log, lines } = capturedLog('info');
+    running = t.worker({ acquireAheadMs: 0, maxSleepMs: 20 }, { ...t.rt, log });
     await running.start();
     t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
     await until(async () => (await runsOf(t.rt, 'skip'))[0]?.state === 'ended', 'the 08:00:10 runs');
@@ -91,6 +99,74 @@ describe.each(DIALECTS)('wall-clock jumps on %s (issue #12, decisions §4)', (di
       const state = await t.rt.repos.schedules.get({ tenant: T, project: P, name });
       expect(iso(state?.nextRunAt as number)).toBe('2026-06-01T09:00:20Z');
     }
+    // issue #20: the jump is logged at warn with its size and direction (the steps of 10 s too);
+    // forward, nothing is recomputed: the misfire policies decided above.
+    const [hour] = jumps(lines).filter((j) => (j.jumpMs as number) > 60_000);
+    expect(hour).toMatchObject({ level: 40, direction: 'forward' });
+    expect(hour?.jumpMs).toBeGreaterThanOrEqual(3_595_000);
+    expect(hour?.jumpMs).toBeLessThanOrEqual(3_605_000);
+    expect(jumps(lines).every((j) => j.direction === 'forward')).toBe(true);
+    expect(lines.some((l) => l.msg === 'next runs recomputed after the wall clock was set back')).toBe(false);
+  });
+
+  it('jumping back an hour while the loop runs: a scheduler fires at the next minute of the new now, not an hour later, and nothing claimed or absorbed runs again (issue #20)', {
+    timeout: 20_000,
+  }, async () => {
+    const t = await setup(dialect, { '_vance/scheduler/ran.yaml': cronScheduler('0 * * * * *', 'noop') });
+    const { log, lines } = capturedLog('info');
+    running = t.worker({ acquireAheadMs: 0, maxSleepMs: 20 }, { ...t.rt, log });
+    // The loop starts four minutes late: one run for 08:01, coalesced up to 08:05.
+    t.clock.set(Date.parse('2026-06-01T08:05:00Z'));
+    await running.start();
+    await until(async () => (await runsOf(t.rt, 'ran'))[0]?.state === 'ended', 'the catch-up of ran');
+    // A scheduler added at 08:05: its first occurrence is 08:06.
+    await applyDirectory(
+      t.rt,
+      projectFolder({
+        '_vance/scheduler/ran.yaml': cronScheduler('0 * * * * *', 'noop'),
+        '_vance/scheduler/fresh.yaml': cronScheduler('0 * * * * *', 'noop'),
+      }),
+      T,
+      P,
+      libraryActor('alice'),
+    );
+    const state = (name: string) => t.rt.repos.schedules.get({ tenant: T, project: P, name });
+    expect(iso((await state('fresh'))?.nextRunAt as number)).toBe('2026-06-01T08:06:00Z');
+
+    // The wall clock is set back an hour.
+    t.clock.set(Date.parse('2026-06-01T07:05:00Z'));
+    await until(
+      () => lines.some((l) => l.msg === 'next runs recomputed after the wall clock was set back'),
+      'the recomputation',
+    );
+    // fresh waits for the next minute of the new time; ran claimed 08:01 and absorbed up to 08:05,
+    // so it waits for 08:06 still, not for an occurrence it already served.
+    expect(iso((await state('fresh'))?.nextRunAt as number)).toBe('2026-06-01T07:06:00Z');
+    expect([
+      iso((await state('ran'))?.nextRunAt as number),
+      iso((await state('ran'))?.lastScheduledAt as number),
+    ]).toEqual(['2026-06-01T08:06:00Z', '2026-06-01T08:01:00Z']);
+    const [back] = jumps(lines);
+    expect(back).toMatchObject({ level: 40, direction: 'back' });
+    expect(back?.jumpMs).toBeGreaterThanOrEqual(3_600_000);
+    expect(back?.jumpMs).toBeLessThan(3_610_000);
+    expect(
+      lines.find((l) => l.msg === 'next runs recomputed after the wall clock was set back'),
+    ).toMatchObject({ looked: 2, replanned: 1 });
+
+    t.clock.set(Date.parse('2026-06-01T07:06:00Z'));
+    await until(async () => (await runsOf(t.rt, 'fresh'))[0]?.state === 'ended', 'the run of fresh at 07:06');
+    await running.executor.settled();
+    expect((await runsOf(t.rt, 'fresh')).map((r) => [iso(r.scheduledFor), r.outcome, r.coalesced])).toEqual([
+      ['2026-06-01T07:06:00Z', 'completed', false],
+    ]);
+    expect(
+      (await runsOf(t.rt, 'ran')).map((r) => [
+        iso(r.scheduledFor),
+        r.coalesced,
+        r.coalescedUntil && iso(r.coalescedUntil),
+      ]),
+    ).toEqual([['2026-06-01T08:01:00Z', true, '2026-06-01T08:05:00Z']]);
   });
 
   it('jumping back an hour: nothing fires twice, a restart keeps the stored state, and it goes on where it was', async () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type DstNote, dstNotes, nextFireTimes, parseCron } from '../../cron/index.js';
-import { UrsaError } from '../../errors/index.js';
+import { isRefusal, UrsaError } from '../../errors/index.js';
 import { formatWall } from '../../time/calendar.js';
 import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
 import { type TimeZone, timeZone } from '../../time/zone.js';
@@ -69,7 +69,7 @@ async function runBatch(io: CliIo): Promise<void> {
       const times = nextFireTimes(parseCron(input.expr), zone, from, count);
       answer = { next: times.map(formatInstant) };
     } catch (error) {
-      if (!(error instanceof UrsaError)) throw error;
+      if (!isRefusal(error)) throw error;
       answer = { error: error.toJSON() };
     }
     io.stdout.write(`${JSON.stringify(answer)}\n`);
