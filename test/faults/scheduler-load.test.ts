@@ -150,7 +150,8 @@ describe.each(DIALECTS)('a store error while loading a scheduler on %s (issue #2
     // waiting one, whose scheduler check (the runAs lookup) meets the store error — twice: at the
     // promotion after the lost run's end, and at the reap's look for waiting runs after it.
     faults.failNext('users', () => storeFailure(dialect), { count: 2 });
-    t.clock.set(at('08:00:26'));
+    // Past the lease and the takeover margin (7 s) of its last heartbeat at 08:00:20.
+    t.clock.set(at('08:00:28'));
     // Without moving the clock again: the next pass looks at the waiting run again.
     await until(() => engine2.processes.length > 0, "the waiting run's turn");
     const [promoted] = engine2.processes;
