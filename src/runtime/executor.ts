@@ -16,6 +16,7 @@ import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
+import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { processOf, projectKey, startDetails } from './run-records.js';
 import { StartLead } from './start-lead.js';
@@ -226,6 +227,11 @@ export class Executor {
         return;
       }
       await this.#endsWritten(items.map(({ run }) => run));
+      // The drain's final stop came while this batch awaited the store: the runs stay claimed.
+      if (this.#stopped.signal.aborted) {
+        for (const { run } of items) this.#inflight.delete(run.correlationId);
+        return;
+      }
       const began = performance.now();
       const at = clock.now();
       started = items.map(({ run, scheduler }) => ({
@@ -520,8 +526,8 @@ export class Executor {
     await Promise.race([this.settled(), grace]);
     clearTimeout(timer);
     this.#stopped.abort();
-    for (const { controller } of this.#running.values()) controller.abort('shutdown');
-    await this.workflows.stopAll('shutdown');
+    for (const { controller } of this.#running.values()) controller.abort(SHUTDOWN_REASON);
+    await this.workflows.shutDown(SHUTDOWN_REASON);
     await this.settled();
   }
 
@@ -548,7 +554,7 @@ export class Executor {
 
   /** Registers a process as running here; its controller stops it. */
   #register(run: Run): AbortController {
-    const controller = new AbortController();
+    const controller = runController(this.#stopped.signal);
     this.#running.set(run.correlationId, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
     return controller;
@@ -578,6 +584,8 @@ export class Executor {
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
+    // The drain's final stop came while this dispatch awaited the store: the run stays claimed.
+    if (this.#stopped.signal.aborted) return;
     const at = clock.now();
     const { decision, active } = await repos.lanes.admit({
       key: held,
@@ -936,6 +944,9 @@ export class Executor {
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
       }
+      // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
+      const stopped = stoppedBeforeEntry(controller.signal);
+      if (stopped !== undefined) return stopped;
       return await runEngine(engine, {
         processId,
         recipe,

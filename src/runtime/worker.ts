@@ -92,6 +92,8 @@ export class Worker {
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
+  // The start-up in progress or done (see start), never rejecting: stop() waits for it.
+  #starting: Promise<void> | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: (() => Promise<void>) | undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -337,7 +339,14 @@ export class Worker {
   }
 
   /** Bootstraps and runs the loop until {@link stop}. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    const starting = this.#startUp();
+    // stop() waits for it (see #starting); a failed start is the caller's to hear of.
+    this.#starting = starting.catch(() => {});
+    return starting;
+  }
+
+  async #startUp(): Promise<void> {
     await this.#register();
     this.#renewLease();
     // A store that fails during start-up (down, locked) is retried as a failed pass of the loop is,
@@ -345,6 +354,7 @@ export class Worker {
     for (let failures = 0; !this.#stopping; ) {
       try {
         await this.reap(this.#options.exclusive);
+        if (this.#stopping) return;
         await this.#bootstrapRefresh();
         const unsubscribe = await this.rt.repos.store.onChange(() => {
           // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
@@ -369,10 +379,13 @@ export class Worker {
   /**
    * Graceful stop (decisions §5): stop claiming, let running processes finish within the
    * grace period, then stop them (outcome `cancelled`, reason `shutdown`); nothing is left running.
+   * A start-up in progress is let reach a safe point first, so that no run its reap dispatches
+   * starts after the drain (issue #20).
    */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wake?.();
+    await this.#starting;
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
     clearInterval(this.#heartbeat);
