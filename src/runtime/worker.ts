@@ -10,6 +10,7 @@ import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { resumeClaimed } from './resume.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
 
@@ -269,26 +270,14 @@ export class Worker {
     for (const run of await repos.runs.orphaned('started', live, 1000)) {
       if (await this.#endLost(run, now)) lost++;
     }
-    for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
-      if (!(await repos.runs.takeOver(run.correlationId, 'claimed', run.workerId, this.id))) continue;
-      const scheduler = await this.#effectiveFor(run);
-      if (scheduler === undefined) {
-        // Its document was deleted or broken meanwhile: end it visibly rather than start it.
-        const ended: Run = {
-          ...run,
-          workerId: this.id,
-          state: 'ended',
-          outcome: 'failed',
-          reason: 'scheduler-gone',
-          endedAt: now,
-        };
-        await this.executor.recorder.endFailed(ended, 'claimed', { reason: 'scheduler-gone' });
-        continue;
-      }
-      this.executor.start({ ...run, workerId: this.id }, scheduler);
-      resumed++;
-      if (run.workerId === null) manualFires++;
-    }
+    // Claimed runs of lost workers (and manual fires): a few queries for the lot (issue #20).
+    const orphans = await repos.runs.orphaned('claimed', live, 1000);
+    const taken = await resumeClaimed(this.rt, this.executor, orphans, {
+      takeOver: true,
+      stopping: () => this.#stopping,
+    });
+    resumed += taken.resumed;
+    manualFires += taken.manualFires;
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
