@@ -60,6 +60,13 @@ const SCENARIOS = {
     flags: ['--rounds'], // --rounds=N renders per template (20)
     peers: false,
   },
+  reap: {
+    module: './reap.mjs',
+    description:
+      "a new worker's reap of a dead worker's claimed runs: wall time of the reap and until every run ended (SQLite, PostgreSQL)",
+    flags: ['--count', '--rounds', '--stores'], // --count=N claimed runs (1000), --rounds=N (3)
+    peers: false,
+  },
   throughput: {
     module: './throughput.mjs',
     description:

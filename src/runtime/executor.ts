@@ -19,6 +19,7 @@ import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
+import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { processOf, projectKey, startDetails } from './run-records.js';
@@ -237,8 +238,9 @@ export class Executor {
         return;
       }
       await this.#endsWritten(items.map(({ run }) => run));
-      if (!this.lease.held) {
-        // Fenced: the runs stay claimed, for this worker once it renews its lease, or another.
+      // Fenced, or the drain's final stop came while this batch awaited the store: the runs stay
+      // claimed, for this worker once it renews its lease, or for the next one.
+      if (!this.lease.held || this.#stopped.signal.aborted) {
         for (const { run } of items) this.#inflight.delete(run.correlationId);
         return;
       }
@@ -536,8 +538,8 @@ export class Executor {
     await Promise.race([this.settled(), grace]);
     clearTimeout(timer);
     this.#stopped.abort();
-    for (const { controller } of this.#running.values()) controller.abort('shutdown');
-    await this.workflows.stopAll('shutdown');
+    for (const { controller } of this.#running.values()) controller.abort(SHUTDOWN_REASON);
+    await this.workflows.shutDown(SHUTDOWN_REASON);
     await this.settled();
   }
 
@@ -567,7 +569,7 @@ export class Executor {
 
   /** Registers a process as running here; its controller stops it. */
   #register(run: Run): AbortController {
-    const controller = new AbortController();
+    const controller = runController(this.#stopped.signal);
     this.#running.set(run.correlationId, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
     this.lease.setRunning(this.#running.size);
@@ -604,8 +606,9 @@ export class Executor {
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
-    // Fenced: the run stays as it is held, for this worker once it renews its lease, or another.
-    if (!this.lease.held) return;
+    // Fenced, or the drain's final stop came while this dispatch awaited the store: the run stays
+    // as it is held, for this worker once it renews its lease, or for the next one.
+    if (!this.lease.held || this.#stopped.signal.aborted) return;
     const at = clock.now();
     const { decision, active } = await repos.lanes.admit({
       key: held,
@@ -973,6 +976,9 @@ export class Executor {
       }
       // Checked in the same turn as the engine's entry: no process starts once the lease is lost.
       if (!this.lease.held) controller.abort(LEASE_LOST);
+      // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
+      const stopped = stoppedBeforeEntry(controller.signal);
+      if (stopped !== undefined) return stopped;
       const running = runEngine(engine, {
         processId,
         recipe,

@@ -12,6 +12,7 @@ import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { resumeClaimed } from './resume.js';
 import { schedulerOfRun } from './run-scheduler.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
@@ -119,6 +120,8 @@ export class Worker {
   #stopping = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
+  // The start-up in progress or done (see start), never rejecting: stop() waits for it.
+  #starting: Promise<void> | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #unsubscribe: (() => Promise<void>) | undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -349,27 +352,18 @@ export class Worker {
     for (const run of lostRuns) {
       if (await this.#endLost(run, now, defer)) lost++;
     }
-    for (const run of await repos.runs.orphaned('claimed', live, 1000)) {
-      if (!(await repos.runs.takeOver(run.correlationId, 'claimed', run.workerId, this.id))) continue;
-      const scheduler = await this.#effectiveFor(run).catch(defer);
-      if (scheduler === DEFERRED) continue;
-      if (scheduler === undefined) {
-        // Its document was deleted or broken meanwhile: end it visibly rather than start it.
-        const ended: Run = {
-          ...run,
-          workerId: this.id,
-          state: 'ended',
-          outcome: 'failed',
-          reason: 'scheduler-gone',
-          endedAt: now,
-        };
-        await this.executor.recorder.endFailed(ended, 'claimed', { reason: 'scheduler-gone' });
-        continue;
-      }
-      this.executor.start({ ...run, workerId: this.id }, scheduler);
-      resumed++;
-      if (run.workerId === null) manualFires++;
-    }
+    // Claimed runs of lost workers (and manual fires): a few queries for the lot. A store error
+    // reading their schedulers takes none of them over; it fails this reap once the rest is done.
+    const orphans = await repos.runs.orphaned('claimed', live, 1000);
+    const taken = await resumeClaimed(this.rt, this.executor, orphans, {
+      takeOver: true,
+      stopping: () => this.#stopping,
+    }).catch((error: unknown) => {
+      defer(error);
+      return { resumed: 0, manualFires: 0 };
+    });
+    resumed += taken.resumed;
+    manualFires += taken.manualFires;
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
@@ -421,7 +415,14 @@ export class Worker {
   }
 
   /** Bootstraps and runs the loop until {@link stop}. */
-  async start(): Promise<void> {
+  start(): Promise<void> {
+    const starting = this.#startUp();
+    // stop() waits for it (see #starting); a failed start is the caller's to hear of.
+    this.#starting = starting.catch(() => {});
+    return starting;
+  }
+
+  async #startUp(): Promise<void> {
     await this.#register();
     this.#renewLease();
     // A store that fails during start-up (down, locked) is retried as a failed pass of the loop is,
@@ -429,6 +430,7 @@ export class Worker {
     for (let failures = 0; !this.#stopping; ) {
       try {
         await this.reap(this.#options.exclusive);
+        if (this.#stopping) return;
         await this.#bootstrapRefresh();
         const unsubscribe = await this.rt.repos.store.onChange(() => {
           // A change may be a manual fire or a stop request: look at once, not at the next heartbeat.
@@ -453,10 +455,13 @@ export class Worker {
   /**
    * Graceful stop (decisions §5): stop claiming, let running processes finish within the
    * grace period, then stop them (outcome `cancelled`, reason `shutdown`); nothing is left running.
+   * A start-up in progress is let reach a safe point first, so that no run its reap dispatches
+   * starts after the drain (issue #20).
    */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wake?.();
+    await this.#starting;
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
     await this.#groupRecords.stop();

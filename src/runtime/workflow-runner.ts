@@ -74,6 +74,8 @@ export function workflowParams(
 export class WorkflowRunner {
   readonly #running = new Map<string, AbortController>();
   readonly #tasks = new Set<Promise<unknown>>();
+  // The reason of the final stop of the worker (see shutDown); undefined until then.
+  #shutDown: string | undefined;
 
   constructor(
     private readonly rt: Runtime,
@@ -128,6 +130,7 @@ export class WorkflowRunner {
     );
     const run = (await repos.workflowRuns.get(tenant, id)) as WorkflowRun;
     const controller = new AbortController();
+    if (this.#shutDown !== undefined) controller.abort(this.#shutDown);
     this.#running.set(id, controller);
     const done = this.#execute(run, definition, resolved, controller.signal).finally(() =>
       this.#running.delete(id),
@@ -142,6 +145,16 @@ export class WorkflowRunner {
     const controller = this.#running.get(id);
     controller?.abort(reason);
     return controller !== undefined;
+  }
+
+  /**
+   * A worker's final stop: stops every run of this process, as {@link stopAll}, and every run
+   * started from now on is stopped before its first step (a start that was awaiting the store
+   * meanwhile), so that none outlives the worker.
+   */
+  shutDown(reason: string): Promise<void> {
+    this.#shutDown = reason;
+    return this.stopAll(reason);
   }
 
   /** Stops every run of this process and waits for them to end (a worker's shutdown). */

@@ -55,6 +55,9 @@ export interface Run {
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
+/** How many runs one statement of {@link Runs.takeOverMany} moves: well under either store's bound parameters. */
+const TAKE_OVER_CHUNK = 500;
+
 function toRun(row: Selectable<RunsTable>): Run {
   return {
     correlationId: row.correlation_id,
@@ -225,6 +228,39 @@ export class Runs {
       .where((eb) => (from === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', from)))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * {@link takeOver} for many runs in `state`, each from the worker it was read with (`workerId`,
+   * null for none): one statement per such worker and {@link TAKE_OVER_CHUNK} runs, each row
+   * still a compare-and-swap. Returns the correlation ids of the runs moved to `to`.
+   */
+  async takeOverMany(
+    runs: readonly Pick<Run, 'correlationId' | 'workerId'>[],
+    state: Run['state'],
+    to: string,
+  ): Promise<Set<string>> {
+    const byWorker = new Map<string | null, string[]>();
+    for (const run of runs) {
+      const ids = byWorker.get(run.workerId) ?? [];
+      ids.push(run.correlationId);
+      byWorker.set(run.workerId, ids);
+    }
+    const taken = new Set<string>();
+    for (const [from, ids] of byWorker) {
+      for (let i = 0; i < ids.length; i += TAKE_OVER_CHUNK) {
+        const rows = await this.store.db
+          .updateTable('runs')
+          .set({ worker_id: to })
+          .where('correlation_id', 'in', ids.slice(i, i + TAKE_OVER_CHUNK))
+          .where('state', '=', state)
+          .where((eb) => (from === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', from)))
+          .returning('correlation_id')
+          .execute();
+        for (const row of rows) taken.add(row.correlation_id);
+      }
+    }
+    return taken;
   }
 
   /**

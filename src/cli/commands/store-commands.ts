@@ -140,16 +140,22 @@ async function runWorker(
       await ensureAdminToken(rt, io);
     }
     holding = true;
-    await worker.start();
-    loopRunning = true;
-    log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
-    const lost = await Promise.race([
-      new Promise<false>((done) => {
-        process.once('SIGINT', () => done(false));
-        process.once('SIGTERM', () => done(false));
-      }),
-      worker.lost.then(() => true as const),
-    ]);
+    // Listened for from the start-up on: a signal during it (a long reap) stops the worker as
+    // gracefully as one after it, rather than end the process with its runs' processes alive.
+    const signalled = new Promise<false>((done) => {
+      process.once('SIGINT', () => done(false));
+      process.once('SIGTERM', () => done(false));
+    });
+    const startUp = worker.start();
+    const early = await Promise.race([startUp.then(() => undefined), signalled]);
+    if (early === undefined) {
+      loopRunning = true;
+      log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
+    } else {
+      // stop() below waits for the start-up to reach a safe point; its failure is of no use now.
+      startUp.catch(() => {});
+    }
+    const lost = early ?? (await Promise.race([signalled, worker.lost.then(() => true as const)]));
     log.info('stopping: no new claims; finishing running processes');
     loopRunning = false;
     if (app !== undefined) {
