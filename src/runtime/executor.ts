@@ -6,7 +6,8 @@ import { UrsaError } from '../errors/index.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
-import { ACTIVE_STATUSES, processRow } from '../store/processes.js';
+import { fenceOf } from '../store/fencing.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
@@ -17,7 +18,7 @@ import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './cata
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
-import { processOf, projectKey, startDetails } from './run-records.js';
+import { projectKey, startRecord, workflowStartRecord } from './run-records.js';
 import { StartLead } from './start-lead.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
@@ -262,9 +263,13 @@ export class Executor {
     for (const [i, entry] of started.entries()) {
       const outcome = outcomes[i];
       // Not started here: the single path decides with the policy (or finds the run is not ours).
-      if (outcome === 'deferred') this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
+      if (outcome === 'deferred' || outcome === undefined)
+        this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
       // Registered before any await: a stop request from now on finds the process here.
-      else launch.push({ ...entry, controller: this.#register(entry.run) });
+      else {
+        const run: Run = { ...entry.run, ...outcome };
+        launch.push({ ...entry, run, controller: this.#register(run) });
+      }
     }
     if (launch.length === 0) return;
     // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
@@ -316,25 +321,19 @@ export class Executor {
     returned: ReadonlySet<string>,
   ): Promise<void> {
     const { repos } = this.rt;
-    const first = launched[0]?.run.processId as string;
-    await this.#persist('the start of a batch', async (attempt) => {
-      // A retry after a commit whose answer was lost finds the processes written.
-      if (attempt > 0 && (await repos.processes.get(first)) !== undefined) return;
-      await repos.lanes.recordStarts(
-        launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
-        launched.map(({ run, scheduler, params }) =>
-          processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
-        ),
-        launched.map(({ run, scheduler }) =>
-          feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
-        ),
-      );
-    });
+    const ours = await this.#persist('the start of a batch', () =>
+      repos.lanes.recordStarts(
+        launched.map(({ run, scheduler, params }) => startRecord(run, scheduler, params, 'running')),
+      ),
+    );
+    // Not ours any more (another worker ended it or started it again): its process must not go on.
+    for (const { run } of launched)
+      if (!ours.has(run.correlationId)) this.#running.get(run.correlationId)?.controller.abort('worker-lost');
     // A run that already ended has its final log (the end writes it whole): this one yields to it,
     // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
     // written leaves its START line, and the recovery writes its log: spec §9a).
     const logs = launched.flatMap(({ run, scheduler }) => {
-      if (returned.has(run.correlationId)) return [];
+      if (returned.has(run.correlationId) || !ours.has(run.correlationId)) return [];
       const row = this.recorder.runLogRow(
         run,
         scheduler,
@@ -579,7 +578,7 @@ export class Executor {
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
     const at = clock.now();
-    const { decision, active } = await repos.lanes.admit({
+    const { decision, active, attempt } = await repos.lanes.admit({
       key: held,
       correlationId: held.correlationId,
       workerId: held.workerId,
@@ -622,6 +621,7 @@ export class Executor {
           sessionId: session?.id ?? null,
           processId,
           startedAt: at,
+          ...attempt,
         };
         await (workflow ? this.#runWorkflow(started, scheduler) : this.#run(started, scheduler));
       }
@@ -633,7 +633,15 @@ export class Executor {
     const { definition } = scheduler;
     const processId = started.processId as string;
     const params = mergeParams(recipeOf(scheduler).params, definition.params);
-    await repos.processes.create(processOf(started, scheduler, params, 'ready'));
+    // Its process and START line, unless another worker took the run over since it was admitted.
+    const ours = await repos.lanes.recordStarts([startRecord(started, scheduler, params, 'ready')]);
+    if (!ours.has(started.correlationId)) {
+      this.rt.log.info(
+        { scheduler: started.name, correlationId: started.correlationId },
+        'run not started here: another worker took it over',
+      );
+      return;
+    }
     // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
     // request found no row to mark, so look for the waiting run now.
     if (
@@ -643,13 +651,6 @@ export class Executor {
     ) {
       await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
     }
-    await this.recorder.appendLine(
-      started,
-      'START',
-      started.startedAt as number,
-      'pending',
-      startDetails(started, scheduler),
-    );
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }
@@ -677,6 +678,7 @@ export class Executor {
           definition.params,
           started.runAs,
           started.correlationId,
+          { fencingToken: started.fencingToken as number, attempt: started.attempt },
         );
       } catch (error) {
         if (!(error instanceof UrsaError)) throw error;
@@ -697,11 +699,14 @@ export class Executor {
       return;
     }
     const workflowRunId = handle.run.id;
-    await this.recorder.appendLine(started, 'START', started.startedAt as number, 'pending', {
-      workflowRunId,
-      workflow: target.workflow,
-      runAs: started.runAs,
-    });
+    const ours = await this.rt.repos.lanes.recordStarts([
+      workflowStartRecord(started, workflowRunId, target.workflow),
+    ]);
+    // Another worker took the run over since it was admitted: its workflow run must not go on.
+    if (!ours.has(started.correlationId)) {
+      this.workflows.stopLocal(workflowRunId, 'worker-lost');
+      return;
+    }
     await this.recorder.writeRunLog(started, undefined, scheduler, handle.run);
     this.rt.log.info(
       { scheduler: started.name, correlationId: started.correlationId, workflowRunId },
@@ -928,10 +933,12 @@ export class Executor {
     const controller = registered ?? this.#register(run);
     try {
       if (registered === undefined) {
-        await repos.processes.transition(processId, ['ready'], {
-          status: 'running',
-          started_at: clock.now(),
-        });
+        await repos.processes.transition(
+          processId,
+          ['ready'],
+          { status: 'running', started_at: clock.now() },
+          fenceOf(run),
+        );
         // A stop requested before the process was registered here (cancelPrevious from another worker).
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
@@ -948,10 +955,14 @@ export class Executor {
           correlationId: run.correlationId,
           scheduledFor: run.scheduledFor,
           runAs: run.runAs,
+          fencingToken: run.fencingToken as number,
+          attempt: run.attempt,
         },
         signal: controller.signal,
         report: (status) => {
-          this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
+          this.#track(
+            repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
+          );
         },
       });
     } finally {

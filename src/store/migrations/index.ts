@@ -11,6 +11,7 @@ import * as runLockMode from './0008-run-lock-mode.js';
 import * as tokenScope from './0009-token-scope.js';
 import * as documentAudit from './0010-document-audit.js';
 import * as storeOwner from './0011-store-owner.js';
+import * as runFencing from './0013-run-fencing.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -29,6 +30,7 @@ const ALL: Record<string, DialectMigration> = {
   '0009-token-scope': tokenScope,
   '0010-document-audit': documentAudit,
   '0011-store-owner': storeOwner,
+  '0013-run-fencing': runFencing,
 };
 
 /**
