@@ -105,6 +105,7 @@ interface Running {
  */
 export class Executor {
   readonly #tasks = new Set<Promise<void>>();
+  // By process id: two attempts of one run are two processes (the stale one is stopped alone).
   readonly #running = new Map<string, Running>();
   readonly #inflight = new Set<string>();
   // Aborted when a drain begins: no new starts, no promotions, and backoff sleeps end.
@@ -293,7 +294,13 @@ export class Executor {
     // delayed by the promises of the runs entered before it.
     const entered = launch.map(({ run, scheduler, params, controller }) => {
       const now: Run = { ...run, startedAt: clock.now() };
-      return { run: now, scheduler, params, running: this.#runEngine(now, scheduler, params, controller) };
+      return {
+        run: now,
+        scheduler,
+        params,
+        controller,
+        running: this.#runEngine(now, scheduler, params, controller),
+      };
     });
     // Runs whose engine already returned: their end writes the final run log, so no pending one.
     const returned = new Set<string>();
@@ -316,7 +323,12 @@ export class Executor {
   // The batch's start instants, processes and START lines (one transaction), then its pending run
   // logs; each retried while the store fails, so that the runs' ends find them (issue #12).
   async #recordStarts(
-    launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
+    launched: readonly {
+      run: Run;
+      scheduler: EffectiveScheduler;
+      params: Record<string, unknown>;
+      controller: AbortController;
+    }[],
     retention: ReadonlyMap<string, number>,
     returned: ReadonlySet<string>,
   ): Promise<void> {
@@ -327,8 +339,8 @@ export class Executor {
       ),
     );
     // Not ours any more (another worker ended it or started it again): its process must not go on.
-    for (const { run } of launched)
-      if (!ours.has(run.correlationId)) this.#running.get(run.correlationId)?.controller.abort('worker-lost');
+    for (const { run, controller } of launched)
+      if (!ours.has(run.correlationId)) controller.abort('worker-lost');
     // A run that already ended has its final log (the end writes it whole): this one yields to it,
     // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
     // written leaves its START line, and the recovery writes its log: spec §9a).
@@ -548,7 +560,7 @@ export class Executor {
   /** Registers a process as running here; its controller stops it. */
   #register(run: Run): AbortController {
     const controller = new AbortController();
-    this.#running.set(run.correlationId, { controller, processId: run.processId as string });
+    this.#running.set(run.processId as string, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
     return controller;
   }
@@ -927,7 +939,7 @@ export class Executor {
     const recipe = recipeOf(scheduler);
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
-      this.#running.delete(run.correlationId);
+      this.#running.delete(processId);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
     const controller = registered ?? this.#register(run);
@@ -966,7 +978,7 @@ export class Executor {
         },
       });
     } finally {
-      this.#running.delete(run.correlationId);
+      this.#running.delete(processId);
       this.rt.metrics?.processes.set(this.#running.size);
     }
   }
