@@ -217,8 +217,8 @@ export class Lanes {
    * engine was called), its process (when it has one of its own) and its START line — for the
    * runs still `started` at the attempt of the given fencing token, and only those: a run another
    * worker ended or started again meanwhile (this worker's lease was taken over) keeps that
-   * worker's record. Writing the same starts again writes nothing more (a retry after a commit
-   * whose answer was lost).
+   * worker's record. Writing the same starts of runs with a process again writes nothing more
+   * (a retry after a commit whose answer was lost finds their processes written).
    *
    * @returns the correlation ids of the runs whose start this call recorded, or found recorded.
    */
