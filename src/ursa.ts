@@ -25,6 +25,14 @@ export interface ProcessContext {
   readonly correlationId: string;
   readonly scheduledFor: number;
   readonly runAs: string;
+  /**
+   * The fencing token of the run's attempt: larger for every later attempt of the scheduler, so a
+   * service the run changes can refuse a stale one (see `EngineRequest.context`). Absent only for
+   * a step of a workflow run started by hand.
+   */
+  readonly fencingToken?: number;
+  /** Which attempt of the run this is: 1, 2, …; absent with `fencingToken`. */
+  readonly attempt?: number;
   /** Reports a status change while running: `paused`, `blocked`, `suspended`, and back to `running`. */
   report(status: 'running' | 'paused' | 'blocked' | 'suspended'): void;
 }

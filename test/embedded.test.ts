@@ -59,7 +59,11 @@ describe('createUrsa (library API)', () => {
       tenant: 'acme',
       project: 'app',
       correlationId: fired.correlationId,
+      // Issue #20: the attempt's fencing token, as every engine gets it.
+      fencingToken: run?.fencingToken,
+      attempt: 1,
     });
+    expect(run?.fencingToken).toEqual(expect.any(Number));
     const log = await ursa.repos.documents.get({ tenant: 'acme', project: 'app', path: fired.logPath });
     expect(log?.body).toContain('hello team');
 

@@ -7,7 +7,10 @@ export interface EngineRequest {
   /** The recipe's default params with the scheduler's params merged over them. */
   readonly params: Readonly<Record<string, unknown>>;
   readonly initialMessage: string | undefined;
-  /** Context handed to the process (the shell engine exports it as `URSA_*` variables). */
+  /**
+   * Context handed to the process (the shell engine exports it as `URSA_*` variables, the http
+   * engine sends it in its payload's `trigger`).
+   */
   readonly context: {
     readonly tenant: string;
     readonly project: string;
@@ -16,6 +19,18 @@ export interface EngineRequest {
     /** The occurrence this run serves, UTC epoch ms. */
     readonly scheduledFor: number;
     readonly runAs: string;
+    /**
+     * The fencing token of the run's attempt (decisions §5): an integer, larger than the token of
+     * every earlier attempt of the same scheduler, and so of the same run (an attempt is each
+     * start of the run: its first, a takeover after a lost worker, a retry). A service the run
+     * changes can keep the largest token it has accepted and refuse a smaller one: a stale attempt
+     * (its worker lost its lease and another took the run over) is refused. Every step of a
+     * workflow run a scheduler started carries its run's token. Absent only for the steps of a
+     * workflow run started by hand (`ursa workflow run`, REST), which no scheduler run holds.
+     */
+    readonly fencingToken?: number;
+    /** Which attempt of the run this is: 1 for its first start, then 2, 3, …; absent with `fencingToken`. */
+    readonly attempt?: number;
   };
   /** Aborted when the process must stop (overlap `cancelPrevious`, shutdown, admin stop); the reason is a string. */
   readonly signal: AbortSignal;

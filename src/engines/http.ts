@@ -76,8 +76,23 @@ export interface HttpRunPayload {
     readonly tenant: string;
     readonly project: string;
     readonly runAs: string;
+    /**
+     * The fencing token of the run's attempt, also sent as the `Ursa-Fencing-Token` header: larger
+     * for every later attempt of the scheduler, so a receiver can refuse a stale one (see
+     * `EngineRequest.context`). Absent only for a step of a workflow run started by hand.
+     */
+    readonly fencingToken?: number;
+    /** Which attempt of the run this is: 1, 2, …; absent with `fencingToken`. */
+    readonly attempt?: number;
   };
 }
+
+/**
+ * The header an `http` run carries its attempt's fencing token in, as a decimal integer (see
+ * `EngineRequest.context`): the same occurrence keeps its `Idempotency-Key` across attempts, and a
+ * later attempt carries a larger token.
+ */
+export const FENCING_TOKEN_HEADER = 'Ursa-Fencing-Token';
 
 /** How long an `http` run may take when its recipe sets no `timeout`: 30 s. */
 export const HTTP_DEFAULT_TIMEOUT_MS = 30_000;
@@ -117,6 +132,8 @@ export function httpRunPayload(request: EngineRequest): HttpRunPayload {
       tenant: context.tenant,
       project: context.project,
       runAs: context.runAs,
+      ...(context.fencingToken === undefined ? {} : { fencingToken: context.fencingToken }),
+      ...(context.attempt === undefined ? {} : { attempt: context.attempt }),
     },
   };
 }
@@ -124,7 +141,8 @@ export function httpRunPayload(request: EngineRequest): HttpRunPayload {
 /**
  * Creates the `http` engine (issue #5). A run POSTs {@link httpRunPayload} as JSON to
  * `recipe.url` with the headers `Content-Type: application/json`, `Idempotency-Key`
- * ({@link idempotencyKey}), the recipe's `headers` and, for each `secretHeaders` entry, the value of
+ * ({@link idempotencyKey}), `Ursa-Fencing-Token` ({@link FENCING_TOKEN_HEADER}, when the request
+ * has a token), the recipe's `headers` and, for each `secretHeaders` entry, the value of
  * the named environment variable read from `env` at run time. Redirects are not followed (a 3xx
  * ends `failed`), so no header — secret or not — is ever sent to another address.
  *
@@ -250,6 +268,8 @@ function prepare(
   }
   headers.set('Content-Type', 'application/json');
   headers.set('Idempotency-Key', idempotencyKey(request.context));
+  if (request.context.fencingToken !== undefined)
+    headers.set(FENCING_TOKEN_HEADER, String(request.context.fencingToken));
 
   let body: string;
   try {

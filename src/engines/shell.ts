@@ -49,6 +49,8 @@ export function paramEnvName(name: string): string {
 /**
  * The complete environment of a run (decisions §6): the base variables set in `base`, the run's
  * context as `URSA_TENANT`, `URSA_PROJECT`, `URSA_SCHEDULER`, `URSA_CORRELATION_ID`,
+ * `URSA_FENCING_TOKEN` and `URSA_ATTEMPT` (decimal integers: the fencing token of the run's
+ * attempt and its number, see `EngineRequest.context`; left out when the request has none),
  * `URSA_SCHEDULED_FOR` (ISO-8601 UTC), `URSA_PROCESS_ID`, `URSA_RUN_AS`, and each param as
  * {@link paramEnvName}: a string verbatim, any other value as JSON; a param whose value has no JSON
  * form (`undefined`, a function) is left out.
@@ -68,6 +70,8 @@ export function shellEnvironment(request: EngineRequest, base: NodeJS.ProcessEnv
   env.URSA_PROJECT = context.project;
   env.URSA_SCHEDULER = context.scheduler;
   env.URSA_CORRELATION_ID = context.correlationId;
+  if (context.fencingToken !== undefined) env.URSA_FENCING_TOKEN = String(context.fencingToken);
+  if (context.attempt !== undefined) env.URSA_ATTEMPT = String(context.attempt);
   env.URSA_SCHEDULED_FOR = formatInstant(context.scheduledFor);
   env.URSA_PROCESS_ID = request.processId;
   env.URSA_RUN_AS = context.runAs;

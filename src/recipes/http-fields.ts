@@ -23,13 +23,14 @@ export const SECRET_ENV_NAME = /^URSA_SECRET_[A-Z0-9_]+$/u;
 const URL_EXAMPLE = 'https://hooks.example.com/briefing';
 
 /**
- * Header names a recipe may not set (compared case-insensitively): `content-type` and
- * `idempotency-key` are set by the `http` engine; the others belong to the connection, which the
- * HTTP client manages (and mostly refuses to take from a caller).
+ * Header names a recipe may not set (compared case-insensitively): `content-type`,
+ * `idempotency-key` and `ursa-fencing-token` are set by the `http` engine; the others belong to the
+ * connection, which the HTTP client manages (and mostly refuses to take from a caller).
  */
 export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'content-type',
   'idempotency-key',
+  'ursa-fencing-token',
   'connection',
   'content-length',
   'expect',

@@ -9,7 +9,8 @@ import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
-import { ACTIVE_STATUSES, processRow } from '../store/processes.js';
+import { fenceOf } from '../store/fencing.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
@@ -22,7 +23,7 @@ import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
-import { processOf, projectKey, startDetails } from './run-records.js';
+import { projectKey, startRecord, workflowStartRecord } from './run-records.js';
 import { StartLead } from './start-lead.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
@@ -109,6 +110,7 @@ interface Running {
  */
 export class Executor {
   readonly #tasks = new Set<Promise<void>>();
+  // By process id: two attempts of one run are two processes (the stale one is stopped alone).
   readonly #running = new Map<string, Running>();
   readonly #inflight = new Set<string>();
   // Aborted when a drain begins: no new starts, no promotions, and backoff sleeps end.
@@ -280,9 +282,13 @@ export class Executor {
     for (const [i, entry] of started.entries()) {
       const outcome = outcomes[i];
       // Not started here: the single path decides with the policy (or finds the run is not ours).
-      if (outcome === 'deferred') this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
+      if (outcome === 'deferred' || outcome === undefined)
+        this.#startSingly((items[i] as Dispatch).run, entry.scheduler);
       // Registered before any await: a stop request from now on finds the process here.
-      else launch.push({ ...entry, controller: this.#register(entry.run) });
+      else {
+        const run: Run = { ...entry.run, ...outcome };
+        launch.push({ ...entry, run, controller: this.#register(run) });
+      }
     }
     if (launch.length === 0) return;
     // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
@@ -306,7 +312,13 @@ export class Executor {
     // delayed by the promises of the runs entered before it.
     const entered = launch.map(({ run, scheduler, params, controller }) => {
       const now: Run = { ...run, startedAt: clock.now() };
-      return { run: now, scheduler, params, running: this.#runEngine(now, scheduler, params, controller) };
+      return {
+        run: now,
+        scheduler,
+        params,
+        controller,
+        running: this.#runEngine(now, scheduler, params, controller),
+      };
     });
     // Runs whose engine already returned: their end writes the final run log, so no pending one.
     const returned = new Set<string>();
@@ -329,30 +341,29 @@ export class Executor {
   // The batch's start instants, processes and START lines (one transaction), then its pending run
   // logs; each retried while the store fails, so that the runs' ends find them (issue #12).
   async #recordStarts(
-    launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
+    launched: readonly {
+      run: Run;
+      scheduler: EffectiveScheduler;
+      params: Record<string, unknown>;
+      controller: AbortController;
+    }[],
     retention: ReadonlyMap<string, number>,
     returned: ReadonlySet<string>,
   ): Promise<void> {
     const { repos } = this.rt;
-    const first = launched[0]?.run.processId as string;
-    await this.#persist('the start of a batch', async (attempt) => {
-      // A retry after a commit whose answer was lost finds the processes written.
-      if (attempt > 0 && (await repos.processes.get(first)) !== undefined) return;
-      await repos.lanes.recordStarts(
-        launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
-        launched.map(({ run, scheduler, params }) =>
-          processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
-        ),
-        launched.map(({ run, scheduler }) =>
-          feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
-        ),
-      );
-    });
+    const ours = await this.#persist('the start of a batch', () =>
+      repos.lanes.recordStarts(
+        launched.map(({ run, scheduler, params }) => startRecord(run, scheduler, params, 'running')),
+      ),
+    );
+    // Not ours any more (another worker ended it or started it again): its process must not go on.
+    for (const { run, controller } of launched)
+      if (!ours.has(run.correlationId)) controller.abort('worker-lost');
     // A run that already ended has its final log (the end writes it whole): this one yields to it,
     // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
     // written leaves its START line, and the recovery writes its log: spec §9a).
     const logs = launched.flatMap(({ run, scheduler }) => {
-      if (returned.has(run.correlationId)) return [];
+      if (returned.has(run.correlationId) || !ours.has(run.correlationId)) return [];
       const row = this.recorder.runLogRow(
         run,
         scheduler,
@@ -570,7 +581,7 @@ export class Executor {
   /** Registers a process as running here; its controller stops it. */
   #register(run: Run): AbortController {
     const controller = runController(this.#stopped.signal);
-    this.#running.set(run.correlationId, { controller, processId: run.processId as string });
+    this.#running.set(run.processId as string, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
     this.lease.setRunning(this.#running.size);
     return controller;
@@ -610,7 +621,7 @@ export class Executor {
     // as it is held, for this worker once it renews its lease, or for the next one.
     if (!this.lease.held || this.#stopped.signal.aborted) return;
     const at = clock.now();
-    const { decision, active } = await repos.lanes.admit({
+    const { decision, active, attempt } = await repos.lanes.admit({
       key: held,
       correlationId: held.correlationId,
       workerId: held.workerId,
@@ -653,6 +664,7 @@ export class Executor {
           sessionId: session?.id ?? null,
           processId,
           startedAt: at,
+          ...attempt,
         };
         await (workflow ? this.#runWorkflow(started, scheduler) : this.#run(started, scheduler));
       }
@@ -664,7 +676,15 @@ export class Executor {
     const { definition } = scheduler;
     const processId = started.processId as string;
     const params = mergeParams(recipeOf(scheduler).params, definition.params);
-    await repos.processes.create(processOf(started, scheduler, params, 'ready'));
+    // Its process and START line, unless another worker took the run over since it was admitted.
+    const ours = await repos.lanes.recordStarts([startRecord(started, scheduler, params, 'ready')]);
+    if (!ours.has(started.correlationId)) {
+      this.rt.log.info(
+        { scheduler: started.name, correlationId: started.correlationId },
+        'run not started here: another worker took it over',
+      );
+      return;
+    }
     // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
     // request found no row to mark, so look for the waiting run now.
     if (
@@ -674,13 +694,6 @@ export class Executor {
     ) {
       await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
     }
-    await this.recorder.appendLine(
-      started,
-      'START',
-      started.startedAt as number,
-      'pending',
-      startDetails(started, scheduler),
-    );
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }
@@ -708,6 +721,7 @@ export class Executor {
           definition.params,
           started.runAs,
           started.correlationId,
+          { fencingToken: started.fencingToken as number, attempt: started.attempt },
         );
       } catch (error) {
         if (!isRefusal(error)) throw error;
@@ -734,11 +748,14 @@ export class Executor {
       return;
     }
     const workflowRunId = handle.run.id;
-    await this.recorder.appendLine(started, 'START', started.startedAt as number, 'pending', {
-      workflowRunId,
-      workflow: target.workflow,
-      runAs: started.runAs,
-    });
+    const ours = await this.rt.repos.lanes.recordStarts([
+      workflowStartRecord(started, workflowRunId, target.workflow),
+    ]);
+    // Another worker took the run over since it was admitted: its workflow run must not go on.
+    if (!ours.has(started.correlationId)) {
+      this.workflows.stopLocal(workflowRunId, 'worker-lost');
+      return;
+    }
     await this.recorder.writeRunLog(started, undefined, scheduler, handle.run);
     this.rt.log.info(
       { scheduler: started.name, correlationId: started.correlationId, workflowRunId },
@@ -959,17 +976,19 @@ export class Executor {
     const recipe = recipeOf(scheduler);
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
-      this.#running.delete(run.correlationId);
+      this.#running.delete(processId);
       this.lease.setRunning(this.#running.size);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
     const controller = registered ?? this.#register(run);
     try {
       if (registered === undefined) {
-        await repos.processes.transition(processId, ['ready'], {
-          status: 'running',
-          started_at: clock.now(),
-        });
+        await repos.processes.transition(
+          processId,
+          ['ready'],
+          { status: 'running', started_at: clock.now() },
+          fenceOf(run),
+        );
         // A stop requested before the process was registered here (cancelPrevious from another worker).
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
@@ -991,10 +1010,14 @@ export class Executor {
           correlationId: run.correlationId,
           scheduledFor: run.scheduledFor,
           runAs: run.runAs,
+          fencingToken: run.fencingToken as number,
+          attempt: run.attempt,
         },
         signal: controller.signal,
         report: (status) => {
-          this.#track(repos.processes.transition(processId, ACTIVE_STATUSES, { status }).then(() => {}));
+          this.#track(
+            repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
+          );
         },
         spawned: (pgid) => this.groups.add({ processId, pgid }),
       });
@@ -1002,7 +1025,7 @@ export class Executor {
       return await running;
     } finally {
       this.groups.remove(processId);
-      this.#running.delete(run.correlationId);
+      this.#running.delete(processId);
       this.rt.metrics?.processes.set(this.#running.size);
       this.lease.setRunning(this.#running.size);
     }

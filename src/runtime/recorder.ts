@@ -100,8 +100,9 @@ export class RunRecorder {
    * Writes (or, with retention < 0, skips) the run log of `run` (spec §9a TTL). The retention is
    * resolved afresh on every write (project → `_tenant` → operator config), so a changed setting
    * applies from the next lifecycle event. The log of a run not yet ended (claimed, queued,
-   * started: `pending`) is written only while the run is still in that state: a write that comes
-   * late — from a worker that stalled while another ended the run — never replaces the final log.
+   * started: `pending`) is written only while the run is still in that state and at the attempt of
+   * `run.fencingToken`: a write that comes late — from a worker that stalled while another ended
+   * the run or started it again — never replaces the final log or a later attempt's.
    */
   async writeRunLog(
     run: Run,
@@ -122,7 +123,13 @@ export class RunRecorder {
         archive: false,
         ...(run.state === 'ended' || run.state === 'skipped'
           ? {}
-          : { whileRun: { correlationId: run.correlationId, state: run.state } }),
+          : {
+              whileRun: {
+                correlationId: run.correlationId,
+                state: run.state,
+                fencingToken: run.fencingToken,
+              },
+            }),
       },
     );
   }

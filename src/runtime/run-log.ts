@@ -79,6 +79,11 @@ export function renderRunLog(
     latenessMs: run.startedAt === null ? null : run.startedAt - run.scheduledFor,
     outcome: run.outcome,
   };
+  // The attempt, so that a service that refused a stale token can be matched with its run (decisions §5).
+  if (run.fencingToken !== null) {
+    front.attempt = run.attempt;
+    front.fencingToken = run.fencingToken;
+  }
   // What agents are shown is decided from this, however the scheduler changes later (spec §10b).
   if (run.lockMode !== 'full') front.lockMode = run.lockMode;
   if (run.coalesced) {

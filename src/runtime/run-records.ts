@@ -1,7 +1,9 @@
-import type { NewProcess } from '../store/processes.js';
+import { feedRow } from '../store/feed.js';
+import type { StartRecord } from '../store/lanes.js';
+import { type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { type EffectiveScheduler, recipeOf } from './catalog.js';
-import { absorbedBy } from './recorder.js';
+import { absorbedBy, feedLineOf } from './recorder.js';
 
 /*
  * What a started run writes besides its run row (spec §6, §7): its process and the details of its
@@ -52,6 +54,45 @@ export function startDetails(started: Run, scheduler: EffectiveScheduler): Recor
           absorbedFirst: absorbed.first,
           absorbedLast: absorbed.last,
         }),
+  };
+}
+
+/**
+ * The start record of an attempt of a run with a process (`Lanes.recordStarts`): its process,
+ * created `ready` (the single path marks it running when its engine is entered) or `running`
+ * since `run.startedAt` (a batch records its starts after entering the engines), and its START line.
+ * `run` is the run as started: `processId`, `sessionId`, `startedAt` and `fencingToken` set.
+ */
+export function startRecord(
+  run: Run,
+  scheduler: EffectiveScheduler,
+  params: Readonly<Record<string, unknown>>,
+  status: 'ready' | 'running',
+): StartRecord {
+  const startedAt = run.startedAt as number;
+  return {
+    correlationId: run.correlationId,
+    fencingToken: run.fencingToken as number,
+    startedAt,
+    process: processRow(processOf(run, scheduler, params, status), status === 'running' ? startedAt : null),
+    line: feedRow(feedLineOf(run, 'START', startedAt, 'pending', startDetails(run, scheduler))),
+  };
+}
+
+/**
+ * The start record of an attempt of a run of a workflow target (spec §4.2): no process of its
+ * own, a START line naming the workflow run it started.
+ */
+export function workflowStartRecord(started: Run, workflowRunId: string, workflow: string): StartRecord {
+  const startedAt = started.startedAt as number;
+  return {
+    correlationId: started.correlationId,
+    fencingToken: started.fencingToken as number,
+    startedAt,
+    process: undefined,
+    line: feedRow(
+      feedLineOf(started, 'START', startedAt, 'pending', { workflowRunId, workflow, runAs: started.runAs }),
+    ),
   };
 }
 

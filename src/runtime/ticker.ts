@@ -176,6 +176,8 @@ export class Ticker {
         endedAt: null,
         workerId: this.workerId,
         lockMode: scheduler.definition.lockMode,
+        attempt: 0,
+        fencingToken: null,
       };
     };
     const swap = {

@@ -20,6 +20,12 @@ interface RunScope extends TemplateScope {
   renderedBytes: number;
 }
 
+/** The attempt of the scheduler run a workflow run belongs to: what its steps' engines receive. */
+export interface StepAttempt {
+  readonly fencingToken: number;
+  readonly attempt: number;
+}
+
 /** A started workflow run: its record as started, and its end. */
 export interface StartedWorkflow {
   readonly run: WorkflowRun;
@@ -87,7 +93,8 @@ export class WorkflowRunner {
 
   /**
    * Starts a run of workflow `name` in (tenant, project) as `runAs`, with `params` over the
-   * workflow's defaults; `correlationId` links it to the scheduler run that started it.
+   * workflow's defaults; `correlationId` links it to the scheduler run that started it, and
+   * `attempt` is that run's attempt, whose fencing token every step's engine receives (decisions §5).
    *
    * @throws UrsaError `WORKFLOW_NOT_FOUND`, `WORKFLOW_INVALID`, `ARGUMENT_INVALID` (params); nothing
    *   is recorded then.
@@ -99,6 +106,7 @@ export class WorkflowRunner {
     params: Readonly<Record<string, unknown>>,
     runAs: string,
     correlationId: string | null = null,
+    attempt?: StepAttempt,
   ): Promise<StartedWorkflow> {
     const { repos, clock } = this.rt;
     const { definition, document } = await findWorkflow(
@@ -132,7 +140,7 @@ export class WorkflowRunner {
     const controller = new AbortController();
     if (this.#shutDown !== undefined) controller.abort(this.#shutDown);
     this.#running.set(id, controller);
-    const done = this.#execute(run, definition, resolved, controller.signal).finally(() =>
+    const done = this.#execute(run, definition, resolved, controller.signal, attempt).finally(() =>
       this.#running.delete(id),
     );
     this.#tasks.add(done);
@@ -168,6 +176,7 @@ export class WorkflowRunner {
     definition: WorkflowDefinition,
     params: Record<string, unknown>,
     signal: AbortSignal,
+    attempt: StepAttempt | undefined,
   ): Promise<{ status: Exclude<WorkflowRunStatus, 'running'>; reason: string | null }> {
     const { repos, clock, log } = this.rt;
     const scope: RunScope = { params, steps: {}, renderedBytes: 0 };
@@ -180,7 +189,7 @@ export class WorkflowRunner {
       for (const [position, step] of definition.steps.entries()) {
         if (signal.aborted || (await repos.workflowRuns.stopRequested(run.id)))
           return await end('cancelled', 'stopped');
-        const outcome = await this.#step(run, position, step, scope, signal);
+        const outcome = await this.#step(run, position, step, scope, signal, attempt);
         if (outcome.status !== 'completed')
           return await end(
             outcome.status === 'cancelled' ? 'cancelled' : 'failed',
@@ -205,6 +214,7 @@ export class WorkflowRunner {
     step: WorkflowDefinition['steps'][number],
     scope: RunScope,
     signal: AbortSignal,
+    attempt: StepAttempt | undefined,
   ): Promise<{ status: 'completed' | 'failed' | 'cancelled'; reason: string; output: string }> {
     const { repos, clock, engines } = this.rt;
     const fail = async (reason: string) => {
@@ -282,6 +292,7 @@ export class WorkflowRunner {
           correlationId: run.correlationId ?? run.id,
           scheduledFor: run.createdAt,
           runAs: run.runAs,
+          ...attempt,
         },
         signal: controller.signal,
         spawned: (pgid) => this.groups?.add({ processId, pgid }),

@@ -73,6 +73,8 @@ export async function fireScheduler(
       endedAt: null,
       workerId: null,
       lockMode: scheduler.definition.lockMode,
+      attempt: 0,
+      fencingToken: null,
     };
     const fired = {
       tenant,

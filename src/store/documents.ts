@@ -4,6 +4,7 @@ import { UrsaError } from '../errors/index.js';
 import { type Actor, highestAuditedVersion, insertAudit, URSA_ACTOR } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
+import { tokenOf } from './fencing.js';
 import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { Database, DocumentsTable } from './schema.js';
@@ -61,8 +62,15 @@ export interface WriteGuard {
 export interface PutOptions extends WriteGuard {
   /** False: the replaced body is not archived, and the write is not in the audit trail (run logs: Ursa's own, rewritten on every transition, spec §9a). */
   readonly archive?: boolean;
-  /** Write only while this run is in this state (or has no row); see {@link Documents.put}. */
-  readonly whileRun?: { readonly correlationId: string; readonly state: string };
+  /**
+   * Write only while this run is in this state (or has no row) and, with `fencingToken`, still at
+   * the attempt of that token (null: not started); see {@link Documents.put}.
+   */
+  readonly whileRun?: {
+    readonly correlationId: string;
+    readonly state: string;
+    readonly fencingToken?: number | null;
+  };
 }
 
 function toDocument(row: Selectable<DocumentsTable>): StoredDocument {
@@ -276,9 +284,10 @@ export class Documents {
    * Creates the document or replaces its body (the old body goes to the archive, version + 1).
    * `now` is UTC epoch ms; `expiresAt` (ms or null) is set on every write. `archive: false` skips
    * the archive for documents rewritten on every transition and deleted by expiry (run logs, spec §9a).
-   * `whileRun` writes only while that run is still in that state (or has no row): the log of a run
-   * not yet ended, which must never replace the log of a later state, its final one above all
-   * (spec §9a). The run's row is locked until the write commits, so an end of the run waits for it
+   * `whileRun` writes only while that run is still in that state (or has no row), and at the same
+   * attempt when a fencing token is given: the log of a run not yet ended, which must never
+   * replace the log of a later state, its final one above all (spec §9a), nor that of a later
+   * attempt (decisions §5). The run's row is locked until the write commits, so an end of the run waits for it
    * and writes its log after; a write that finds the run moved on writes nothing.
    *
    * One transaction (issue #19): the current row is read locked, the {@link WriteGuard} is checked
@@ -320,12 +329,16 @@ export class Documents {
         // The run first, then the document: the order in which an end of the run takes them.
         let query = trx
           .selectFrom('runs')
-          .select('state')
+          .select(['state', 'fencing_token'])
           .where('correlation_id', '=', whileRun.correlationId);
         // SQLite: the transaction holds the write lock from its start (`begin immediate`).
         if (this.store.dialect === 'postgres') query = query.forShare();
         const run = await query.executeTakeFirst();
-        if (run !== undefined && run.state !== whileRun.state) {
+        const moved =
+          run !== undefined &&
+          (run.state !== whileRun.state ||
+            (whileRun.fencingToken !== undefined && tokenOf(run.fencing_token) !== whileRun.fencingToken));
+        if (moved) {
           const current = await selectDocument(trx, key);
           return { created: false, version: current === undefined ? 0 : Number(current.version) };
         }

@@ -1,6 +1,7 @@
 import { type Insertable, sql, type Transaction } from 'kysely';
 import { decideOverlap, type OverlapDecision } from '../decisions/overlap.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
+import { nextFencingToken, tokenOf } from './fencing.js';
 import type { Store } from './open.js';
 import { type SchedulerKey, schedulerKeyString } from './schedules.js';
 import type { Database, FeedTable, ProcessesTable } from './schema.js';
@@ -21,15 +22,42 @@ export interface LaneRequest {
   };
 }
 
+/** The start of one attempt, to record (see {@link Lanes.recordStarts}). */
+export interface StartRecord {
+  readonly correlationId: string;
+  /** The fencing token of the attempt that writes it. */
+  readonly fencingToken: number;
+  /** When its engine was called, UTC ms. */
+  readonly startedAt: number;
+  /** Its process row; absent for a run without a process of its own (a workflow target). */
+  readonly process: Insertable<ProcessesTable> | undefined;
+  readonly line: Insertable<FeedTable>;
+}
+
+function attemptOf(row: { attempt: number; fencing_token: number | string | null }): Attempt {
+  return { attempt: Number(row.attempt), fencingToken: tokenOf(row.fencing_token) as number };
+}
+
 /** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */
 function lockKeyOf(schedulerKey: string): string {
   return schedulerKey.replaceAll('\u0000', '/');
+}
+
+/**
+ * The attempt a start began (decisions §5, see `src/store/fencing.ts`): the run's attempt count
+ * after it (1 for its first start) and the attempt's fencing token.
+ */
+export interface Attempt {
+  readonly attempt: number;
+  readonly fencingToken: number;
 }
 
 /** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
 export interface LaneResult {
   /** The overlap decision, or `lost` when the run was no longer this worker's to move. */
   readonly decision: OverlapDecision | 'lost';
+  /** With `start`: the attempt the start began. */
+  readonly attempt?: Attempt;
   readonly active:
     | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
     | undefined;
@@ -40,7 +68,8 @@ export interface LaneResult {
  * start of every source — tick, catch-up, manual fire, a waiting run's turn — goes through
  * {@link Lanes.admit}, which decides with the pure `decideOverlap` and applies the decision in
  * one transaction that holds the scheduler's lock, so no path can bypass the policy and two
- * workers cannot both start.
+ * workers cannot both start. Each start begins an attempt of the run with its fencing token,
+ * taken under that lock (`src/store/fencing.ts`).
  */
 export class Lanes {
   constructor(private readonly store: Store) {}
@@ -80,6 +109,8 @@ export class Lanes {
               session_id: request.start.sessionId,
               process_id: request.start.processId,
               started_at: request.start.at,
+              attempt: sql<number>`attempt + 1`,
+              fencing_token: nextFencingToken(this.store.dialect),
             }
           : decision === 'queue' || decision === 'cancel'
             ? { state: 'queued' }
@@ -97,8 +128,9 @@ export class Lanes {
         .where((eb) =>
           request.workerId === null ? eb('worker_id', 'is', null) : eb('worker_id', '=', request.workerId),
         )
+        .returning(['attempt', 'fencing_token'])
         .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) return { decision: 'lost', active };
+      if (moved === undefined) return { decision: 'lost', active };
       if (decision === 'cancel' && active?.processId) {
         await trx
           .updateTable('processes')
@@ -107,7 +139,8 @@ export class Lanes {
           .where('stop_requested_at', 'is', null)
           .execute();
       }
-      return { decision, active };
+      if (decision !== 'start') return { decision, active };
+      return { decision, active, attempt: attemptOf(moved) };
     });
   }
 
@@ -115,21 +148,22 @@ export class Lanes {
    * Starts the runs of a batch whose lane is free, in one transaction (issue #4: one round of
    * statements for a whole due second, not one transaction per run): the locks of every
    * scheduler in the batch, taken in key order (PostgreSQL), then one UPDATE that moves each run
-   * this worker holds to `started` (its session, process id and instant set) unless another run of
-   * its scheduler is started or waiting. A free lane is `start` under every policy (the pure
+   * this worker holds to `started` (its session, process id and instant set, and a new attempt with
+   * its fencing token: `src/store/fencing.ts`) unless another run of its scheduler is started or
+   * waiting. A free lane is `start` under every policy (the pure
    * `decideOverlap` with nothing active or waiting); a run whose lane is busy, the second run of one
    * scheduler in a batch, or one this worker no longer holds is left as it was, `deferred`, for
    * {@link admit} to decide with the policy and record one at a time. Process rows and START lines
    * follow through {@link recordStarts}.
    *
    * @param at the start instant (UTC ms) written for every run started.
-   * @returns per request (same order): `started` or `deferred`.
+   * @returns per request (same order): the attempt it began, or `deferred`.
    */
   async startMany(
     starts: readonly LaneRequest[],
     workerId: string,
     at: number,
-  ): Promise<('started' | 'deferred')[]> {
+  ): Promise<(Attempt | 'deferred')[]> {
     const free = { oneShot: false, active: false, waiting: false } as const;
     const seen = new Set<string>();
     const chosen = starts.filter((request) => {
@@ -151,13 +185,19 @@ export class Lanes {
           trx,
         );
       }
-      const moved = await sql<{ correlation_id: string }>`
+      const moved = await sql<{ correlation_id: string; attempt: number; fencing_token: string | number }>`
         update runs
-        set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at}
+        set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at},
+          attempt = runs.attempt + 1, fencing_token = ${nextFencingToken(this.store.dialect, sql`v.column4`)}
         from ${valuesList(
           this.store.dialect,
-          chosen.map((request) => [request.correlationId, request.start.sessionId, request.start.processId]),
-          ['text', 'text', 'text'],
+          chosen.map((request, i) => [
+            request.correlationId,
+            request.start.sessionId,
+            request.start.processId,
+            i + 1,
+          ]),
+          ['text', 'text', 'text', 'bigint'],
         )} as v
         where runs.correlation_id = v.column1
           and ${held} in ('claimed', 'queued') and ${holder} = ${workerId}
@@ -165,41 +205,59 @@ export class Lanes {
             select 1 from runs as other
             where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name
               and other.state in ('started', 'queued') and other.correlation_id <> runs.correlation_id)
-        returning runs.correlation_id as correlation_id`.execute(trx);
-      return new Set(moved.rows.map((r) => r.correlation_id));
+        returning runs.correlation_id as correlation_id, runs.attempt as attempt,
+          runs.fencing_token as fencing_token`.execute(trx);
+      return new Map(moved.rows.map((r) => [r.correlation_id, attemptOf(r)]));
     });
-    return starts.map((request) => (started.has(request.correlationId) ? 'started' : 'deferred'));
+    return starts.map((request) => started.get(request.correlationId) ?? 'deferred');
   }
 
   /**
-   * Records what {@link startMany} started, in one transaction: each run's start instant (UTC ms,
-   * when its engine was called), its process (created running) and its START line.
+   * Records the starts of attempts, in one transaction: each run's start instant (UTC ms, when its
+   * engine was called), its process (when it has one of its own) and its START line — for the
+   * runs still `started` at the attempt of the given fencing token, and only those: a run another
+   * worker ended or started again meanwhile (this worker's lease was taken over) keeps that
+   * worker's record. Writing the same starts of runs with a process again writes nothing more
+   * (a retry after a commit whose answer was lost finds their processes written).
+   *
+   * @returns the correlation ids of the runs whose start this call recorded, or found recorded.
    */
-  async recordStarts(
-    starts: readonly { readonly correlationId: string; readonly startedAt: number }[],
-    processes: readonly Insertable<ProcessesTable>[],
-    lines: readonly Insertable<FeedTable>[],
-  ): Promise<void> {
-    if (starts.length === 0) return;
-    await this.store.db.transaction().execute(async (trx) => {
-      await sql`
+  async recordStarts(starts: readonly StartRecord[]): Promise<Set<string>> {
+    if (starts.length === 0) return new Set();
+    // SQLite: the state as an expression, so that each run is looked up by its key (issue #11).
+    const held = this.store.dialect === 'sqlite' ? sql`(runs.state || '')` : sql`runs.state`;
+    return this.store.db.transaction().execute(async (trx) => {
+      const moved = await sql<{ correlation_id: string }>`
         update runs set started_at = v.column2
         from ${valuesList(
           this.store.dialect,
-          starts.map((s) => [s.correlationId, s.startedAt]),
-          ['text', 'bigint'],
+          starts.map((s) => [s.correlationId, s.startedAt, s.fencingToken]),
+          ['text', 'bigint', 'bigint'],
         )} as v
-        where runs.correlation_id = v.column1`.execute(trx);
-      if (processes.length > 0)
-        await trx
-          .insertInto('processes')
-          .values([...processes])
-          .execute();
+        where runs.correlation_id = v.column1 and ${held} = 'started'
+          and runs.fencing_token = v.column3
+        returning runs.correlation_id as correlation_id`.execute(trx);
+      const ours = new Set(moved.rows.map((r) => r.correlation_id));
+      const mine = starts.filter((s) => ours.has(s.correlationId));
+      const processes = mine.flatMap((s) => (s.process === undefined ? [] : [s.process]));
+      const created =
+        processes.length === 0
+          ? []
+          : await trx
+              .insertInto('processes')
+              .values(processes)
+              .onConflict((oc) => oc.column('id').doNothing())
+              .returning('id')
+              .execute();
+      // A START line with the process it reports, once: a repeated call finds the process written.
+      const fresh = new Set(created.map((p) => p.id));
+      const lines = mine.filter((s) => s.process === undefined || fresh.has(s.process.id as string));
       if (lines.length > 0)
         await trx
           .insertInto('feed')
-          .values([...lines])
+          .values(lines.map((s) => s.line))
           .execute();
+      return ours;
     });
   }
 

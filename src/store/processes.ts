@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { type AuditEntry, writeAudited } from './audit.js';
+import type { Fence } from './fencing.js';
 import type { Store } from './open.js';
 import type { ProcessesTable } from './schema.js';
 
@@ -124,18 +125,33 @@ export class Processes {
     await this.store.db.insertInto('processes').values(processRow(p)).execute();
   }
 
-  /** Updates a process that is in one of `from`; returns false when it was not (already ended). */
+  /**
+   * Updates a process that is in one of `from`; returns false when it was not (already ended) or,
+   * with `fence`, when its run is no longer at that attempt (another worker ended it or started
+   * it again: the process's record is theirs to write, `src/store/fencing.ts`).
+   */
   async transition(
     id: string,
     from: readonly ProcessStatus[],
     values: Updateable<ProcessesTable>,
+    fence?: Fence,
   ): Promise<boolean> {
-    const result = await this.store.db
+    let query = this.store.db
       .updateTable('processes')
       .set(values)
       .where('id', '=', id)
-      .where('status', 'in', [...from])
-      .executeTakeFirst();
+      .where('status', 'in', [...from]);
+    if (fence !== undefined)
+      query = query.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('runs')
+            .select('runs.correlation_id')
+            .where('runs.correlation_id', '=', fence.correlationId)
+            .where('runs.state', '=', 'started')
+            .where('runs.fencing_token', 'is not distinct from', fence.fencingToken),
+        ),
+      );
+    const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 

@@ -2,6 +2,7 @@ import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
+import { tokenOf } from './fencing.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
 import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
@@ -51,6 +52,14 @@ export interface Run {
    * stays hidden from agents whatever later happens to the scheduler.
    */
   readonly lockMode: LockMode;
+  /** How many times the run was started: 0 until its first start, then 1, 2, … (decisions §5). */
+  readonly attempt: number;
+  /**
+   * The fencing token of the run's latest attempt (see `src/store/fencing.ts`): larger than the
+   * token of every earlier attempt of its scheduler; null before the first start (and for runs
+   * started before tokens existed). The run's writes after its start are conditioned on it.
+   */
+  readonly fencingToken: number | null;
 }
 
 const num = (v: number | null) => (v === null ? null : Number(v));
@@ -80,6 +89,8 @@ function toRun(row: Selectable<RunsTable>): Run {
     endedAt: num(row.ended_at),
     workerId: row.worker_id,
     lockMode: recordedLockMode(row.lock_mode),
+    attempt: Number(row.attempt),
+    fencingToken: tokenOf(row.fencing_token),
   };
 }
 
@@ -106,6 +117,8 @@ export function runRow(run: Run): Selectable<RunsTable> {
     ended_at: run.endedAt,
     worker_id: run.workerId,
     lock_mode: run.lockMode,
+    attempt: run.attempt,
+    fencing_token: run.fencingToken,
   };
 }
 
@@ -291,18 +304,44 @@ export class Runs {
 
   /**
    * Ends many started runs in one transaction (issue #4: one write for every run that ended in
-   * one turn of the event loop, not ten statements each): each run's process gets its final
-   * status; each run still `started` (or in its `from` state) and held by its `workerId` becomes
-   * `ended`; and for those, and only those, the END line is appended and the final run log
-   * written (created, or its pending version replaced). A run another worker already ended keeps
-   * that worker's record; a run is never ended without its END line and final log (spec §9a).
+   * one turn of the event loop, not ten statements each): each run still `started` (or in its
+   * `from` state), held by its `workerId` and at the attempt of its `fencingToken` (see
+   * `src/store/fencing.ts`) becomes `ended`; and for those, and only those, its process gets its
+   * final status, the END line is appended and the final run log written (created, or its pending
+   * version replaced). A run another worker already ended, or started again, keeps that worker's
+   * record, and so does its process; a run is never ended without its END line and final log
+   * (spec §9a).
    *
    * @returns the correlation ids of the runs this call ended.
    */
   async endMany(ends: readonly RunEnd[]): Promise<Set<string>> {
     if (ends.length === 0) return new Set();
     return this.store.db.transaction().execute(async (trx) => {
-      const finals = ends.flatMap(({ process: p }) =>
+      const runs = valuesList(
+        this.store.dialect,
+        ends.map(({ run, from }) => [
+          run.correlationId,
+          run.outcome,
+          run.reason,
+          run.endedAt,
+          run.workerId,
+          from ?? 'started',
+          run.fencingToken,
+        ]),
+        ['text', 'text', 'text', 'bigint', 'text', 'text', 'bigint'],
+      );
+      const moved = await sql<{ correlation_id: string }>`
+        update runs
+        set state = 'ended', outcome = v.column2, reason = v.column3, ended_at = v.column4
+        from ${runs} as v
+        where runs.correlation_id = v.column1 and runs.state = v.column6
+          and (runs.worker_id = v.column5 or (runs.worker_id is null and v.column5 is null))
+          and runs.fencing_token is not distinct from v.column7
+        returning runs.correlation_id as correlation_id`.execute(trx);
+      const ended = new Set(moved.rows.map((r) => r.correlation_id));
+      const mine = ends.filter(({ run }) => ended.has(run.correlationId));
+      if (mine.length === 0) return ended;
+      const finals = mine.flatMap(({ process: p }) =>
         p === undefined ? [] : [[p.id, p.status, p.endedAt, p.exitCode, p.reason, p.outputTail, p.errorTail]],
       );
       if (finals.length > 0) {
@@ -322,28 +361,6 @@ export class Runs {
           from ${processes} as v
           where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
       }
-      const runs = valuesList(
-        this.store.dialect,
-        ends.map(({ run, from }) => [
-          run.correlationId,
-          run.outcome,
-          run.reason,
-          run.endedAt,
-          run.workerId,
-          from ?? 'started',
-        ]),
-        ['text', 'text', 'text', 'bigint', 'text', 'text'],
-      );
-      const moved = await sql<{ correlation_id: string }>`
-        update runs
-        set state = 'ended', outcome = v.column2, reason = v.column3, ended_at = v.column4
-        from ${runs} as v
-        where runs.correlation_id = v.column1 and runs.state = v.column6
-          and (runs.worker_id = v.column5 or (runs.worker_id is null and v.column5 is null))
-        returning runs.correlation_id as correlation_id`.execute(trx);
-      const ended = new Set(moved.rows.map((r) => r.correlation_id));
-      const mine = ends.filter(({ run }) => ended.has(run.correlationId));
-      if (mine.length === 0) return ended;
       await trx
         .insertInto('feed')
         .values(mine.map((e) => e.line))

@@ -86,6 +86,13 @@ export interface RunsTable {
   worker_id: string | null;
   /** The scheduler's `lockMode` when the run was claimed: `full`, `protected` or `hidden` (spec §10b). */
   lock_mode: string;
+  /** How many times the run was started (its attempts); 0 until its first start. */
+  attempt: number;
+  /**
+   * The fencing token of the run's latest attempt, assigned by the transaction that started it;
+   * null before the first start (see `src/store/fencing.ts`).
+   */
+  fencing_token: number | null;
 }
 
 /** Sessions (spec §6). */

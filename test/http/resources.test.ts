@@ -74,6 +74,8 @@ describe('GET /runs/{correlationId}', () => {
       startedAt: '2026-06-01T08:00:07.250Z',
       endedAt: '2026-06-01T08:00:07.250Z',
       workerId: worker.id,
+      attempt: 1,
+      fencingToken: run?.fencingToken,
       logPath: fired.logPath,
       log: log?.body,
     });

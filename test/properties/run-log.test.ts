@@ -89,6 +89,8 @@ function runOf(u: Untrusted): Run {
     endedAt: AT + 20,
     workerId: null,
     lockMode: 'hidden',
+    attempt: 1,
+    fencingToken: null,
   };
 }
 

@@ -24,6 +24,8 @@ const run = (lockMode: LockMode): Run => ({
   endedAt: null,
   workerId: null,
   lockMode,
+  attempt: 0,
+  fencingToken: null,
 });
 
 // Spec §10b: a run log says the lock mode its run was claimed under, and only its front matter

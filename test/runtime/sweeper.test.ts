@@ -40,6 +40,8 @@ function endedRun(correlationId: string, at: number, project = P): Run {
     endedAt: at,
     workerId: null,
     lockMode: 'full',
+    attempt: 1,
+    fencingToken: null,
   };
 }
 

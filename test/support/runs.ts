@@ -25,5 +25,7 @@ export function claimedRunRow(
     endedAt: null,
     workerId: 'wrk_test',
     lockMode: 'full',
+    attempt: 0,
+    fencingToken: null,
   });
 }

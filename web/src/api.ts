@@ -71,6 +71,8 @@ export interface RunDetail {
   readonly startedAt: string | null;
   readonly endedAt: string | null;
   readonly workerId: string | null;
+  readonly attempt: number;
+  readonly fencingToken: number | null;
   readonly logPath: string;
   readonly log: string | null;
 }

@@ -179,6 +179,17 @@ export const runDetailSchema = z.object({
   startedAt: instant.nullable(),
   endedAt: instant.nullable(),
   workerId: z.string().nullable(),
+  attempt: z
+    .number()
+    .int()
+    .describe('How many times the run was started (its attempts): 0 until it starts, then 1, 2, …'),
+  fencingToken: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'The fencing token of its latest attempt, as its engine received it (URSA_FENCING_TOKEN, Ursa-Fencing-Token); null until it starts',
+    ),
   logPath: z.string(),
   log: z.string().nullable().describe('The run-log document (front matter and timeline); null once expired'),
 });
@@ -204,6 +215,8 @@ export function runDetailView(run: Run, log: string | null): z.infer<typeof runD
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),
     workerId: run.workerId,
+    attempt: run.attempt,
+    fencingToken: run.fencingToken,
     logPath: run.logPath,
     log,
   };

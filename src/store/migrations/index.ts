@@ -12,6 +12,7 @@ import * as tokenScope from './0009-token-scope.js';
 import * as documentAudit from './0010-document-audit.js';
 import * as storeOwner from './0011-store-owner.js';
 import * as processGroups from './0012-process-groups.js';
+import * as runFencing from './0013-run-fencing.js';
 import * as tenantOneShots from './0014-tenant-one-shots.js';
 
 interface DialectMigration {
@@ -32,6 +33,7 @@ const ALL: Record<string, DialectMigration> = {
   '0010-document-audit': documentAudit,
   '0011-store-owner': storeOwner,
   '0012-process-groups': processGroups,
+  '0013-run-fencing': runFencing,
   '0014-tenant-one-shots': tenantOneShots,
 };
 
