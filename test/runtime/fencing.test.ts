@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { feedLineOf } from '../../src/runtime/recorder.js';
@@ -28,6 +29,8 @@ import { until } from '../support/until.js';
 const T = 'acme';
 const P = 'ops';
 const TTL = 5_000;
+/** A worker counts as lost once its heartbeat is older than the lease and the takeover margin. */
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 const START = '2026-06-01T08:00:00Z';
 const FIRST = Date.parse('2026-06-01T08:00:10Z');
 
@@ -279,7 +282,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
 
       if (!other) {
         // A's lease lapses and it is retired; its next heartbeat registers the same id live again.
-        t.clock.advance(TTL + 1);
+        t.clock.advance(DEAD_AFTER + 1);
         expect(await t.rt.repos.workers.retireLapsed(t.clock.now(), TTL)).toEqual([a.id]);
         expect(await t.rt.repos.workers.heartbeat(a.id, t.clock.now())).toBe(false);
         expect(await t.rt.repos.workers.live(t.clock.now(), TTL)).toEqual([a.id]);
@@ -382,7 +385,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     const started = await only(t.rt, 'job');
 
     // B finds A's lease lapsed and ends the run worker-lost.
-    t.clock.advance(TTL + 1);
+    t.clock.advance(DEAD_AFTER + 1);
     expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
     const lost = await only(rtB, 'job');
     expect(lost).toMatchObject({ state: 'ended', reason: 'worker-lost' });
@@ -424,7 +427,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     await stalled.reached;
     expect(await only(t.rt, 'job')).toMatchObject({ state: 'started', attempt: 1, workerId: a.id });
 
-    t.clock.advance(TTL + 1);
+    t.clock.advance(DEAD_AFTER + 1);
     expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
     stalled.open();
     await a.executor.settled();

@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -14,6 +15,8 @@ import { type TestRuntime, testRuntime } from '../support/runtime.js';
 const T = 'acme';
 const P = 'ops';
 const TTL = 5_000;
+/** A worker counts as lost once its heartbeat is older than the lease and the takeover margin. */
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 const COUNT = 60;
 
 let t: TestRuntime | undefined;
@@ -55,7 +58,7 @@ describe.each(DIALECTS)('a reap on %s of a dead worker’s claims (issue #20)', 
     await dead.heartbeat();
     await expect(dead.tick()).rejects.toBeInstanceOf(Crash);
     expect(await t.rt.repos.runs.inState('claimed', COUNT + 1)).toHaveLength(COUNT);
-    t.clock.advance(TTL + 1);
+    t.clock.advance(DEAD_AFTER + 1);
 
     const worker = t.worker({ leaseTtlMs: TTL });
     const other = t.worker({ leaseTtlMs: TTL }, dialect === 'postgres' ? await t.peer() : t.rt);

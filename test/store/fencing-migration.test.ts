@@ -25,10 +25,10 @@ describe.each(DIALECTS)('migration 0013-run-fencing on %s (issue #20)', (dialect
     database = await freshDatabase(dialect);
     store = await openStore(database.location);
     const migrator = new Migrator({ db: store.db, provider: migrationsFor(store.dialect) });
-    const down = await migrator.migrateTo('0011-store-owner');
+    const down = await migrator.migrateTo('0012-process-groups');
     expect(down.error).toBeUndefined();
     expect(down.results?.at(-1)).toMatchObject({ migrationName: '0013-run-fencing', direction: 'Down' });
-    // Rows as 0011 left them: without the new columns.
+    // Rows as 0012 left them: without the new columns.
     const { attempt: _a, fencing_token: _f, ...claimed } = claimedRunRow(KEY, 'run_claimed', 1_000);
     const { attempt: _b, fencing_token: _g, ...started } = claimedRunRow(KEY, 'run_started', 2_000);
     await store.db
