@@ -1,24 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { UrsaError } from '../errors/index.js';
-import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
-import { ACTIVE_STATUSES, processRow } from '../store/processes.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
+import { admitInOrder, type FirstFire, PendingJudgements } from './admission-order.js';
 import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
-import { processOf, projectKey, startDetails } from './run-records.js';
+import { openingOf, projectKey, runParams } from './run-records.js';
 import { StartLead } from './start-lead.js';
+import { scheduleWithdrawn, skipQueuedOfDeleted } from './withdrawn.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -118,6 +120,8 @@ export class Executor {
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
   readonly #lead = new StartLead();
+  // The manual fires being dispatched here, until their lane judged them (see #judgeFirst).
+  readonly #judgements = new PendingJudgements();
   // Runs whose engine has returned and whose end is not written yet, by scheduler key: their lane
   // is free in fact but not yet in the store, so a start of the same scheduler waits for the write.
   readonly #ending = new Map<string, Promise<void>>();
@@ -147,8 +151,12 @@ export class Executor {
   start(run: Run, scheduler: EffectiveScheduler): void {
     if (this.#draining.signal.aborted) return;
     this.#inflight.add(run.correlationId);
+    if (run.trigger === 'manual') this.#judgements.dispatching(run.correlationId);
     this.#track(
-      this.#dispatchWithRetry(run, scheduler).finally(() => this.#inflight.delete(run.correlationId)),
+      this.#dispatchWithRetry(run, scheduler).finally(() => {
+        this.#inflight.delete(run.correlationId);
+        this.#judgements.judged(run.correlationId);
+      }),
     );
   }
 
@@ -189,8 +197,8 @@ export class Executor {
   /**
    * One batch: runs of one occurrence instant. What does not depend on the start instant
    * (sessions, retention) is read first; then, just before the occurrence (by the start
-   * transaction's recent duration, {@link StartLead}), one transaction starts the lot; at the
-   * occurrence every engine is entered; the pending run logs are written last, off the start's
+   * transaction's recent duration, {@link StartLead}), one transaction starts the lot with their
+   * processes and START lines, at the occurrence's instant; at it every engine is entered; the pending run logs are written last, off the start's
    * path. A lane that frees within that lead is decided at the instant by the single path.
    */
   async #startBatch(items: readonly Dispatch[], dueAt: number): Promise<void> {
@@ -227,7 +235,8 @@ export class Executor {
       }
       await this.#endsWritten(items.map(({ run }) => run));
       const began = performance.now();
-      const at = clock.now();
+      // The instant the engines are entered, written with the start (a lead ahead of it).
+      const at = Math.max(dueAt, clock.now());
       started = items.map(({ run, scheduler }) => ({
         run: {
           ...run,
@@ -237,16 +246,20 @@ export class Executor {
           startedAt: at,
         },
         scheduler,
-        params: mergeParams(recipeOf(scheduler).params, scheduler.definition.params),
+        params: runParams(scheduler),
       }));
       outcomes = await repos.lanes.startMany(
-        started.map(({ run, scheduler }) => ({
+        started.map(({ run, scheduler, params }) => ({
           key: run,
           correlationId: run.correlationId,
           workerId: this.workerId,
           policy: scheduler.definition.overlap,
           oneShot: false,
+          trigger: run.trigger,
+          scheduledFor: run.scheduledFor,
           start: { sessionId: run.sessionId as string, processId: run.processId as string, at },
+          // Its process and START line with it: a run whose engine is entered has both (issue #20).
+          opening: openingOf(run, scheduler, params, 'running'),
         })),
         this.workerId,
         at,
@@ -267,9 +280,9 @@ export class Executor {
       else launch.push({ ...entry, controller: this.#register(entry.run) });
     }
     if (launch.length === 0) return;
-    // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
-    // in between ends the runs worker-lost, as one right after the commit would); each run's start
-    // is the instant its engine is called.
+    // Started durably a lead ahead, with their processes and START lines, so the engines are
+    // entered at the occurrence itself (a crash in between ends the runs worker-lost, as one right
+    // after the commit would); each run's start is that instant.
     const overran = clock.now() - dueAt;
     if (overran > 0)
       log.debug(
@@ -277,19 +290,20 @@ export class Executor {
         'batch start overran its lead',
       );
     await reach(clock, dueAt);
-    // Their processes, START lines and pending run logs are written meanwhile, and each run's end
-    // waits for them (a crash in between ends the runs worker-lost, and the feed keeps the trace:
-    // spec §9a).
+    // Their pending run logs are written meanwhile, and each run's end waits for them (a crash in
+    // between ends the runs worker-lost, and the feed keeps the trace: spec §9a).
     let recordedNow: () => void = () => {};
     const recorded = new Promise<void>((resolve) => {
       recordedNow = resolve;
     });
     // Every engine is entered before any run's bookkeeping is chained, so a run's start is not
     // delayed by the promises of the runs entered before it.
-    const entered = launch.map(({ run, scheduler, params, controller }) => {
-      const now: Run = { ...run, startedAt: clock.now() };
-      return { run: now, scheduler, params, running: this.#runEngine(now, scheduler, params, controller) };
-    });
+    const entered = launch.map(({ run, scheduler, params, controller }) => ({
+      run,
+      scheduler,
+      params,
+      running: this.#runEngine(run, scheduler, params, controller),
+    }));
     // Runs whose engine already returned: their end writes the final run log, so no pending one.
     const returned = new Set<string>();
     for (const { run, scheduler, running } of entered) {
@@ -301,35 +315,23 @@ export class Executor {
         ),
       );
     }
-    await this.#recordStarts(entered, retention, returned)
+    await this.#writePendingLogs(entered, retention, returned)
       .catch((error: unknown) =>
-        log.error({ err: error, runs: entered.length }, 'could not record the start of a batch'),
+        log.error({ err: error, runs: entered.length }, 'could not write the pending run logs of a batch'),
       )
       .finally(recordedNow);
   }
 
-  // The batch's start instants, processes and START lines (one transaction), then its pending run
-  // logs; each retried while the store fails, so that the runs' ends find them (issue #12).
-  async #recordStarts(
+  // The batch's pending run logs (its processes and START lines came with its start), retried
+  // while the store fails, so that the runs' ends find them (issue #12).
+  async #writePendingLogs(
     launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
     retention: ReadonlyMap<string, number>,
     returned: ReadonlySet<string>,
   ): Promise<void> {
     const { repos } = this.rt;
-    const first = launched[0]?.run.processId as string;
-    await this.#persist('the start of a batch', async (attempt) => {
-      // A retry after a commit whose answer was lost finds the processes written.
-      if (attempt > 0 && (await repos.processes.get(first)) !== undefined) return;
-      await repos.lanes.recordStarts(
-        launched.map(({ run }) => ({ correlationId: run.correlationId, startedAt: run.startedAt as number })),
-        launched.map(({ run, scheduler, params }) =>
-          processRow(processOf(run, scheduler, params, 'running'), run.startedAt),
-        ),
-        launched.map(({ run, scheduler }) =>
-          feedRow(feedLineOf(run, 'START', run.startedAt as number, 'pending', startDetails(run, scheduler))),
-        ),
-      );
-    });
+    // One turn of the event loop first: an engine that returns at once (noop) has by then.
+    await new Promise((resolve) => setImmediate(resolve));
     // A run that already ended has its final log (the end writes it whole): this one yields to it,
     // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
     // written leaves its START line, and the recovery writes its log: spec §9a).
@@ -416,6 +418,8 @@ export class Executor {
         return;
       } catch (error) {
         if (error instanceof SimulatedCrash) throw error;
+        // A run yielding to this one goes on rather than wait out the backoff.
+        this.#judgements.judged(run.correlationId);
         this.rt.log.warn(
           { err: error, correlationId: run.correlationId, attempt: attempt + 1 },
           'spawn failed',
@@ -541,7 +545,12 @@ export class Executor {
       return false;
     const queued = await repos.runs.get(waiting.correlationId);
     const effective = scheduler ?? (await this.#loadScheduler(run));
-    if (queued === undefined || effective === undefined) return false;
+    if (queued === undefined) return false;
+    if (effective === undefined) {
+      // Its scheduler was deleted while it waited: recorded skipped, not left waiting (issue #20).
+      await skipQueuedOfDeleted(this.rt, this.recorder, queued, this.workerId);
+      return false;
+    }
     this.start(queued, effective);
     return true;
   }
@@ -573,23 +582,54 @@ export class Executor {
     const { definition } = scheduler;
     // A workflow run has no scheduler session and no process of its own (spec §4.2).
     const workflow = definition.target.kind === 'workflow';
-    const session = workflow
-      ? undefined
-      : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
+    // No session for a run whose scheduler was deleted (its sessions archived) or disabled since.
+    const session =
+      workflow || (await scheduleWithdrawn(this.rt, held))
+        ? undefined
+        : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
-    const at = clock.now();
-    const { decision, active } = await repos.lanes.admit({
-      key: held,
-      correlationId: held.correlationId,
-      workerId: held.workerId,
-      policy: definition.overlap,
-      oneShot: definition.trigger.kind === 'at',
-      start: { sessionId: session?.id ?? null, processId, at },
+    const startedAt = (instant: number): Run => ({
+      ...held,
+      state: 'started',
+      sessionId: session?.id ?? null,
+      processId,
+      startedAt: instant,
     });
+    let at = clock.now();
+    // In the order of request and occurrence instants: an earlier manual fire is judged first.
+    const { decision, active } = await admitInOrder(
+      (yielding) => {
+        at = clock.now();
+        return repos.lanes.admit({
+          key: held,
+          correlationId: held.correlationId,
+          workerId: held.workerId,
+          policy: definition.overlap,
+          oneShot: definition.trigger.kind === 'at',
+          trigger: held.trigger,
+          scheduledFor: held.scheduledFor,
+          yielding: yielding && !this.#draining.signal.aborted,
+          start: { sessionId: session?.id ?? null, processId, at },
+          // A recipe run's process and START line come with its start (issue #20).
+          opening: workflow ? undefined : openingOf(startedAt(at), scheduler, runParams(scheduler), 'ready'),
+        });
+      },
+      (first) => this.#judgeFirst(first, scheduler),
+    );
+    this.#judgements.judged(held.correlationId);
     switch (decision) {
       case 'lost':
         return;
+      case 'deleted':
+      case 'disabled': {
+        // Deleted or disabled while claimed ahead or waiting in the queue: not started (issue #20).
+        await this.recorder.recordSkipped(
+          { ...held, state: 'skipped', ...WITHDRAWN[decision], endedAt: at },
+          scheduler,
+        );
+        return;
+      }
       case 'skip':
       case 'consolidate': {
         const outcome = decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued';
@@ -616,26 +656,35 @@ export class Executor {
         return;
       }
       case 'start': {
-        const started: Run = {
-          ...held,
-          state: 'started',
-          sessionId: session?.id ?? null,
-          processId,
-          startedAt: at,
-        };
+        const started = startedAt(at);
         await (workflow ? this.#runWorkflow(started, scheduler) : this.#run(started, scheduler));
       }
     }
+  }
+
+  /**
+   * Has a manual fire requested before the run being admitted judged first (issue #20): one
+   * dispatched here is waited for (until its lane judged it); any other is taken over (a
+   * compare-and-swap: a worker that held it finds it gone) and dispatched here.
+   */
+  async #judgeFirst(first: FirstFire, scheduler: EffectiveScheduler): Promise<void> {
+    if (this.#inflight.has(first.correlationId)) return this.#judgements.of(first.correlationId);
+    const { runs } = this.rt.repos;
+    if (this.#draining.signal.aborted) return;
+    if (!(await runs.takeOver(first.correlationId, 'claimed', first.workerId, this.workerId))) return;
+    const fire = await runs.get(first.correlationId);
+    if (fire?.state !== 'claimed') return;
+    this.start(fire, scheduler);
+    await this.#judgements.of(fire.correlationId);
   }
 
   async #run(started: Run, scheduler: EffectiveScheduler): Promise<void> {
     const { repos, clock } = this.rt;
     const { definition } = scheduler;
     const processId = started.processId as string;
-    const params = mergeParams(recipeOf(scheduler).params, definition.params);
-    await repos.processes.create(processOf(started, scheduler, params, 'ready'));
-    // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
-    // request found no row to mark, so look for the waiting run now.
+    const params = runParams(scheduler);
+    // Its process and START line were written with its start. A cancelPrevious run may have been
+    // admitted since, and found the process to mark only once it existed: look for it now.
     if (
       definition.overlap === 'cancelPrevious' &&
       definition.trigger.kind === 'cron' &&
@@ -643,13 +692,6 @@ export class Executor {
     ) {
       await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
     }
-    await this.recorder.appendLine(
-      started,
-      'START',
-      started.startedAt as number,
-      'pending',
-      startDetails(started, scheduler),
-    );
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }

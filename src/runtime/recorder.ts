@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import { runLogRetentionDays } from '../service/settings.js';
@@ -5,6 +6,7 @@ import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import type { FeedTable } from '../store/schema.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
@@ -163,7 +165,10 @@ export class RunRecorder {
     };
   }
 
-  /** Records a run that is not started (misfire, catch-up window, overlap): one feed line and its log. */
+  /**
+   * Records a run that is not started (misfire, catch-up window, overlap, a scheduler deleted or
+   * disabled before its instant): one feed line and its log.
+   */
   async recordSkipped(run: Run, scheduler?: EffectiveScheduler): Promise<void> {
     this.rt.metrics?.runs.inc({ outcome: run.outcome, trigger: run.trigger });
     await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, { reason: run.reason });
@@ -201,9 +206,15 @@ export class RunRecorder {
    * @param run the run as ended (`state` ended, `outcome` failed, `reason`, `endedAt`), with the
    *   `workerId` that must still hold it.
    * @param from the state it must still be in.
+   * @param opening a START line to append before the END line (see `missingStartLine`).
    * @returns whether this call ended it (false: another path moved it first).
    */
-  async endFailed(run: Run, from: Run['state'], details: Record<string, unknown>): Promise<boolean> {
+  async endFailed(
+    run: Run,
+    from: Run['state'],
+    details: Record<string, unknown>,
+    opening?: Insertable<FeedTable>,
+  ): Promise<boolean> {
     const at = run.endedAt ?? this.rt.clock.now();
     const days = await this.retentionDays(run.tenant, run.project);
     const ended = await this.rt.repos.runs.endMany([
@@ -212,6 +223,7 @@ export class RunRecorder {
         from,
         process: undefined,
         line: feedRow(feedLineOf(run, 'END', at, 'failed', details)),
+        opening,
         log: this.runLogRow(run, undefined, days, this.rt.clock.now()),
       },
     ]);

@@ -10,6 +10,7 @@ import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { missingStartLine } from './lost-start.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
 
@@ -466,7 +467,9 @@ export class Worker {
     // here leaves the run started and orphaned, and the next reap ends it.
     const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
     const details = { processId: run.processId, reason: 'worker-lost' };
-    if (!(await this.executor.recorder.endFailed(ended, 'started', details))) return false;
+    // A run recorded started always shows its START line before its END line (issue #20).
+    const opening = await missingStartLine(this.rt, run);
+    if (!(await this.executor.recorder.endFailed(ended, 'started', details, opening))) return false;
     if (run.processId !== null) {
       await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
         status: 'failed',

@@ -238,6 +238,29 @@ export class Feed {
     return rows.map(toLine);
   }
 
+  /**
+   * Whether a run (its scheduler and traceId) has a line of `kind`. Reads the scheduler's lines
+   * newest first, so a recent run's line is found at once; for recovery paths, not for every run.
+   */
+  async hasLine(
+    run: {
+      readonly tenant: string;
+      readonly project: string;
+      readonly name: string;
+      readonly correlationId: string;
+    },
+    kind: FeedLine['kind'],
+  ): Promise<boolean> {
+    const row = await this.#ofRef(run.tenant, run.project, 'SCHEDULER', run.name)
+      .select('id')
+      .where('trace_id', '=', run.correlationId)
+      .where('kind', '=', kind)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** The newest line for a ref ("when did it last run", spec §7). */
   async latestForRef(
     tenant: string,
