@@ -12,7 +12,7 @@ import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
-import { type Absorbed, type RunLogProcess, renderRunLog } from './run-log.js';
+import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
 
 const ABSORBED_COUNT_CAP = 1000;
 
@@ -104,19 +104,21 @@ export class RunRecorder {
    * applies from the next lifecycle event. The log of a run not yet ended (claimed, queued,
    * started: `pending`) is written only while the run is still in that state: a write that comes
    * late — from a worker that stalled while another ended the run — never replaces the final log.
+   * A `note` adds a line to its timeline (this version only: the next transition re-renders it).
    */
   async writeRunLog(
     run: Run,
     process?: ProcessRecord,
     scheduler?: EffectiveScheduler,
     workflowRun?: WorkflowRun,
+    note?: RunLogNote,
   ): Promise<void> {
     const days = await this.retentionDays(run.tenant, run.project);
     const now = this.rt.clock.now();
     if (days < 0) return;
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
-      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
+      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun, note),
       URSA_ACTOR,
       now,
       expiryOf(days, now),

@@ -10,6 +10,7 @@ import { checkScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { releaseQueued } from './handoff.js';
 import { missingStartLine } from './lost-start.js';
 import { sweep } from './sweeper.js';
 import { Ticker, type TickResult } from './ticker.js';
@@ -263,8 +264,10 @@ export class Worker {
     const live = othersDead ? [this.id] : await repos.workers.live(now, this.#options.leaseTtlMs);
     let lost = 0;
     let resumed = 0;
-    // Manual fires are handed to workers this way: routine, not the work of a lost worker.
+    // Manual fires are handed to workers this way: routine, not the work of a lost worker; so are
+    // the queued runs a worker released when it stopped.
     let manualFires = 0;
+    let released = 0;
     for (const run of await repos.runs.orphaned('started', live, 1000)) {
       if (await this.#endLost(run, now)) lost++;
     }
@@ -291,7 +294,10 @@ export class Worker {
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
-      if (run !== undefined && (await this.executor.promoteWaiting(run))) resumed++;
+      if (run !== undefined && (await this.executor.promoteWaiting(run))) {
+        resumed++;
+        if (waiting.workerId === null) released++;
+      }
     }
     // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
     // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
@@ -330,10 +336,11 @@ export class Worker {
     }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#options.leaseTtlMs);
-    const takenOver = resumed - manualFires;
+    const takenOver = resumed - manualFires - released;
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
     if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
+    if (released > 0) log.info({ queued: released }, 'queued runs of a stopped worker resumed');
     return { lost, resumed };
   }
 
@@ -376,6 +383,8 @@ export class Worker {
     this.#wake?.();
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
+    // Its queued runs wait for the next worker, and say so (issue #20).
+    await releaseQueued(this.rt, this.executor.recorder, this.id);
     clearInterval(this.#heartbeat);
     await this.#unsubscribe?.();
     await this.rt.repos.workers.stop(this.id, this.rt.clock.now());
