@@ -197,9 +197,11 @@ export class Executor {
   /**
    * One batch: runs of one occurrence instant. What does not depend on the start instant
    * (sessions, retention) is read first; then, just before the occurrence (by the start
-   * transaction's recent duration, {@link StartLead}), one transaction starts the lot with their
-   * processes and START lines, at the occurrence's instant; at it every engine is entered; the pending run logs are written last, off the start's
-   * path. A lane that frees within that lead is decided at the instant by the single path.
+   * transaction's recent duration, {@link StartLead}), one transaction starts the lot, with their
+   * processes and START lines, as of the occurrence's instant; at it every engine is entered; the
+   * pending run logs are written last, off the start's path. A lane that frees within that lead,
+   * and a run its lane must judge (a scheduler withdrawn, an earlier manual fire), is decided at
+   * the instant by the single path.
    */
   async #startBatch(items: readonly Dispatch[], dueAt: number): Promise<void> {
     const { repos, clock, log } = this.rt;
@@ -679,19 +681,11 @@ export class Executor {
   }
 
   async #run(started: Run, scheduler: EffectiveScheduler): Promise<void> {
-    const { repos, clock } = this.rt;
-    const { definition } = scheduler;
+    const { repos } = this.rt;
     const processId = started.processId as string;
     const params = runParams(scheduler);
-    // Its process and START line were written with its start. A cancelPrevious run may have been
-    // admitted since, and found the process to mark only once it existed: look for it now.
-    if (
-      definition.overlap === 'cancelPrevious' &&
-      definition.trigger.kind === 'cron' &&
-      (await repos.lanes.waiting(started)) !== undefined
-    ) {
-      await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
-    }
+    // Its process and START line came with its start, under its lane's lock: a cancelPrevious run
+    // admitted since found the process and marked its stop (applied when the engine is entered).
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }

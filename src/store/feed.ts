@@ -40,7 +40,8 @@ export interface FeedRun {
   readonly endedAt: number | null;
   /**
    * Spec §9a outcome: the `END` line's (completed, failed, cancelled), the `SKIPPED` line's
-   * (skipped_misfire, skipped_overlap, …), or `pending` while only `START` is there.
+   * (skipped_misfire, skipped_overlap, skipped_deleted, skipped_disabled, …), or `pending` while
+   * only `START` is there.
    */
   readonly outcome: string;
   /** How long the process ran; null until it ended. */
