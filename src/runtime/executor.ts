@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal } from '../errors/index.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
-import { mergeParams } from '../recipes/resolve.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { feedRow } from '../store/feed.js';
 import { fenceOf } from '../store/fencing.js';
@@ -16,6 +16,7 @@ import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
+import { admitInOrder, type FirstFire, PendingJudgements } from './admission-order.js';
 import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
@@ -23,8 +24,9 @@ import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
-import { projectKey, startRecord, workflowStartRecord } from './run-records.js';
+import { openingOf, projectKey, runParams, workflowStartRecord } from './run-records.js';
 import { StartLead } from './start-lead.js';
+import { scheduleWithdrawn, skipQueuedOfDeleted } from './withdrawn.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
 
 const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' } as const;
@@ -132,6 +134,8 @@ export class Executor {
   readonly workflows: WorkflowRunner;
   readonly #ends = new Batcher<Ended, boolean>((ends) => this.#writeEnds(ends));
   readonly #lead = new StartLead();
+  // The manual fires being dispatched here, until their lane judged them (see #judgeFirst).
+  readonly #judgements = new PendingJudgements();
   // Runs whose engine has returned and whose end is not written yet, by scheduler key: their lane
   // is free in fact but not yet in the store, so a start of the same scheduler waits for the write.
   readonly #ending = new Map<string, Promise<void>>();
@@ -161,8 +165,12 @@ export class Executor {
   start(run: Run, scheduler: EffectiveScheduler): void {
     if (this.#draining.signal.aborted) return;
     this.#inflight.add(run.correlationId);
+    if (run.trigger === 'manual') this.#judgements.dispatching(run.correlationId);
     this.#track(
-      this.#dispatchWithRetry(run, scheduler).finally(() => this.#inflight.delete(run.correlationId)),
+      this.#dispatchWithRetry(run, scheduler).finally(() => {
+        this.#inflight.delete(run.correlationId);
+        this.#judgements.judged(run.correlationId);
+      }),
     );
   }
 
@@ -203,9 +211,11 @@ export class Executor {
   /**
    * One batch: runs of one occurrence instant. What does not depend on the start instant
    * (sessions, retention) is read first; then, just before the occurrence (by the start
-   * transaction's recent duration, {@link StartLead}), one transaction starts the lot; at the
-   * occurrence every engine is entered; the pending run logs are written last, off the start's
-   * path. A lane that frees within that lead is decided at the instant by the single path.
+   * transaction's recent duration, {@link StartLead}), one transaction starts the lot, with their
+   * processes and START lines, as of the occurrence's instant; at it every engine is entered; the
+   * pending run logs are written last, off the start's path. A lane that frees within that lead,
+   * and a run its lane must judge (a scheduler withdrawn, an earlier manual fire), is decided at
+   * the instant by the single path.
    */
   async #startBatch(items: readonly Dispatch[], dueAt: number): Promise<void> {
     const { repos, clock, log } = this.rt;
@@ -247,7 +257,8 @@ export class Executor {
         return;
       }
       const began = performance.now();
-      const at = clock.now();
+      // The instant the engines are entered, written with the start (a lead ahead of it).
+      const at = Math.max(dueAt, clock.now());
       started = items.map(({ run, scheduler }) => ({
         run: {
           ...run,
@@ -257,16 +268,20 @@ export class Executor {
           startedAt: at,
         },
         scheduler,
-        params: mergeParams(recipeOf(scheduler).params, scheduler.definition.params),
+        params: runParams(scheduler),
       }));
       outcomes = await repos.lanes.startMany(
-        started.map(({ run, scheduler }) => ({
+        started.map(({ run, scheduler, params }) => ({
           key: run,
           correlationId: run.correlationId,
           workerId: this.workerId,
           policy: scheduler.definition.overlap,
           oneShot: false,
+          trigger: run.trigger,
+          scheduledFor: run.scheduledFor,
           start: { sessionId: run.sessionId as string, processId: run.processId as string, at },
+          // Its process and START line with it: a run whose engine is entered has both (issue #20).
+          opening: openingOf(run, scheduler, params, 'running'),
         })),
         this.workerId,
         at,
@@ -291,9 +306,9 @@ export class Executor {
       }
     }
     if (launch.length === 0) return;
-    // Started durably a lead ahead, so the engines are entered at the occurrence itself (a crash
-    // in between ends the runs worker-lost, as one right after the commit would); each run's start
-    // is the instant its engine is called.
+    // Started durably a lead ahead, with their processes and START lines, so the engines are
+    // entered at the occurrence itself (a crash in between ends the runs worker-lost, as one right
+    // after the commit would); each run's start is that instant.
     const overran = clock.now() - dueAt;
     if (overran > 0)
       log.debug(
@@ -301,25 +316,20 @@ export class Executor {
         'batch start overran its lead',
       );
     await reach(clock, dueAt);
-    // Their processes, START lines and pending run logs are written meanwhile, and each run's end
-    // waits for them (a crash in between ends the runs worker-lost, and the feed keeps the trace:
-    // spec §9a).
+    // Their pending run logs are written meanwhile, and each run's end waits for them (a crash in
+    // between ends the runs worker-lost, and the feed keeps the trace: spec §9a).
     let recordedNow: () => void = () => {};
     const recorded = new Promise<void>((resolve) => {
       recordedNow = resolve;
     });
     // Every engine is entered before any run's bookkeeping is chained, so a run's start is not
     // delayed by the promises of the runs entered before it.
-    const entered = launch.map(({ run, scheduler, params, controller }) => {
-      const now: Run = { ...run, startedAt: clock.now() };
-      return {
-        run: now,
-        scheduler,
-        params,
-        controller,
-        running: this.#runEngine(now, scheduler, params, controller),
-      };
-    });
+    const entered = launch.map(({ run, scheduler, params, controller }) => ({
+      run,
+      scheduler,
+      params,
+      running: this.#runEngine(run, scheduler, params, controller),
+    }));
     // Runs whose engine already returned: their end writes the final run log, so no pending one.
     const returned = new Set<string>();
     for (const { run, scheduler, running } of entered) {
@@ -331,39 +341,28 @@ export class Executor {
         ),
       );
     }
-    await this.#recordStarts(entered, retention, returned)
+    await this.#writePendingLogs(entered, retention, returned)
       .catch((error: unknown) =>
-        log.error({ err: error, runs: entered.length }, 'could not record the start of a batch'),
+        log.error({ err: error, runs: entered.length }, 'could not write the pending run logs of a batch'),
       )
       .finally(recordedNow);
   }
 
-  // The batch's start instants, processes and START lines (one transaction), then its pending run
-  // logs; each retried while the store fails, so that the runs' ends find them (issue #12).
-  async #recordStarts(
-    launched: readonly {
-      run: Run;
-      scheduler: EffectiveScheduler;
-      params: Record<string, unknown>;
-      controller: AbortController;
-    }[],
+  // The batch's pending run logs (its processes and START lines came with its start), retried
+  // while the store fails, so that the runs' ends find them (issue #12).
+  async #writePendingLogs(
+    launched: readonly { run: Run; scheduler: EffectiveScheduler; params: Record<string, unknown> }[],
     retention: ReadonlyMap<string, number>,
     returned: ReadonlySet<string>,
   ): Promise<void> {
     const { repos } = this.rt;
-    const ours = await this.#persist('the start of a batch', () =>
-      repos.lanes.recordStarts(
-        launched.map(({ run, scheduler, params }) => startRecord(run, scheduler, params, 'running')),
-      ),
-    );
-    // Not ours any more (another worker ended it or started it again): its process must not go on.
-    for (const { run, controller } of launched)
-      if (!ours.has(run.correlationId)) controller.abort('worker-lost');
+    // One turn of the event loop first: an engine that returns at once (noop) has by then.
+    await new Promise((resolve) => setImmediate(resolve));
     // A run that already ended has its final log (the end writes it whole): this one yields to it,
     // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
     // written leaves its START line, and the recovery writes its log: spec §9a).
     const logs = launched.flatMap(({ run, scheduler }) => {
-      if (returned.has(run.correlationId) || !ours.has(run.correlationId)) return [];
+      if (returned.has(run.correlationId)) return [];
       const row = this.recorder.runLogRow(
         run,
         scheduler,
@@ -445,6 +444,8 @@ export class Executor {
         return;
       } catch (error) {
         if (error instanceof SimulatedCrash) throw error;
+        // A run yielding to this one goes on rather than wait out the backoff.
+        this.#judgements.judged(run.correlationId);
         this.rt.log.warn(
           { err: error, correlationId: run.correlationId, attempt: attempt + 1 },
           'spawn failed',
@@ -573,7 +574,12 @@ export class Executor {
       return false;
     const queued = await repos.runs.get(waiting.correlationId);
     const effective = scheduler ?? (await this.#loadScheduler(run));
-    if (queued === undefined || effective === undefined) return false;
+    if (queued === undefined) return false;
+    if (effective === undefined) {
+      // Its scheduler was deleted while it waited: recorded skipped, not left waiting (issue #20).
+      await skipQueuedOfDeleted(this.rt, this.recorder, queued, this.workerId);
+      return false;
+    }
     this.start(queued, effective);
     return true;
   }
@@ -612,26 +618,57 @@ export class Executor {
     }
     // A workflow run has no scheduler session and no process of its own (spec §4.2).
     const workflow = definition.target.kind === 'workflow';
-    const session = workflow
-      ? undefined
-      : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
+    // No session for a run whose scheduler was deleted (its sessions archived) or disabled since.
+    const session =
+      workflow || (await scheduleWithdrawn(this.rt, held))
+        ? undefined
+        : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
     const processId = workflow ? null : `proc_${randomUUID()}`;
     await this.#endsWritten([held]);
     // Fenced, or the drain's final stop came while this dispatch awaited the store: the run stays
     // as it is held, for this worker once it renews its lease, or for the next one.
     if (!this.lease.held || this.#stopped.signal.aborted) return;
-    const at = clock.now();
-    const { decision, active, attempt } = await repos.lanes.admit({
-      key: held,
-      correlationId: held.correlationId,
-      workerId: held.workerId,
-      policy: definition.overlap,
-      oneShot: definition.trigger.kind === 'at',
-      start: { sessionId: session?.id ?? null, processId, at },
+    const startedAt = (instant: number): Run => ({
+      ...held,
+      state: 'started',
+      sessionId: session?.id ?? null,
+      processId,
+      startedAt: instant,
     });
+    let at = clock.now();
+    // In the order of request and occurrence instants: an earlier manual fire is judged first.
+    const { decision, active, attempt } = await admitInOrder(
+      (yielding) => {
+        at = clock.now();
+        return repos.lanes.admit({
+          key: held,
+          correlationId: held.correlationId,
+          workerId: held.workerId,
+          policy: definition.overlap,
+          oneShot: definition.trigger.kind === 'at',
+          trigger: held.trigger,
+          scheduledFor: held.scheduledFor,
+          yielding: yielding && !this.#draining.signal.aborted,
+          start: { sessionId: session?.id ?? null, processId, at },
+          // A recipe run's process and START line come with its start (issue #20).
+          opening: workflow ? undefined : openingOf(startedAt(at), scheduler, runParams(scheduler), 'ready'),
+        });
+      },
+      (first) => this.#judgeFirst(first, scheduler),
+    );
+    this.#judgements.judged(held.correlationId);
     switch (decision) {
       case 'lost':
         return;
+      case 'deleted':
+      case 'disabled': {
+        // Deleted or disabled while claimed ahead or waiting in the queue: not started (issue #20).
+        await this.recorder.recordSkipped(
+          { ...held, state: 'skipped', ...WITHDRAWN[decision], endedAt: at },
+          scheduler,
+        );
+        return;
+      }
       case 'skip':
       case 'consolidate': {
         const outcome = decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued';
@@ -658,42 +695,34 @@ export class Executor {
         return;
       }
       case 'start': {
-        const started: Run = {
-          ...held,
-          state: 'started',
-          sessionId: session?.id ?? null,
-          processId,
-          startedAt: at,
-          ...attempt,
-        };
+        const started: Run = { ...startedAt(at), ...attempt };
         await (workflow ? this.#runWorkflow(started, scheduler) : this.#run(started, scheduler));
       }
     }
   }
 
+  /**
+   * Has a manual fire requested before the run being admitted judged first (issue #20): one
+   * dispatched here is waited for (until its lane judged it); any other is taken over (a
+   * compare-and-swap: a worker that held it finds it gone) and dispatched here.
+   */
+  async #judgeFirst(first: FirstFire, scheduler: EffectiveScheduler): Promise<void> {
+    if (this.#inflight.has(first.correlationId)) return this.#judgements.of(first.correlationId);
+    const { runs } = this.rt.repos;
+    if (this.#draining.signal.aborted) return;
+    if (!(await runs.takeOver(first.correlationId, 'claimed', first.workerId, this.workerId))) return;
+    const fire = await runs.get(first.correlationId);
+    if (fire?.state !== 'claimed') return;
+    this.start(fire, scheduler);
+    await this.#judgements.of(fire.correlationId);
+  }
+
   async #run(started: Run, scheduler: EffectiveScheduler): Promise<void> {
-    const { repos, clock } = this.rt;
-    const { definition } = scheduler;
+    const { repos } = this.rt;
     const processId = started.processId as string;
-    const params = mergeParams(recipeOf(scheduler).params, definition.params);
-    // Its process and START line, unless another worker took the run over since it was admitted.
-    const ours = await repos.lanes.recordStarts([startRecord(started, scheduler, params, 'ready')]);
-    if (!ours.has(started.correlationId)) {
-      this.rt.log.info(
-        { scheduler: started.name, correlationId: started.correlationId },
-        'run not started here: another worker took it over',
-      );
-      return;
-    }
-    // A cancelPrevious run may have been admitted while this process did not exist yet: its stop
-    // request found no row to mark, so look for the waiting run now.
-    if (
-      definition.overlap === 'cancelPrevious' &&
-      definition.trigger.kind === 'cron' &&
-      (await repos.lanes.waiting(started)) !== undefined
-    ) {
-      await repos.processes.requestStop(processId, 'scheduler-overlap', clock.now());
-    }
+    const params = runParams(scheduler);
+    // Its process and START line came with its start, under its lane's lock: a cancelPrevious run
+    // admitted since found the process and marked its stop (applied when the engine is entered).
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
     await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
   }

@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import { runLogRetentionDays } from '../service/settings.js';
@@ -5,12 +6,13 @@ import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import type { FeedTable } from '../store/schema.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
-import { type Absorbed, type RunLogProcess, renderRunLog } from './run-log.js';
+import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
 
 const ABSORBED_COUNT_CAP = 1000;
 
@@ -103,19 +105,21 @@ export class RunRecorder {
    * started: `pending`) is written only while the run is still in that state and at the attempt of
    * `run.fencingToken`: a write that comes late — from a worker that stalled while another ended
    * the run or started it again — never replaces the final log or a later attempt's.
+   * A `note` adds a line to its timeline (this version only: the next transition re-renders it).
    */
   async writeRunLog(
     run: Run,
     process?: ProcessRecord,
     scheduler?: EffectiveScheduler,
     workflowRun?: WorkflowRun,
+    note?: RunLogNote,
   ): Promise<void> {
     const days = await this.retentionDays(run.tenant, run.project);
     const now = this.rt.clock.now();
     if (days < 0) return;
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
-      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
+      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun, note),
       URSA_ACTOR,
       now,
       expiryOf(days, now),
@@ -171,8 +175,9 @@ export class RunRecorder {
   }
 
   /**
-   * Records a run that is not started (misfire, catch-up window, overlap): one feed line and its
-   * log. `details` go into the line's payload besides the reason (e.g. which instants a misfire skipped).
+   * Records a run that is not started (misfire, catch-up window, overlap, a scheduler deleted or
+   * disabled before its instant): one feed line and its log. `details` go into the line's payload
+   * besides the reason (e.g. which instants a misfire skipped).
    */
   async recordSkipped(
     run: Run,
@@ -218,9 +223,15 @@ export class RunRecorder {
    * @param run the run as ended (`state` ended, `outcome` failed, `reason`, `endedAt`), with the
    *   `workerId` that must still hold it.
    * @param from the state it must still be in.
+   * @param opening a START line to append before the END line (see `missingStartLine`).
    * @returns whether this call ended it (false: another path moved it first).
    */
-  async endFailed(run: Run, from: Run['state'], details: Record<string, unknown>): Promise<boolean> {
+  async endFailed(
+    run: Run,
+    from: Run['state'],
+    details: Record<string, unknown>,
+    opening?: Insertable<FeedTable>,
+  ): Promise<boolean> {
     const at = run.endedAt ?? this.rt.clock.now();
     const days = await this.retentionDays(run.tenant, run.project);
     const ended = await this.rt.repos.runs.endMany([
@@ -229,6 +240,7 @@ export class RunRecorder {
         from,
         process: undefined,
         line: feedRow(feedLineOf(run, 'END', at, 'failed', details)),
+        opening,
         log: this.runLogRow(run, undefined, days, this.rt.clock.now()),
       },
     ]);

@@ -44,6 +44,15 @@ export interface Absorbed {
   readonly last: number;
 }
 
+/**
+ * A line of a run log's timeline that the run's state does not say: an instant (UTC ms) and
+ * text Ursa writes itself (never text from a user or a process: it goes in as it is).
+ */
+export interface RunLogNote {
+  readonly at: number;
+  readonly text: string;
+}
+
 /** What a run log shows of the run's process. */
 export type RunLogProcess = Pick<ProcessRecord, 'exitCode' | 'outputTail' | 'errorTail'>;
 
@@ -62,6 +71,8 @@ export function renderRunLog(
   absorbed?: Absorbed,
   /** The workflow run a workflow target started (spec §4.2), as it stands. */
   workflowRun?: WorkflowRun,
+  /** A line for the timeline, after the run's own (e.g. why a queued run waits for another worker). */
+  note?: RunLogNote,
 ): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, FlatScalar> = {
@@ -145,6 +156,7 @@ export function renderRunLog(
   if (run.endedAt !== null) {
     lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);
   }
+  if (note !== undefined) lines.push(`- ${formatInstant(note.at)}  NOTE       ${note.text}`);
   if (workflowRun !== undefined) {
     lines.push(
       '',

@@ -1,5 +1,6 @@
+import { mergeParams } from '../recipes/resolve.js';
 import { feedRow } from '../store/feed.js';
-import type { StartRecord } from '../store/lanes.js';
+import type { Opening, StartRecord } from '../store/lanes.js';
 import { type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { type EffectiveScheduler, recipeOf } from './catalog.js';
@@ -35,6 +36,29 @@ export function processOf(
     params,
     initialMessage: scheduler.definition.initialMessage ?? null,
     createdAt: run.startedAt as number,
+  };
+}
+
+/** The params a recipe run gets: the recipe's defaults, overridden by the scheduler's (spec §4.1). */
+export function runParams(scheduler: EffectiveScheduler): Record<string, unknown> {
+  return mergeParams(recipeOf(scheduler).params, scheduler.definition.params);
+}
+
+/**
+ * What a recipe run's start writes with it, in the transaction that starts it (issue #20): its
+ * process (`ready`, or `running` since `run.startedAt` for a batch start, which enters the engine
+ * at that instant) and its START line at `run.startedAt`.
+ */
+export function openingOf(
+  run: Run,
+  scheduler: EffectiveScheduler,
+  params: Readonly<Record<string, unknown>>,
+  status: 'ready' | 'running',
+): Opening {
+  const startedAt = run.startedAt as number;
+  return {
+    process: processRow(processOf(run, scheduler, params, status), status === 'running' ? startedAt : null),
+    line: feedRow(feedLineOf(run, 'START', startedAt, 'pending', startDetails(run, scheduler))),
   };
 }
 

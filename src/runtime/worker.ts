@@ -12,6 +12,8 @@ import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
 import type { Runtime } from './context.js';
 import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
 import type { RunFaults } from './faults.js';
+import { releaseQueued } from './handoff.js';
+import { missingStartLine } from './lost-start.js';
 import { resumeClaimed } from './resume.js';
 import { schedulerOfRun } from './run-scheduler.js';
 import { sweep } from './sweeper.js';
@@ -51,7 +53,8 @@ export interface WorkerOptions {
   /**
    * How far ahead of an occurrence it is claimed, milliseconds: the claim and the preparation of
    * its start happen before the instant, and at the instant only the start is written. 0 claims
-   * at the occurrence. An occurrence claimed ahead fires with its scheduler as it was at the claim.
+   * at the occurrence. An occurrence claimed ahead fires with its scheduler as it was at the claim,
+   * unless the scheduler was deleted or disabled since (then it is recorded skipped).
    * Default {@link DEFAULT_ACQUIRE_AHEAD_MS}.
    */
   readonly acquireAheadMs?: number;
@@ -337,8 +340,10 @@ export class Worker {
     const live = othersDead ? [this.id] : await repos.workers.live(now, this.#deadAfterMs);
     let lost = 0;
     let resumed = 0;
-    // Manual fires are handed to workers this way: routine, not the work of a lost worker.
+    // Manual fires are handed to workers this way: routine, not the work of a lost worker; so are
+    // the queued runs a worker released when it stopped.
     let manualFires = 0;
+    let released = 0;
     // A store error loading a run's scheduler defers that run (it stays claimed or queued, held
     // here) and fails this reap once the rest is done, so that the next pass tries it again.
     let deferred: unknown;
@@ -367,7 +372,10 @@ export class Worker {
     // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
     for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
       const run = await repos.runs.get(waiting.correlationId);
-      if (run !== undefined && (await this.executor.promoteWaiting(run).catch(defer)) === true) resumed++;
+      if (run !== undefined && (await this.executor.promoteWaiting(run).catch(defer)) === true) {
+        resumed++;
+        if (waiting.workerId === null) released++;
+      }
     }
     // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
     // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
@@ -406,10 +414,11 @@ export class Worker {
     }
     await this.executor.applyStopRequests();
     const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#deadAfterMs);
-    const takenOver = resumed - manualFires;
+    const takenOver = resumed - manualFires - released;
     if (lost + takenOver + retired.length > 0)
       log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
     if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
+    if (released > 0) log.info({ queued: released }, 'queued runs of a stopped worker resumed');
     if (deferred !== undefined) throw deferred;
     return { lost, resumed };
   }
@@ -465,6 +474,8 @@ export class Worker {
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
     await this.#groupRecords.stop();
+    // Its queued runs wait for the next worker, and say so (issue #20).
+    await releaseQueued(this.rt, this.executor.recorder, this.id);
     clearInterval(this.#heartbeat);
     await this.#fence.stop();
     await this.#unsubscribe?.();
@@ -561,7 +572,9 @@ export class Worker {
     // here leaves the run started and orphaned, and the next reap ends it.
     const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
     const details = { processId: run.processId, reason: 'worker-lost' };
-    if (!(await this.executor.recorder.endFailed(ended, 'started', details))) return false;
+    // A run recorded started always shows its START line before its END line (issue #20).
+    const opening = await missingStartLine(this.rt, run);
+    if (!(await this.executor.recorder.endFailed(ended, 'started', details, opening))) return false;
     if (run.processId !== null) {
       await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
         status: 'failed',

@@ -40,7 +40,8 @@ export interface FeedRun {
   readonly endedAt: number | null;
   /**
    * Spec §9a outcome: the `END` line's (completed, failed, cancelled), the `SKIPPED` line's
-   * (skipped_misfire, skipped_overlap, …), or `pending` while only `START` is there.
+   * (skipped_misfire, skipped_overlap, skipped_deleted, skipped_disabled, …), or `pending` while
+   * only `START` is there.
    */
   readonly outcome: string;
   /** How long the process ran; null until it ended. */
@@ -236,6 +237,29 @@ export class Feed {
     if (beforeId !== undefined) query = query.where('id', '<', beforeId);
     const rows = await query.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toLine);
+  }
+
+  /**
+   * Whether a run (its scheduler and traceId) has a line of `kind`. Reads the scheduler's lines
+   * newest first, so a recent run's line is found at once; for recovery paths, not for every run.
+   */
+  async hasLine(
+    run: {
+      readonly tenant: string;
+      readonly project: string;
+      readonly name: string;
+      readonly correlationId: string;
+    },
+    kind: FeedLine['kind'],
+  ): Promise<boolean> {
+    const row = await this.#ofRef(run.tenant, run.project, 'SCHEDULER', run.name)
+      .select('id')
+      .where('trace_id', '=', run.correlationId)
+      .where('kind', '=', kind)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** The newest line for a ref ("when did it last run", spec §7). */

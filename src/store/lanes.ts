@@ -1,9 +1,23 @@
 import { type Insertable, sql, type Transaction } from 'kysely';
-import { decideOverlap, type OverlapDecision } from '../decisions/overlap.js';
+import {
+  type AdmissionDecision,
+  decideAdmission,
+  type SchedulerStanding,
+  WITHDRAWN,
+} from '../decisions/admission.js';
+import { decideOverlap } from '../decisions/overlap.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import { TENANT_PROJECT } from './documents.js';
 import { nextFencingToken, tokenOf } from './fencing.js';
 import type { Store } from './open.js';
-import { type SchedulerKey, schedulerKeyString } from './schedules.js';
+import type { Run } from './runs.js';
+import {
+  DISABLED_TIMING_PATTERN,
+  isDisabledTiming,
+  type SchedulerKey,
+  schedulerKeyString,
+} from './schedules.js';
 import type { Database, FeedTable, ProcessesTable } from './schema.js';
 import { valuesList } from './values.js';
 
@@ -14,12 +28,32 @@ export interface LaneRequest {
   readonly workerId: string | null;
   readonly policy: OverlapPolicy;
   readonly oneShot: boolean;
+  /** How the run was triggered. */
+  readonly trigger: Run['trigger'];
+  /** The occurrence the run serves, UTC ms (a manual fire's: the instant it was requested). */
+  readonly scheduledFor: number;
+  /**
+   * False: the run does not yield to an earlier manual fire (see {@link LaneResult.first}) and is
+   * decided now. Default true.
+   */
+  readonly yielding?: boolean;
   /** Written when the run starts: the session and process it starts in, and the instant (UTC ms). */
   readonly start: {
     readonly sessionId: string | null;
     readonly processId: string | null;
     readonly at: number;
   };
+  /**
+   * What a started run has from the transaction that starts it on (issue #20): its process row
+   * (a recipe target) and its START line, so that no engine is entered for a run without them.
+   */
+  readonly opening?: Opening | undefined;
+}
+
+/** A started run's process row (absent for a workflow target) and START line. */
+export interface Opening {
+  readonly process?: Insertable<ProcessesTable>;
+  readonly line: Insertable<FeedTable>;
 }
 
 /** The start of one attempt, to record (see {@link Lanes.recordStarts}). */
@@ -54,22 +88,29 @@ export interface Attempt {
 
 /** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
 export interface LaneResult {
-  /** The overlap decision, or `lost` when the run was no longer this worker's to move. */
-  readonly decision: OverlapDecision | 'lost';
+  /**
+   * The admission decision (`decideAdmission`), or `lost` when the run was no longer this
+   * worker's to move. `deleted` and `disabled` runs were moved to `skipped` ({@link WITHDRAWN}).
+   */
+  readonly decision: AdmissionDecision | 'lost';
   /** With `start`: the attempt the start began. */
   readonly attempt?: Attempt;
   readonly active:
     | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
     | undefined;
+  /** For `yield`: the earliest manual fire to judge first (still claimed; nothing was moved). */
+  readonly first?: { readonly correlationId: string; readonly workerId: string | null } | undefined;
 }
 
 /**
  * The lane of a scheduler (spec §5, §6): one run active at a time, at most one waiting. Every
  * start of every source — tick, catch-up, manual fire, a waiting run's turn — goes through
- * {@link Lanes.admit}, which decides with the pure `decideOverlap` and applies the decision in
+ * {@link Lanes.admit}, which decides with the pure `decideAdmission` and applies the decision in
  * one transaction that holds the scheduler's lock, so no path can bypass the policy and two
  * workers cannot both start. Each start begins an attempt of the run with its fencing token,
- * taken under that lock (`src/store/fencing.ts`).
+ * taken under that lock (`src/store/fencing.ts`). The lane also looks, at the instant, at what
+ * changed since the run was claimed: a scheduler deleted or disabled since starts nothing, and a
+ * manual fire requested before the run's occurrence is judged before it (issue #20).
  */
 export class Lanes {
   constructor(private readonly store: Store) {}
@@ -80,11 +121,11 @@ export class Lanes {
       const { key } = request;
       const others = await trx
         .selectFrom('runs')
-        .select(['correlation_id', 'state', 'process_id', 'worker_id'])
+        .select(['correlation_id', 'state', 'process_id', 'worker_id', 'trigger', 'scheduled_for'])
         .where('tenant', '=', key.tenant)
         .where('project', '=', key.project)
         .where('name', '=', key.name)
-        .where('state', 'in', ['started', 'queued'])
+        .where('state', 'in', ['started', 'queued', 'claimed'])
         .where('correlation_id', '!=', request.correlationId)
         .execute();
       const activeRow = others.find((r) => r.state === 'started');
@@ -96,12 +137,26 @@ export class Lanes {
               processId: activeRow.process_id,
               workerId: activeRow.worker_id,
             };
-      const decision = decideOverlap({
+      // The earliest manual fire requested before this run's occurrence that no lane judged yet.
+      const first = others
+        .filter(
+          (r) =>
+            r.state === 'claimed' && r.trigger === 'manual' && Number(r.scheduled_for) < request.scheduledFor,
+        )
+        .sort((a, b) => Number(a.scheduled_for) - Number(b.scheduled_for))[0];
+      const decision = decideAdmission({
         policy: request.policy,
         oneShot: request.oneShot,
         active: activeRow !== undefined,
         waiting: others.some((r) => r.state === 'queued'),
+        trigger: request.trigger,
+        standing: await this.#standing(trx, key, request.trigger),
+        earlierManualFire: first !== undefined && request.yielding !== false,
       });
+      if (decision === 'yield') {
+        const next = first as (typeof others)[number];
+        return { decision, active, first: { correlationId: next.correlation_id, workerId: next.worker_id } };
+      }
       const values =
         decision === 'start'
           ? {
@@ -114,12 +169,14 @@ export class Lanes {
             }
           : decision === 'queue' || decision === 'cancel'
             ? { state: 'queued' }
-            : {
-                state: 'skipped',
-                outcome: decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued',
-                reason: 'overlap',
-                ended_at: request.start.at,
-              };
+            : decision === 'deleted' || decision === 'disabled'
+              ? { state: 'skipped', ...WITHDRAWN[decision], ended_at: request.start.at }
+              : {
+                  state: 'skipped',
+                  outcome: decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued',
+                  reason: 'overlap',
+                  ended_at: request.start.at,
+                };
       const moved = await trx
         .updateTable('runs')
         .set(values)
@@ -131,6 +188,7 @@ export class Lanes {
         .returning(['attempt', 'fencing_token'])
         .executeTakeFirst();
       if (moved === undefined) return { decision: 'lost', active };
+      if (decision === 'start' && request.opening !== undefined) await this.#open(trx, [request.opening]);
       if (decision === 'cancel' && active?.processId) {
         await trx
           .updateTable('processes')
@@ -145,16 +203,59 @@ export class Lanes {
   }
 
   /**
+   * Whether the scheduler of a run is still there at its admission: a scheduled run's schedule
+   * state (a refresh removes it when the document is deleted, and records `enabled`); a manual
+   * fire's document, in the project or `_tenant` (a manual fire needs no schedule state).
+   */
+  async #standing(
+    trx: Transaction<Database>,
+    key: SchedulerKey,
+    trigger: Run['trigger'],
+  ): Promise<SchedulerStanding> {
+    if (trigger === 'manual') {
+      const document = await trx
+        .selectFrom('documents')
+        .select('id')
+        .where('tenant', '=', key.tenant)
+        .where('project', 'in', [key.project, TENANT_PROJECT])
+        .where('path', '=', schedulerPath(key.name))
+        .executeTakeFirst();
+      return document === undefined ? 'deleted' : 'present';
+    }
+    const state = await trx
+      .selectFrom('schedule_state')
+      .select('timing')
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .executeTakeFirst();
+    if (state === undefined) return 'deleted';
+    return isDisabledTiming(state.timing) ? 'disabled' : 'present';
+  }
+
+  // The process rows and START lines of runs started in this transaction.
+  async #open(trx: Transaction<Database>, openings: readonly Opening[]): Promise<void> {
+    const processes = openings.flatMap((o) => (o.process === undefined ? [] : [o.process]));
+    if (processes.length > 0) await trx.insertInto('processes').values(processes).execute();
+    if (openings.length > 0)
+      await trx
+        .insertInto('feed')
+        .values(openings.map((o) => o.line))
+        .execute();
+  }
+
+  /**
    * Starts the runs of a batch whose lane is free, in one transaction (issue #4: one round of
    * statements for a whole due second, not one transaction per run): the locks of every
    * scheduler in the batch, taken in key order (PostgreSQL), then one UPDATE that moves each run
    * this worker holds to `started` (its session, process id and instant set, and a new attempt with
    * its fencing token: `src/store/fencing.ts`) unless another run of its scheduler is started or
-   * waiting. A free lane is `start` under every policy (the pure
+   * waiting, then the process rows and START lines of the runs it moved
+   * ({@link LaneRequest.opening}). A free lane is `start` under every policy (the pure
    * `decideOverlap` with nothing active or waiting); a run whose lane is busy, the second run of one
-   * scheduler in a batch, or one this worker no longer holds is left as it was, `deferred`, for
-   * {@link admit} to decide with the policy and record one at a time. Process rows and START lines
-   * follow through {@link recordStarts}.
+   * scheduler in a batch, one this worker no longer holds, one whose scheduler lost its schedule
+   * state or was disabled, and one with an earlier manual fire still claimed (issue #20) is left as
+   * it was, `deferred`, for {@link admit} to decide and record one at a time.
    *
    * @param at the start instant (UTC ms) written for every run started.
    * @returns per request (same order): the attempt it began, or `deferred`.
@@ -185,6 +286,8 @@ export class Lanes {
           trx,
         );
       }
+      // A busy lane, an earlier manual fire not judged yet, a scheduler without schedule state
+      // (deleted) or disabled: the one-at-a-time path decides and records it.
       const moved = await sql<{ correlation_id: string; attempt: number; fencing_token: string | number }>`
         update runs
         set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at},
@@ -204,10 +307,23 @@ export class Lanes {
           and not exists (
             select 1 from runs as other
             where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name
-              and other.state in ('started', 'queued') and other.correlation_id <> runs.correlation_id)
+              and other.state in ('started', 'queued', 'claimed') and other.correlation_id <> runs.correlation_id
+              and (other.state <> 'claimed'
+                or (other.trigger = 'manual' and other.scheduled_for < runs.scheduled_for)))
+          and exists (
+            select 1 from schedule_state as s
+            where s.tenant = runs.tenant and s.project = runs.project and s.name = runs.name
+              and (s.timing is null or s.timing not like ${DISABLED_TIMING_PATTERN}))
         returning runs.correlation_id as correlation_id, runs.attempt as attempt,
           runs.fencing_token as fencing_token`.execute(trx);
-      return new Map(moved.rows.map((r) => [r.correlation_id, attemptOf(r)]));
+      const attempts = new Map(moved.rows.map((r) => [r.correlation_id, attemptOf(r)]));
+      await this.#open(
+        trx,
+        chosen.flatMap((request) =>
+          attempts.has(request.correlationId) && request.opening !== undefined ? [request.opening] : [],
+        ),
+      );
+      return attempts;
     });
     return starts.map((request) => started.get(request.correlationId) ?? 'deferred');
   }

@@ -22,6 +22,11 @@ export interface RunEnd {
     | Pick<ProcessRecord, 'id' | 'status' | 'endedAt' | 'exitCode' | 'reason' | 'outputTail' | 'errorTail'>
     | undefined;
   readonly line: Insertable<FeedTable>;
+  /**
+   * A START line to append before the END line, for a run recorded started without one (a worker
+   * of an earlier version that died between its start and its START line, issue #20).
+   */
+  readonly opening?: Insertable<FeedTable> | undefined;
   readonly log: Insertable<DocumentsTable> | undefined;
 }
 
@@ -363,7 +368,7 @@ export class Runs {
       }
       await trx
         .insertInto('feed')
-        .values(mine.map((e) => e.line))
+        .values(mine.flatMap((e) => (e.opening === undefined ? [e.line] : [e.opening, e.line])))
         .execute();
       const logs = mine.flatMap((e) => (e.log === undefined ? [] : [e.log]));
       if (logs.length > 0)

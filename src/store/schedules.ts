@@ -57,6 +57,17 @@ export interface Claim {
   readonly skipped?: NewRun;
 }
 
+/**
+ * Whether a stored timing (`timingOf` in the registrar: JSON with `enabled`) is a disabled
+ * scheduler's. Matches {@link DISABLED_TIMING_PATTERN}, its SQL form.
+ */
+export function isDisabledTiming(timing: string | null): boolean {
+  return timing?.includes('"enabled":false') === true;
+}
+
+/** A SQL `like` pattern that matches the stored timing of a disabled scheduler ({@link isDisabledTiming}). */
+export const DISABLED_TIMING_PATTERN = '%"enabled":false%';
+
 /** One string per scheduler key (for maps keyed by scheduler). */
 export function schedulerKeyString(key: SchedulerKey): string {
   return `${key.tenant}\u0000${key.project}\u0000${key.name}`;

@@ -73,7 +73,11 @@ export interface RunsTable {
   claimed_at: number;
   /** `claimed` → (`queued` →) `started` → `ended`, or `skipped`. */
   state: string;
-  /** Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire. */
+  /**
+   * Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap |
+   * skipped_overlap_queued | skipped_misfire | skipped_deleted | skipped_disabled (a scheduler
+   * deleted or disabled before the run's instant or while it waited in its queue, issue #20).
+   */
   outcome: string;
   reason: string | null;
   run_as: string;

@@ -83,12 +83,14 @@ describe('disk full on the SQLite file (issue #12)', () => {
     const files: Record<string, string> = {};
     for (const name of names) files[`_vance/scheduler/${name}.yaml`] = cronScheduler('* * * * * *', 'noop');
     await applyDirectory(rt, projectFolder(files), T, P, libraryActor('alice'));
-    // A record the full disk refused is retried only briefly here: this test is about what the
-    // recovery finds when the worker gave up on it (a longer retry is tested in store-write-retry).
+    // A record the full disk refused is retried only briefly here, and so is a start it refused
+    // (a start and its START lines are one write): this test is about what the recovery finds
+    // when the worker gave up on it (a longer retry is tested in store-write-retry).
     const worker = new Worker(rt, {
       acquireAheadMs: 0,
       exclusive: true,
       recordRetry: { attempts: 2, baseMs: 1, maxMs: 1 },
+      spawnRetryBaseMs: 1,
     });
     await worker.bootstrap();
 

@@ -5,8 +5,11 @@
 // argv[2] is JSON: { db, now, kill } where `kill` is either
 //   { point: 'afterClaim' | 'afterSpawn' | 'afterMarker' | 'beforeEnd' }   a RunFaults point, or
 //   { table, nth, when: 'before' | 'after' }   the nth INSERT/UPDATE of `table` through the query
-//     builder: before it runs, or right after it ran (inside its transaction, before the commit).
-import { defaultEngines } from '../../dist/engines/index.js';
+//     builder: before it runs, or right after it ran (inside its transaction, before the commit);
+//   { entered: true }   right after the engines of the first start were entered: the `shell`
+//     engine's first run queues the kill behind the code that enters them (issue #20), so every
+//     engine entered together has spawned its child, and nothing the worker does after has run.
+import { createShellEngine, defaultEngines, EngineRegistry } from '../../dist/engines/index.js';
 import { createLogger } from '../../dist/log.js';
 import { Worker } from '../../dist/runtime/worker.js';
 import { openStore, repositories } from '../../dist/store/index.js';
@@ -43,13 +46,31 @@ function killer() {
   };
 }
 
+/** The engines: the defaults, or for `entered` a shell engine that dies once its first run was entered. */
+function engines() {
+  if (kill.entered !== true) return defaultEngines();
+  const shell = createShellEngine();
+  let armed = false;
+  return new EngineRegistry().register({
+    name: 'shell',
+    run(request) {
+      const running = shell.run(request);
+      if (!armed) {
+        armed = true;
+        queueMicrotask(die);
+      }
+      return running;
+    },
+  });
+}
+
 const opened = await openStore(db);
 const store = kill.table === undefined ? opened : { ...opened, db: opened.db.withPlugin(killer()) };
 const rt = {
   repos: repositories(store),
   clock: fixedClock(now),
   settings: { misfireThresholdMs: 60_000, runLogRetentionDays: 7, shutdownGraceMs: 1_000 },
-  engines: defaultEngines(),
+  engines: engines(),
   log: createLogger('silent'),
 };
 const faults = kill.point === undefined ? {} : { [kill.point]: die };

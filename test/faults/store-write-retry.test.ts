@@ -69,15 +69,15 @@ describe.each(DIALECTS)(
       expect(logs[0]?.body).toContain('completed');
     });
 
-    it('a batch whose starts could not be recorded gets its process, START line and run log once', async () => {
+    it('a batch whose pending run logs could not be written gets its process, START line and run log once', async () => {
       const worker = await firstOccurrence(dialect);
-      const recordStarts = vi.spyOn(t.rt.repos.lanes, 'recordStarts');
-      recordStarts.mockRejectedValueOnce(new Error('connection terminated'));
       const createMissing = vi.spyOn(t.rt.repos.documents, 'createMissing');
-      createMissing.mockRejectedValueOnce(new Error('disk full'));
+      createMissing
+        .mockRejectedValueOnce(new Error('connection terminated'))
+        .mockRejectedValueOnce(new Error('disk full'));
       expect(await worker.tick()).toMatchObject({ claimed: 1, fired: 1 });
       await worker.executor.settled();
-      expect(recordStarts).toHaveBeenCalledTimes(2);
+      expect(createMissing).toHaveBeenCalledTimes(3);
       const { runs, processes, lines, logs } = await recorded();
       expect(runs.map((r) => `${r.state} ${r.outcome}`)).toEqual(['ended completed']);
       expect(processes.map((p) => p.status)).toEqual(['done']);

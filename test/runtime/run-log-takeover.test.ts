@@ -156,17 +156,16 @@ describe.each(DIALECTS)(
       await expectEndedWorkerLost(t.rt);
     });
 
-    it('a batch run the reaper ended before the lapsed worker recorded its starts keeps its final log', async () => {
+    it('a batch run the reaper ended before the lapsed worker wrote its pending log keeps its final log', async () => {
       const { t, a, b } = await twoWorkers(dialect);
       const reached = gate();
       const resume = gate();
-      const recordStarts = t.rt.repos.lanes.recordStarts.bind(t.rt.repos.lanes);
-      vi.spyOn(t.rt.repos.lanes, 'recordStarts').mockImplementation(async (...args) => {
+      const createMissing = t.rt.repos.documents.createMissing.bind(t.rt.repos.documents);
+      const pending = vi.spyOn(t.rt.repos.documents, 'createMissing').mockImplementation(async (...args) => {
         reached.open();
         await resume.opened;
-        return recordStarts(...args);
+        return createMissing(...args);
       });
-      const createMissing = vi.spyOn(t.rt.repos.documents, 'createMissing');
       await a.tick();
       await reached.opened;
       expect(await theRun(t.rt)).toMatchObject({ state: 'started', workerId: a.id });
@@ -174,9 +173,9 @@ describe.each(DIALECTS)(
       t.clock.advance(DEAD_AFTER + 1);
       expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
 
-      // A records its starts and pending logs late, then hears it was retired and stops its process.
+      // A writes its pending logs late, then hears it was retired and stops its process.
       resume.open();
-      await until(() => createMissing.mock.calls.length > 0, 'the pending logs of the batch');
+      await until(() => pending.mock.results.length > 0, 'the pending logs of the batch');
       await lapsedWorkerCatchesUp(a);
       await expectEndedWorkerLost(t.rt);
     });

@@ -62,13 +62,27 @@ describe.each(DIALECTS)('migration 0013-run-fencing on %s (issue #20)', (dialect
       },
     ]);
     expect(ended).toEqual(new Set(['run_started']));
-    // The first start after it takes a token, as every start does.
+    // The first start after it takes a token, as every start does (its scheduler still registered).
+    await store.db
+      .insertInto('schedule_state')
+      .values({
+        ...KEY,
+        source: 'project',
+        document_version: 1,
+        next_run_at: null,
+        last_scheduled_at: 1_000,
+        updated_at: 1_000,
+        timing: null,
+      })
+      .execute();
     const result = await new Lanes(store).admit({
       key: KEY,
       correlationId: 'run_claimed',
       workerId: 'wrk_test',
       policy: 'skip',
       oneShot: false,
+      trigger: 'cron',
+      scheduledFor: 1_000,
       start: { sessionId: null, processId: 'proc_2', at: 4_000 },
     });
     expect(result).toMatchObject({ decision: 'start', attempt: { attempt: 1, fencingToken: 1 } });

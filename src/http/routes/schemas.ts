@@ -35,6 +35,14 @@ export const problemSchema = z.object({
 
 const instant = z.string().describe('ISO-8601 UTC instant');
 
+/** A run's outcome (spec §9a), as the feed, the runs table and the run log say it. */
+const outcome = z
+  .string()
+  .describe(
+    'pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire | ' +
+      'skipped_deleted | skipped_disabled (the scheduler was deleted or disabled before the run started)',
+  );
+
 export const feedLineSchema = z.object({
   id: z.number(),
   at: instant,
@@ -42,7 +50,7 @@ export const feedLineSchema = z.object({
   refType: z.literal('SCHEDULER'),
   refId: z.string(),
   traceId: z.string(),
-  outcome: z.string(),
+  outcome,
   logPath: z.string().nullable(),
   payload: z.record(z.string(), z.unknown()),
 });
@@ -85,7 +93,7 @@ export const runSchema = z.object({
   scheduledFor: instant,
   startedAt: instant.nullable(),
   endedAt: instant.nullable(),
-  outcome: z.string(),
+  outcome,
   durationMs: z.number().nullable(),
   coalesced: z.boolean(),
   coalescedUntil: instant.nullable(),
@@ -171,7 +179,7 @@ export const runDetailSchema = z.object({
   coalescedUntil: instant.nullable(),
   claimedAt: instant,
   state: z.enum(['claimed', 'queued', 'started', 'ended', 'skipped']),
-  outcome: z.string(),
+  outcome,
   reason: z.string().nullable(),
   runAs: z.string(),
   sessionId: z.string().nullable(),
