@@ -328,6 +328,7 @@ export class Executor {
       run,
       scheduler,
       params,
+      controller,
       running: this.#runEngine(run, scheduler, params, controller),
     }));
     // Runs whose engine already returned: their end writes the final run log, so no pending one.
@@ -341,11 +342,29 @@ export class Executor {
         ),
       );
     }
-    await this.#writePendingLogs(entered, retention, returned)
+    await this.#confirmAttempts(entered)
+      .then((ours) => this.#writePendingLogs(ours, retention, returned))
       .catch((error: unknown) =>
         log.error({ err: error, runs: entered.length }, 'could not write the pending run logs of a batch'),
       )
       .finally(recordedNow);
+  }
+
+  // Once the engines are entered (no query between the start and the instant): the attempts that
+  // are still this worker's. One whose lease was taken over meanwhile (another worker ended the
+  // run) has its process stopped at once (decisions §5 fencing); returns the others.
+  async #confirmAttempts<T extends { run: Run; controller: AbortController }>(
+    entered: readonly T[],
+  ): Promise<T[]> {
+    const ours = await this.#persist("the check of a batch's attempts", () =>
+      this.rt.repos.lanes.currentAttempts(
+        entered.map(({ run }) => ({ correlationId: run.correlationId, fencingToken: run.fencingToken })),
+      ),
+    );
+    const mine = entered.filter(({ run }) => ours.has(run.correlationId));
+    for (const { run, controller } of entered)
+      if (!ours.has(run.correlationId)) controller.abort('worker-lost');
+    return mine;
   }
 
   // The batch's pending run logs (its processes and START lines came with its start), retried
@@ -1012,12 +1031,14 @@ export class Executor {
     const controller = registered ?? this.#register(run);
     try {
       if (registered === undefined) {
-        await repos.processes.transition(
+        // Not ours any more (another worker ended the run since it was admitted): nothing starts.
+        const ours = await repos.processes.transition(
           processId,
           ['ready'],
           { status: 'running', started_at: clock.now() },
           fenceOf(run),
         );
+        if (!ours) controller.abort('worker-lost');
         // A stop requested before the process was registered here (cancelPrevious from another worker).
         const [requested] = await repos.processes.stopRequested([processId]);
         if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');

@@ -82,28 +82,6 @@ export function startDetails(started: Run, scheduler: EffectiveScheduler): Recor
 }
 
 /**
- * The start record of an attempt of a run with a process (`Lanes.recordStarts`): its process,
- * created `ready` (the single path marks it running when its engine is entered) or `running`
- * since `run.startedAt` (a batch records its starts after entering the engines), and its START line.
- * `run` is the run as started: `processId`, `sessionId`, `startedAt` and `fencingToken` set.
- */
-export function startRecord(
-  run: Run,
-  scheduler: EffectiveScheduler,
-  params: Readonly<Record<string, unknown>>,
-  status: 'ready' | 'running',
-): StartRecord {
-  const startedAt = run.startedAt as number;
-  return {
-    correlationId: run.correlationId,
-    fencingToken: run.fencingToken as number,
-    startedAt,
-    process: processRow(processOf(run, scheduler, params, status), status === 'running' ? startedAt : null),
-    line: feedRow(feedLineOf(run, 'START', startedAt, 'pending', startDetails(run, scheduler))),
-  };
-}
-
-/**
  * The start record of an attempt of a run of a workflow target (spec §4.2): no process of its
  * own, a START line naming the workflow run it started.
  */

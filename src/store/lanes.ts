@@ -329,6 +329,33 @@ export class Lanes {
   }
 
   /**
+   * Of the given attempts (a run and the fencing token its start took), those that are still
+   * their run's current attempt, `started`: one read for the lot. An attempt missing from the
+   * answer lost its run to another worker (decisions §5 fencing).
+   */
+  async currentAttempts(
+    attempts: readonly { readonly correlationId: string; readonly fencingToken: number | null }[],
+  ): Promise<Set<string>> {
+    if (attempts.length === 0) return new Set();
+    const rows = await this.store.db
+      .selectFrom('runs')
+      .select(['correlation_id', 'fencing_token'])
+      .where(
+        'correlation_id',
+        'in',
+        attempts.map((a) => a.correlationId),
+      )
+      .where('state', '=', 'started')
+      .execute();
+    const tokens = new Map(rows.map((r) => [r.correlation_id, tokenOf(r.fencing_token)]));
+    return new Set(
+      attempts
+        .filter((a) => tokens.has(a.correlationId) && tokens.get(a.correlationId) === a.fencingToken)
+        .map((a) => a.correlationId),
+    );
+  }
+
+  /**
    * Records the starts of attempts, in one transaction: each run's start instant (UTC ms, when its
    * engine was called), its process (when it has one of its own) and its START line — for the
    * runs still `started` at the attempt of the given fencing token, and only those: a run another

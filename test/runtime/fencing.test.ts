@@ -270,8 +270,8 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
         b = t.worker({ leaseTtlMs: TTL }, rtB);
         await b.bootstrap();
       }
-      // A's batch enters attempt 1's engine, then stalls before it records the start.
-      const late = holdFirstCall(t.rt.repos.lanes, 'recordStarts', 'before');
+      // A's batch enters attempt 1's engine, then stalls before it confirms the attempt.
+      const late = holdFirstCall(t.rt.repos.lanes, 'currentAttempts', 'before');
       t.clock.set(FIRST);
       const attempt1 = engine.started();
       await a.tick();
@@ -303,9 +303,10 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
       expect(current).toMatchObject({ state: 'started', attempt: 2, workerId: b.id });
       expect(current.fencingToken as number).toBeGreaterThan(stale.fencingToken as number);
       expect(two.request.context).toMatchObject({ fencingToken: current.fencingToken, attempt: 2 });
-      await until(async () => (await feed(t?.rt as Runtime, 'job')).length === 1, "attempt 2's START line");
+      // Each attempt's START line came with its start.
+      await until(async () => (await feed(t?.rt as Runtime, 'job')).length === 2, "attempt 2's START line");
 
-      // A's late start of attempt 1: not ours any more, so nothing is written and its process stops.
+      // A's late confirmation of attempt 1: not ours any more, so its process stops.
       late.open();
       expect(await one.stopped).toBe('worker-lost');
       await until(() => !a.executor.runsProcess(stale.processId as string), 'attempt 1 returned');
@@ -341,8 +342,10 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
         startedAt: current.startedAt,
       });
       const lines = await feed(t.rt, 'job');
-      expect(lines.map((l) => [l.line, l.payload.processId])).toEqual([['START pending', current.processId]]);
-      expect(await t.rt.repos.processes.get(stale.processId as string)).toBeUndefined();
+      expect(lines.map((l) => [l.line, l.payload.processId])).toEqual([
+        ['START pending', stale.processId],
+        ['START pending', current.processId],
+      ]);
       const pending = await t.rt.repos.documents.get({ tenant: T, project: P, path: stale.logPath });
       expect(pending?.body).toContain(`processId: ${current.processId}`);
       expect(pending?.body).toContain('attempt: 2');
@@ -353,6 +356,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
       const ended = await only(t.rt, 'job');
       expect(ended).toMatchObject({ state: 'ended', outcome: 'completed', attempt: 2 });
       expect((await feed(t.rt, 'job')).map((l) => [l.line, l.payload.processId])).toEqual([
+        ['START pending', stale.processId],
         ['START pending', current.processId],
         ['END completed', current.processId],
       ]);
@@ -362,7 +366,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     },
   );
 
-  it("a lapsed worker that records its batch's start after another worker ended the run writes nothing and ends its child at once", async () => {
+  it("a lapsed worker that confirms its batch's attempts after another worker ended the run writes nothing more and ends its child at once", async () => {
     t = await testRuntime(START, { dialect });
     const out = join(tempDir(), 'marks');
     await apply(t.rt, {
@@ -376,8 +380,8 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     await b.bootstrap();
     t.clock.set(FIRST);
     await a.heartbeat();
-    // A stalls right before it records the batch's start; its child is running.
-    const late = holdFirstCall(t.rt.repos.lanes, 'recordStarts', 'before');
+    // A stalls right after its engines were entered, before it confirms its attempts; its child runs.
+    const late = holdFirstCall(t.rt.repos.lanes, 'currentAttempts', 'before');
     await a.tick();
     await late.reached;
     await until(() => marks(out).length === 1, 'the child started');
@@ -390,9 +394,9 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     const lost = await only(rtB, 'job');
     expect(lost).toMatchObject({ state: 'ended', reason: 'worker-lost' });
 
-    // A's late start record: not ours. Its child is ended now, before A's next heartbeat.
+    // A's late confirmation: not ours. Its child is ended now, before A's next heartbeat.
     late.open();
-    await until(() => marks(out).includes(`term ${pid}`), "the child ended by A's refused start record");
+    await until(() => marks(out).includes(`term ${pid}`), "the child ended by A's refused confirmation");
     expect(marks(out)).toEqual([`start ${pid}`, `term ${pid}`]);
     await a.executor.settled();
     const after = await only(t.rt, 'job');
@@ -400,7 +404,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     const lines = await feed(t.rt, 'job');
     const endAt = lines.findIndex((l) => l.line.startsWith('END'));
     expect(lines.filter((l) => l.line.startsWith('END')).map((l) => l.line)).toEqual(['END failed']);
-    // No START line after the END: A wrote nothing of its start.
+    // No START line after the END: A wrote nothing more of its start.
     expect(lines.slice(endAt + 1)).toEqual([]);
     expect(await t.rt.repos.processes.withStatus(['ready', 'running'])).toEqual([]);
     await a.heartbeat();
@@ -432,10 +436,11 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     stalled.open();
     await a.executor.settled();
 
-    // No child ever started: A found the run was not its own before entering the engine.
+    // No child ever started: A found the run was not its own before entering the engine. Its START
+    // line came with its start, before B ended the run.
     expect(marks(out)).toEqual([]);
     expect(await only(t.rt, 'job')).toMatchObject({ state: 'ended', reason: 'worker-lost' });
-    expect((await feed(t.rt, 'job')).map((l) => l.line)).toEqual(['END failed']);
+    expect((await feed(t.rt, 'job')).map((l) => l.line)).toEqual(['START pending', 'END failed']);
     expect(await t.rt.repos.processes.withStatus(['ready', 'running'])).toEqual([]);
   });
 });
