@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -76,7 +77,8 @@ async function killedRightAfterEntering(location: string): Promise<void> {
 
 /** The restart once the dead worker's lease lapsed: a new worker, its bootstrap recovers. */
 async function restart(t: TestRuntime, dialect: (typeof DIALECTS)[number]): Promise<Runtime> {
-  t.clock.set(DUE + LEASE_MS + 1_000);
+  // Past the dead worker's lease and the takeover margin.
+  t.clock.set(DUE + LEASE_MS + TAKEOVER_MARGIN_MS + 1_000);
   const rt = await t.peer();
   const worker = t.worker({ acquireAheadMs: 0, leaseTtlMs: LEASE_MS, exclusive: dialect === 'sqlite' }, rt);
   await worker.bootstrap();
