@@ -43,6 +43,7 @@ export async function accountStore(dist, { location, indices, from, to }) {
     missing: [],
     doubled: [],
     leftRunning: 0,
+    releasedQueued: 0,
     leftByState: new Map(),
     leftExamples: [],
     activeProcesses: 0,
@@ -98,7 +99,10 @@ export async function accountStore(dist, { location, indices, from, to }) {
         for (const row of mine) {
           const at = Number(row.scheduled_for);
           if (at > to) continue;
-          if (row.state === 'claimed' || row.state === 'queued' || row.state === 'started') {
+          // A queued run a clean stop released for the next worker (no worker holds it) waits,
+          // as it should: counted on its own, not as left running.
+          if (row.state === 'queued' && row.worker_id === null) result.releasedQueued++;
+          else if (row.state === 'claimed' || row.state === 'queued' || row.state === 'started') {
             result.leftRunning++;
             result.leftByState.set(row.state, (result.leftByState.get(row.state) ?? 0) + 1);
             if (result.leftExamples.length < 5) result.leftExamples.push({ name, at, ...row });

@@ -3,6 +3,18 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Why a worker ended itself: its lease watchdog, at the fence deadline with requests in flight. */
+export const SELF_FENCE = 'ended itself (lease watchdog)';
+
+/** Whether a worker's log says its lease watchdog ended its process. */
+function endedItself(logFile) {
+  try {
+    return readFileSync(logFile, 'utf8').includes('the worker process ends itself now');
+  } catch {
+    return false;
+  }
+}
+
 const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 
 /** This environment without any URSA_* setting (a stray URSA_DB must not redirect a worker). */
@@ -84,6 +96,10 @@ export class Fleet {
         else if (message.type === 'fault') incarnation.fired = message;
       });
       child.once('exit', (code, signal) => {
+        // A worker whose event loop stayed stuck past its lease with engine calls in flight ends
+        // itself (its lease watchdog, by design): an expected exit, counted on its own.
+        if (incarnation.expected === undefined && signal === 'SIGKILL' && endedItself(logFile))
+          incarnation.expected = SELF_FENCE;
         const exit = {
           slot: slot.name,
           tag,

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatCount, formatTable } from '../bench/lib/table.mjs';
 import { accountEntries, accountStore, PROJECT, TENANT } from './account.mjs';
 import { parseArgs, USAGE } from './args.mjs';
-import { Fleet, sleep } from './fleet.mjs';
+import { Fleet, SELF_FENCE, sleep } from './fleet.mjs';
 import { accountMarks, describeEnd, iso, marksOf } from './marks.mjs';
 import { judgeMemory, MIB } from './memory.mjs';
 import { freshDatabase, redact } from './postgres.mjs';
@@ -331,6 +331,7 @@ async function main() {
       memory: mem,
       peaks: memory.peaks,
       exits: exitsDuringSoak,
+      exitList: fleet.exits.slice(0, exitsDuringSoak),
       unexpected,
       allLive,
       slowStops,
@@ -384,6 +385,7 @@ function print(r) {
     row('duplicate runs (an occurrence served twice)', (a) => a.doubled.length, 'must be 0'),
     row('unaccounted occurrences', (a) => a.missing.length, 'must be 0'),
     row('left running (runs, processes)', (a) => a.leftRunning + a.activeProcesses, 'must be 0'),
+    row('queued, released by the final stop for the next worker', (a) => a.releasedQueued),
     row('shell runs, from their marks (the whole soak)', (a) => a.marks.started),
     row('  ended by themselves', (a) => a.marks.exited),
     row('  ended on SIGTERM (timeout, stop, shutdown)', (a) => a.marks.terminated),
@@ -431,6 +433,10 @@ function print(r) {
     );
   const faultRows = [...r.faults.entries()].map(([name, n]) => [name, formatCount(n)]);
   faultRows.push(['worker exits (each restarted)', formatCount(r.exits)]);
+  faultRows.push([
+    `  ${SELF_FENCE}`,
+    formatCount(r.exitList.filter((e) => e.expected === SELF_FENCE).length),
+  ]);
   faultRows.push([
     '  unexpected: failed in their start-up',
     formatCount(r.unexpected.filter((e) => !e.started).length),
