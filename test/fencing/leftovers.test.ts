@@ -121,7 +121,9 @@ describe.each(DIALECTS)('leftover process groups on %s (issue #20)', (dialect) =
       expect(running(pid)).toBe(false);
       const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
       expect(run).toMatchObject({ outcome: 'failed', reason: 'worker-lost' });
-      expect(await groupRows(t)).toEqual([[run?.processId, pid, 'ended']]);
+      // No record of the group is left open: B marked it ended, or A forgot it once its engine
+      // returned (whichever came first).
+      expect((await groupRows(t)).filter((row) => row[2] !== 'ended')).toEqual([]);
       release();
       await a.executor.drain(0);
     },

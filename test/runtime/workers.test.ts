@@ -89,10 +89,10 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     // A stands for a dead worker: B's reap ends its process group (issue #20), and A, alive in
     // this test, records nothing of it until the test lets it.
     let release = () => {};
-    const held = new Promise<void>((resolve) => {
+    const ownEnd = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const a = t.worker({ leaseTtlMs: TTL, faults: { beforeEnd: () => held } });
+    const a = t.worker({ leaseTtlMs: TTL, faults: { beforeEnd: () => ownEnd } });
     const rtB = await t.peer();
     const b = t.worker({ leaseTtlMs: TTL }, rtB);
     await a.bootstrap();
@@ -130,7 +130,12 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
   // expires; the others wait out the lease and the margin before they take its runs over.
   it('takes a silent worker’s runs over only once its heartbeat is older than the lease plus the takeover margin (issue #20)', async () => {
     const t = await setup(dialect, 'sleep 30');
-    const a = t.worker({ leaseTtlMs: TTL });
+    // A's own end of its run (its group is ended by B's reap) waits until B has reaped.
+    let release = () => {};
+    const ownEnd = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const a = t.worker({ leaseTtlMs: TTL, faults: { beforeEnd: () => ownEnd } });
     const rtB = await t.peer();
     const b = t.worker({ leaseTtlMs: TTL }, rtB);
     await a.bootstrap();
@@ -159,6 +164,7 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     t.clock.advance(TAKEOVER_MARGIN_MS);
     expect(await b.reap()).toEqual({ lost: 1, resumed: 0 });
     expect(await retired()).not.toBe(null);
+    release();
     await a.executor.drain(0);
   });
 
