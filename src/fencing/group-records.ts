@@ -2,6 +2,7 @@ import { Batcher } from '../runtime/batcher.js';
 import type { Runtime } from '../runtime/context.js';
 import type { Backoff } from '../runtime/executor.js';
 import type { ProcessGroupRecord } from '../store/process-groups.js';
+import { sleep } from '../time/sleep.js';
 import { identifyGroup } from './process-group.js';
 import type { RunningGroup, RunningGroups } from './running-groups.js';
 
@@ -116,17 +117,4 @@ export class GroupRecords {
     this.#stopped.abort();
     await this.settled();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

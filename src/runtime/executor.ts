@@ -16,6 +16,7 @@ import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { formatInstant } from '../time/instant.js';
+import { sleep } from '../time/sleep.js';
 import { admitInOrder, type FirstFire, PendingJudgements } from './admission-order.js';
 import { Batcher } from './batcher.js';
 import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
@@ -34,19 +35,6 @@ const OUTCOME_OF = { done: 'completed', failed: 'failed', stopped: 'cancelled' }
 /** The first system session name of a scheduler (spec §6); later versions add `_v2`, `_v3`, … */
 export function systemSessionName(scheduler: string): string {
   return `_ursascheduler_${scheduler}`;
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
 
 /**
