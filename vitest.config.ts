@@ -9,5 +9,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     env: { TZ: 'Australia/Sydney' },
     globalSetup: ['test/setup/postgres.ts'],
+    // Limits against a hung test, not speed checks (speed is measured in `npm run bench`): many
+    // tests start worker processes and restart stores, and CI's two cores run every file at once.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

@@ -100,7 +100,8 @@ export class Ticker {
       return claims.map((c) => c.claim);
     });
     const fire: Candidate[] = [];
-    const skipped: { run: Run; scheduler: EffectiveScheduler; newest?: number }[] = [];
+    const skipped: { run: Run; scheduler: EffectiveScheduler }[] = [];
+    const backlogs: { run: Run; scheduler: EffectiveScheduler; newest: number }[] = [];
     let claimed = 0;
     let coalesced = 0;
     for (const c of claims) {
@@ -110,15 +111,23 @@ export class Ticker {
       if (!own && !older) continue;
       claimed++;
       if (c.run.coalesced || skippedOlder !== undefined) coalesced++;
-      if (older) skipped.push({ run: skippedOlder, scheduler: c.scheduler, newest: c.run.scheduledFor });
+      if (older) backlogs.push({ run: skippedOlder, scheduler: c.scheduler, newest: c.run.scheduledFor });
       if (!own) continue;
       await this.faults.afterClaim?.(c.run);
       if (c.skip) skipped.push(c);
       else fire.push(c);
     }
-    this.executor.startMany(fire);
-    for (const { run, scheduler, newest } of skipped)
-      await this.executor.recorder.recordSkipped(run, scheduler, skippedDetails(run, newest));
+    // A skipped backlog's line precedes the START of its newest occurrence, so that a scheduler's
+    // history lists its runs in the order of their instants; only a misfire waits for it, and a
+    // store error writing it holds back no claim.
+    try {
+      for (const { run, scheduler, newest } of backlogs)
+        await this.executor.recorder.recordSkipped(run, scheduler, skippedDetails(run, newest));
+    } finally {
+      this.executor.startMany(fire);
+    }
+    for (const { run, scheduler } of skipped)
+      await this.executor.recorder.recordSkipped(run, scheduler, skippedDetails(run));
     // After the claims are dispatched: a refresh the store fails fails this pass, and must not
     // hold back what was claimed (issue #20). The stale state stays due, so the next pass retries.
     for (const state of stale.values()) {
@@ -134,7 +143,7 @@ export class Ticker {
       claimed,
       coalesced,
       fired: fire.length,
-      skipped: skipped.length,
+      skipped: skipped.length + backlogs.length,
     };
     this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
