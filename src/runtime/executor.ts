@@ -23,7 +23,7 @@ import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './cata
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
-import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
+import { oneShotRefusal, refuseOneShot, releasedUnentered, releaseUnentered } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { openingOf, projectKey, runParams, workflowStartRecord } from './run-records.js';
 import { StartLead } from './start-lead.js';
@@ -731,7 +731,12 @@ export class Executor {
     // Its process and START line came with its start, under its lane's lock: a cancelPrevious run
     // admitted since found the process and marked its stop (applied when the engine is entered).
     await this.recorder.writeRunLog(started, await repos.processes.get(processId), scheduler);
-    await this.#launched(started, scheduler, this.#runEngine(started, scheduler, params, undefined));
+    let entry: (entered: boolean) => void = () => {};
+    const entered = new Promise<boolean>((resolve) => {
+      entry = resolve;
+    });
+    const running = this.#runEngine(started, scheduler, params, undefined, entry);
+    await this.#launched(started, scheduler, running, undefined, entered);
   }
 
   /**
@@ -784,20 +789,36 @@ export class Executor {
       return;
     }
     const workflowRunId = handle.run.id;
-    const ours = await this.rt.repos.lanes.recordStarts([
-      workflowStartRecord(started, workflowRunId, target.workflow),
-    ]);
+    let ours: boolean;
+    try {
+      ours = (
+        await this.rt.repos.lanes.recordStarts([workflowStartRecord(started, workflowRunId, target.workflow)])
+      ).has(started.correlationId);
+    } catch (error) {
+      // Its start unrecorded, the run is ended by the caller: its workflow run ends first, so
+      // that the lane is never free while a step of it still runs.
+      this.workflows.stopLocal(workflowRunId, 'spawn-failed');
+      await handle.done;
+      throw error;
+    }
     // Another worker took the run over since it was admitted: its workflow run must not go on.
-    if (!ours.has(started.correlationId)) {
+    if (!ours) {
       this.workflows.stopLocal(workflowRunId, 'worker-lost');
       return;
     }
-    await this.recorder.writeRunLog(started, undefined, scheduler, handle.run);
+    // From here only the workflow run's end ends the run: the pending log is a courtesy.
+    await this.recorder.writeRunLog(started, undefined, scheduler, handle.run).catch((error: unknown) => {
+      if (error instanceof SimulatedCrash) throw error;
+      this.rt.log.warn(
+        { err: error, correlationId: started.correlationId },
+        'could not write a pending run log',
+      );
+    });
     this.rt.log.info(
       { scheduler: started.name, correlationId: started.correlationId, workflowRunId },
       'run started',
     );
-    if (definition.trigger.kind === 'at') await this.#oneShotStarted(started, scheduler);
+    if (definition.trigger.kind === 'at') await this.#oneShotUsedUp(started, scheduler);
     const { status, reason } = await handle.done;
     const outcome = status === 'completed' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
     const run: Run = { ...started, state: 'ended', outcome, reason, endedAt: this.rt.clock.now() };
@@ -815,6 +836,23 @@ export class Executor {
     );
     if (outcome === 'failed') await this.recorder.notifyFailed(run, run.endedAt as number);
     await this.promoteWaiting(run, scheduler);
+  }
+
+  /**
+   * {@link #oneShotStarted} for a one-shot whose process or workflow run is under way: a store
+   * error is logged, never taken for a failed start (the run goes on and ends by its engine), and
+   * the next refresh of its project marks and trashes it (it finds the started run).
+   */
+  async #oneShotUsedUp(started: Run, scheduler: EffectiveScheduler): Promise<void> {
+    try {
+      await this.#oneShotStarted(started, scheduler);
+    } catch (error) {
+      if (error instanceof SimulatedCrash) throw error;
+      this.rt.log.warn(
+        { err: error, scheduler: started.name, correlationId: started.correlationId },
+        'could not mark the one-shot fired; the next refresh of its project does',
+      );
+    }
   }
 
   /**
@@ -864,9 +902,12 @@ export class Executor {
   }
 
   /**
-   * A started run from its engine's entry on (`running`: the engine was entered first, spec §10a:
-   * spawn, then the marker): one-shot bookkeeping, and the end (process, run, END line, run log,
-   * the lane's next run). A batch start's process row and START line are written meanwhile by
+   * A started run from its engine's call on: one-shot bookkeeping once `entered` says the engine
+   * was entered (spec §10a: spawn, then the marker), and the end (process, run, END line, run log,
+   * the lane's next run). After the entry only the engine's return ends the run: a store error in
+   * the bookkeeping is logged and left to the next refresh, which heals a started one-shot. A
+   * one-shot that never entered its engine because this worker lost its lease or was stopping is
+   * released, not used up. A batch start's process row and START line are written meanwhile by
    * `recorded`.
    */
   async #launched(
@@ -874,6 +915,7 @@ export class Executor {
     scheduler: EffectiveScheduler,
     running: Promise<EngineResult>,
     recorded?: Promise<unknown>,
+    entered: Promise<boolean> = Promise.resolve(true),
   ): Promise<void> {
     const { clock, log } = this.rt;
     const { definition } = scheduler;
@@ -893,9 +935,14 @@ export class Executor {
       },
       'run started',
     );
-    if (definition.trigger.kind === 'at') await this.#oneShotStarted(started, scheduler);
+    const oneShot = definition.trigger.kind === 'at';
+    if (oneShot && (await entered)) await this.#oneShotUsedUp(started, scheduler);
 
     const result = await running;
+    if (oneShot && !(await entered) && releasedUnentered(result.reason)) {
+      await releaseUnentered(this.rt, this.recorder, started, scheduler, result.reason as string);
+      return;
+    }
     const endedAt = clock.now();
     const outcome = OUTCOME_OF[result.status];
     const reason = result.reason ?? null;
@@ -1001,11 +1048,16 @@ export class Executor {
     return ends.map(({ run }) => ended.has(run.correlationId));
   }
 
+  /**
+   * Runs `run`'s engine and resolves to what it returned, or to why it was not entered. `entry` is
+   * told once, at the engine's entry (true) or when the run ends without entering it (false).
+   */
   async #runEngine(
     run: Run,
     scheduler: EffectiveScheduler,
     params: Readonly<Record<string, unknown>>,
     registered: AbortController | undefined,
+    entry: (entered: boolean) => void = () => {},
   ): Promise<EngineResult> {
     const { repos, clock } = this.rt;
     const processId = run.processId as string;
@@ -1014,6 +1066,7 @@ export class Executor {
     if (engine === undefined) {
       this.#running.delete(processId);
       this.lease.setRunning(this.#running.size);
+      entry(false);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
     const controller = registered ?? this.#register(run);
@@ -1059,9 +1112,11 @@ export class Executor {
         },
         spawned: (pgid) => this.groups.add({ processId, pgid }),
       });
+      entry(true);
       this.faults.afterStart?.(run);
       return await running;
     } finally {
+      entry(false);
       this.groups.remove(processId);
       this.#running.delete(processId);
       this.rt.metrics?.processes.set(this.#running.size);

@@ -1,17 +1,22 @@
 import { startRefusal } from '../decisions/start-refusal.js';
+import { LEASE_LOST } from '../fencing/lease.js';
 import { feedRow } from '../store/feed.js';
 import { inboxRow } from '../store/inbox.js';
-import { releaseRefusedOneShot } from '../store/refusals.js';
+import { releaseOneShot } from '../store/refusals.js';
 import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
+import { SHUTDOWN_REASON } from './final-stop.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';
 
 /*
- * A one-shot (`at:`) whose start is refused is not consumed (spec §10a): no fired marker, no trash.
- * Its run is released and the refusal recorded once — feed, inbox, metrics — and the occurrence is
- * planned again only by a refresh of its project or a worker's start, never by the tick itself.
+ * A one-shot (`at:`) is used up only by a start (spec §10a): no fired marker, no trash otherwise.
+ * One whose start is refused is released and the refusal recorded once — feed, inbox, metrics —
+ * and the occurrence is planned again only by a refresh of its project or a worker's start, never
+ * by the tick itself. One whose attempt never entered its engine because the worker lost its
+ * lease or was stopping ends that attempt's run cancelled, and is planned again at once under a
+ * run of its own (issue #20).
  */
 
 /** The outcome of a refused one-shot run, in its feed line, run log and metrics. */
@@ -37,7 +42,7 @@ export function oneShotRefusal(rt: Runtime, run: Run, scheduler: EffectiveSchedu
 
 /**
  * Records the refused start of the one-shot run `run` (held by this worker in state `from`) and
- * releases its occurrence (`releaseRefusedOneShot`): a SKIPPED feed line with outcome `refused`
+ * releases its occurrence (`releaseOneShot`): a SKIPPED feed line with outcome `refused`
  * and the reason, an inbox item for its `runAs` user, its run log, and the metric — each once,
  * by the one path that released it.
  *
@@ -55,7 +60,7 @@ export async function refuseOneShot(
   const at = clock.now();
   const refused: Run = { ...run, state: 'skipped', outcome: REFUSED, reason, endedAt: at };
   const days = await recorder.retentionDays(run.tenant, run.project);
-  const released = await releaseRefusedOneShot(rt.repos.store, {
+  const released = await releaseOneShot(rt.repos.store, {
     correlationId: run.correlationId,
     workerId: run.workerId as string,
     from,
@@ -86,6 +91,59 @@ export async function refuseOneShot(
       reason,
     },
     'one-shot did not start; it stays scheduled and is tried again when its project is refreshed or a worker starts',
+  );
+  return true;
+}
+
+/** Why an attempt may end before entering its engine and leave its one-shot unused: the worker's, not the run's. */
+const RETRIED_AT_ONCE = new Set<string>([LEASE_LOST, SHUTDOWN_REASON]);
+
+/**
+ * Whether a one-shot attempt that ended with `reason` before entering its engine is released
+ * rather than used up: the worker lost its lease or was stopping (not a stop someone asked for).
+ */
+export function releasedUnentered(reason: string | null | undefined): boolean {
+  return reason !== null && reason !== undefined && RETRIED_AT_ONCE.has(reason);
+}
+
+/**
+ * Releases the started one-shot run `run` whose attempt never entered its engine (`reason`: the
+ * worker lost its lease, or was stopping), fenced by its attempt's token: its START line (written
+ * with its start) gets its END line, outcome `cancelled` with the reason, its process row ends
+ * `stopped`, its run log says so, and its occurrence is planned again at once — for this worker
+ * once it may start runs again, or for the next one — under a run of its own. No inbox item:
+ * nothing is asked of its user.
+ *
+ * @returns whether this call released it (false: another worker holds the run now).
+ */
+export async function releaseUnentered(
+  rt: Runtime,
+  recorder: RunRecorder,
+  run: Run,
+  scheduler: EffectiveScheduler,
+  reason: string,
+): Promise<boolean> {
+  const { clock, log } = rt;
+  const at = clock.now();
+  const released: Run = { ...run, state: 'ended', outcome: 'cancelled', reason, endedAt: at };
+  const days = await recorder.retentionDays(run.tenant, run.project);
+  const done = await releaseOneShot(rt.repos.store, {
+    correlationId: run.correlationId,
+    workerId: run.workerId as string,
+    from: 'started',
+    fencingToken: run.fencingToken,
+    process: run.processId === null ? undefined : { id: run.processId, reason, at },
+    line: feedRow(
+      feedLineOf(released, 'END', at, 'cancelled', { processId: run.processId, reason, retried: 'at once' }),
+    ),
+    log: recorder.runLogRow(released, scheduler, days, at),
+    replan: { key: run, instant: run.scheduledFor, at },
+  });
+  if (!done) return false;
+  rt.metrics?.runs.inc({ outcome: 'cancelled', trigger: run.trigger });
+  log.warn(
+    { scheduler: run.name, correlationId: run.correlationId, scheduledFor: formatInstant(run.scheduledFor), reason },
+    'one-shot stopped before its process started; it stays scheduled and is tried again at once',
   );
   return true;
 }

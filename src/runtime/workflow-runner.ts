@@ -273,6 +273,8 @@ export class WorkflowRunner {
     const controller = new AbortController();
     const abort = () => controller.abort(signal.reason ?? 'stopped');
     signal.addEventListener('abort', abort, { once: true });
+    // A stop that came while this step awaited the store has fired its event already.
+    if (signal.aborted) abort();
     const poll = setInterval(() => {
       repos.workflowRuns
         .stopRequested(run.id)

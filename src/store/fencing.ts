@@ -1,5 +1,6 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql, type Transaction } from 'kysely';
 import type { StoreDialect } from './open.js';
+import type { Database } from './schema.js';
 
 /*
  * Fencing tokens of run attempts (decisions §5).
@@ -14,12 +15,13 @@ import type { StoreDialect } from './open.js';
  *   (a PostgreSQL advisory lock; SQLite has one writer at a time) and the token is taken inside
  *   it. A receiver that keeps the largest token it has seen for a resource and refuses a smaller
  *   one refuses every stale attempt.
- * - No two attempts in a store share a token, whichever schedulers they belong to. Between
+ * - No two attempts in a store share a token, whichever schedulers they belong to, even once a
+ *   run is deleted (a one-shot released after a start that never entered its engine). Between
  *   schedulers tokens grow with time, but two lanes starting at the same moment on PostgreSQL may
  *   take theirs in either order, and values may be skipped (a start that rolled back).
  * - The tokens come from a sequence on PostgreSQL (workers take values without waiting on each
- *   other) and from the largest token recorded on SQLite (runs are never deleted; an index makes
- *   it a lookup).
+ *   other) and from a counter row on SQLite (`fencing_counter`, moved in the starting
+ *   transaction: SQLite's writers take turns).
  *
  * Every write of a run after its start — its start record, its end, its process's transitions,
  * its pending run log — is conditioned on the token of the attempt that writes it: a worker whose
@@ -27,18 +29,25 @@ import type { StoreDialect } from './open.js';
  * treats the run as no longer its own.
  */
 
+/** The token of the attempt at a 1-based place of a statement that starts several (see {@link reserveFencingTokens}). */
+export type FencingTokenAt = (position: RawBuilder<unknown>) => RawBuilder<number>;
+
 /**
- * The fencing token of the attempt a statement starts: the next value of the store's sequence
- * (PostgreSQL), or the largest token recorded plus `position` (SQLite: `position` is the run's
- * 1-based place in a batch, so that the runs one statement starts get distinct tokens).
+ * Reserves the fencing tokens of up to `count` attempts that one statement of `trx` starts, and
+ * returns the SQL of the token of the attempt at a 1-based `position`: the next value of the
+ * store's sequence (PostgreSQL, taken per row by the statement), or the counter moved by `count`
+ * here (SQLite: the positions of one statement get distinct tokens; unused ones are skipped).
  */
-export function nextFencingToken(
+export async function reserveFencingTokens(
+  trx: Transaction<Database>,
   dialect: StoreDialect,
-  position: RawBuilder<unknown> = sql`1`,
-): RawBuilder<number> {
-  return dialect === 'postgres'
-    ? sql<number>`nextval('run_fencing_token')`
-    : sql<number>`(select coalesce(max(fencing_token), 0) from runs) + ${position}`;
+  count: number,
+): Promise<FencingTokenAt> {
+  if (dialect === 'postgres') return () => sql<number>`nextval('run_fencing_token')`;
+  const moved = await sql<{ last_token: number | string }>`
+    update fencing_counter set last_token = last_token + ${count} returning last_token`.execute(trx);
+  const base = Number(moved.rows[0]?.last_token) - count;
+  return (position) => sql<number>`${base} + ${position}`;
 }
 
 /** A fencing token as read from the store: PostgreSQL returns a bigint as a string. */

@@ -9,7 +9,7 @@ import { decideOverlap } from '../decisions/overlap.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './documents.js';
-import { nextFencingToken, tokenOf } from './fencing.js';
+import { reserveFencingTokens, tokenOf } from './fencing.js';
 import type { Store } from './open.js';
 import type { Run } from './runs.js';
 import {
@@ -157,15 +157,17 @@ export class Lanes {
         const next = first as (typeof others)[number];
         return { decision, active, first: { correlationId: next.correlation_id, workerId: next.worker_id } };
       }
+      const tokenAt =
+        decision === 'start' ? await reserveFencingTokens(trx, this.store.dialect, 1) : undefined;
       const values =
-        decision === 'start'
+        decision === 'start' && tokenAt !== undefined
           ? {
               state: 'started',
               session_id: request.start.sessionId,
               process_id: request.start.processId,
               started_at: request.start.at,
               attempt: sql<number>`attempt + 1`,
-              fencing_token: nextFencingToken(this.store.dialect),
+              fencing_token: tokenAt(sql`1`),
             }
           : decision === 'queue' || decision === 'cancel'
             ? { state: 'queued' }
@@ -286,12 +288,13 @@ export class Lanes {
           trx,
         );
       }
+      const tokenAt = await reserveFencingTokens(trx, this.store.dialect, chosen.length);
       // A busy lane, an earlier manual fire not judged yet, a scheduler without schedule state
       // (deleted) or disabled: the one-at-a-time path decides and records it.
       const moved = await sql<{ correlation_id: string; attempt: number; fencing_token: string | number }>`
         update runs
         set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at},
-          attempt = runs.attempt + 1, fencing_token = ${nextFencingToken(this.store.dialect, sql`v.column4`)}
+          attempt = runs.attempt + 1, fencing_token = ${tokenAt(sql`v.column4`)}
         from ${valuesList(
           this.store.dialect,
           chosen.map((request, i) => [

@@ -192,17 +192,16 @@ describe.each(DIALECTS)('SIGKILL at an exact point, then a restart, on %s (issue
       // The document is still in place (the trash step never committed).
       const path = '_vance/scheduler/job.yaml';
       expect(await t.rt.repos.documents.get({ tenant: T, project: P, path })).toBeDefined();
-      // Killed after the spawn step, the process may not have been entered yet (its status moves
-      // to running first); killed in the trash step, it was.
-      if (!('point' in kill))
-        await until(() => executions().length === 1, 'the process the dead worker started');
+      // Its bookkeeping follows the engine's entry (spec §10a: spawn, then the marker): killed at
+      // either point, the dead worker had started its process (issue #20).
+      await until(() => executions().length === 1, 'the process the dead worker started');
 
       const rt = await restart(t, dialect);
       const after = await record(rt);
       expect(after.runs).toEqual([['2026-06-01T08:00:10Z', 'ended', 'failed', 'worker-lost']]);
       expect(after.lines).toEqual(['START pending', 'END failed']);
-      // At most once, and never by the restart: a started one-shot is never started again (spec §10a).
-      expect(executions()).toEqual('point' in kill ? [] : [after.run?.correlation_id]);
+      // Once, and never by the restart: a started one-shot is never started again (spec §10a).
+      expect(executions()).toEqual([after.run?.correlation_id]);
       expect(await rt.repos.documents.get({ tenant: T, project: P, path })).toBeUndefined();
       const trash = await rt.repos.documents.list(T, P, '_vance/trash/');
       expect(trash.map((d) => d.path)).toEqual([expect.stringMatching(/_job\.yaml$/)]);

@@ -89,3 +89,52 @@ export function selectFaults(store: Store): SelectFaults {
     },
   };
 }
+
+/** What an INSERT or UPDATE writes (the table, and which of the two it is), if the statement is one. */
+function written(node: RootOperationNode): { table: string | undefined; kind: 'insert' | 'update' } | undefined {
+  if (node.kind === 'InsertQueryNode')
+    return { table: node.into === undefined ? undefined : tableOf(node.into), kind: 'insert' };
+  if (node.kind === 'UpdateQueryNode')
+    return { table: node.table === undefined ? undefined : tableOf(node.table), kind: 'update' };
+  return undefined;
+}
+
+/** A store whose writes of one table can be met by a hook, at an exact statement (see {@link writeHooks}). */
+export interface WriteHooks {
+  /** The store with the hooks: what the runtime under test is given. */
+  readonly store: Store;
+  /**
+   * Calls `hook` at the next `kind` statement (INSERT or UPDATE) writing `table`, once, before the
+   * statement is sent: a hook that throws fails the statement, which never reaches the database.
+   */
+  onNextWrite(table: keyof Database, kind: 'insert' | 'update', hook: () => void): void;
+}
+
+/**
+ * `store` with a Kysely plugin that calls a hook at a chosen write (both dialects, inside
+ * transactions too): something that happens to the worker, or a store error, at one exact write
+ * (issue #20).
+ */
+export function writeHooks(store: Store): WriteHooks {
+  let armed: { table: string; kind: 'insert' | 'update'; hook: () => void } | undefined;
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }) {
+      const write = written(node);
+      if (armed !== undefined && write?.table === armed.table && write.kind === armed.kind) {
+        const { hook } = armed;
+        armed = undefined;
+        hook();
+      }
+      return node;
+    },
+    async transformResult({ result }) {
+      return result;
+    },
+  };
+  return {
+    store: { ...store, db: store.db.withPlugin(plugin) },
+    onNextWrite(table, kind, hook) {
+      armed = { table, kind, hook };
+    },
+  };
+}
