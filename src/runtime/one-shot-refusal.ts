@@ -142,7 +142,12 @@ export async function releaseUnentered(
   if (!done) return false;
   rt.metrics?.runs.inc({ outcome: 'cancelled', trigger: run.trigger });
   log.warn(
-    { scheduler: run.name, correlationId: run.correlationId, scheduledFor: formatInstant(run.scheduledFor), reason },
+    {
+      scheduler: run.name,
+      correlationId: run.correlationId,
+      scheduledFor: formatInstant(run.scheduledFor),
+      reason,
+    },
     'one-shot stopped before its process started; it stays scheduled and is tried again at once',
   );
   return true;

@@ -11,7 +11,7 @@ import { repositories } from '../../src/store/index.js';
 import { DIALECTS } from '../support/dialects.js';
 import { projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
-import { storeFailure, type WriteHooks, writeHooks } from '../support/select-faults.js';
+import { storeFailure, writeHooks } from '../support/select-faults.js';
 
 // Issue #20, spec §10a: a one-shot is used up by its start — the fired marker and the trash follow
 // the engine's entry ("spawn, then the marker"). An attempt that never entered its engine because
@@ -40,7 +40,9 @@ async function setup(dialect: (typeof DIALECTS)[number]) {
   await applyDirectory(
     t.rt,
     projectFolder({
-      '_vance/recipes/mark.yaml': shellRecipe('echo "$URSA_CORRELATION_ID" >> "$URSA_PARAM_OUT"', { out: marks }),
+      '_vance/recipes/mark.yaml': shellRecipe('echo "$URSA_CORRELATION_ID" >> "$URSA_PARAM_OUT"', {
+        out: marks,
+      }),
       [PATH]: `description: once\nat: "${AT}"\ntimezone: UTC\nrecipe: mark\n`,
     }),
     T,
@@ -74,79 +76,85 @@ async function standing(rt: Runtime) {
   };
 }
 
-describe.each(DIALECTS)('a one-shot is used up by its start, not before (on %s; issue #20, spec §10a)', (dialect) => {
-  it('an attempt whose worker lost its lease before the engine was entered leaves it unused; it runs once the lease holds again', async () => {
-    const { t, rt, worker, hooks, executions } = await setup(dialect);
-    // The lease is lost between the run's start (its process row inserted) and its engine's entry.
-    hooks.onNextWrite('processes', 'update', () => worker.executor.lease.fence());
-    await tick(t, worker, AT);
-    expect(executions(), 'no process started').toEqual([]);
-    const released = await standing(rt);
-    expect(released).toMatchObject({
-      lines: [
-        ['START', 'pending', null],
-        ['END', 'cancelled', 'lease-lost'],
-      ],
-      runs: [],
-      fired: false,
-      document: true,
-    });
-    const processes = await rt.repos.store.db.selectFrom('processes').select(['status', 'reason']).execute();
-    expect(processes).toEqual([{ status: 'stopped', reason: 'lease-lost' }]);
+describe.each(DIALECTS)(
+  'a one-shot is used up by its start, not before (on %s; issue #20, spec §10a)',
+  (dialect) => {
+    it('an attempt whose worker lost its lease before the engine was entered leaves it unused; it runs once the lease holds again', async () => {
+      const { t, rt, worker, hooks, executions } = await setup(dialect);
+      // The lease is lost between the run's start (its process row inserted) and its engine's entry.
+      hooks.onNextWrite('processes', 'update', () => worker.executor.lease.fence());
+      await tick(t, worker, AT);
+      expect(executions(), 'no process started').toEqual([]);
+      const released = await standing(rt);
+      expect(released).toMatchObject({
+        lines: [
+          ['START', 'pending', null],
+          ['END', 'cancelled', 'lease-lost'],
+        ],
+        runs: [],
+        fired: false,
+        document: true,
+      });
+      const processes = await rt.repos.store.db
+        .selectFrom('processes')
+        .select(['status', 'reason'])
+        .execute();
+      expect(processes).toEqual([{ status: 'stopped', reason: 'lease-lost' }]);
 
-    // The first pass once the lease holds again runs it, once.
-    worker.executor.lease.holdUntil(process.hrtime.bigint() + 3_600_000_000_000n);
-    await tick(t, worker, '2026-06-01T08:30:02Z');
-    const after = await standing(rt);
-    expect(after).toMatchObject({
-      lines: [
-        ['START', 'pending', null],
-        ['END', 'cancelled', 'lease-lost'],
-        ['START', 'pending', null],
-        ['END', 'completed', null],
-      ],
-      runs: [['completed', null]],
-      fired: true,
-      document: false,
+      // The first pass once the lease holds again runs it, once.
+      worker.executor.lease.holdUntil(process.hrtime.bigint() + 3_600_000_000_000n);
+      await tick(t, worker, '2026-06-01T08:30:02Z');
+      const after = await standing(rt);
+      expect(after).toMatchObject({
+        lines: [
+          ['START', 'pending', null],
+          ['END', 'cancelled', 'lease-lost'],
+          ['START', 'pending', null],
+          ['END', 'completed', null],
+        ],
+        runs: [['completed', null]],
+        fired: true,
+        document: false,
+      });
+      const second = after.feedTraces[2] as string;
+      expect(after.feedTraces[0]).not.toBe(second);
+      expect(executions()).toEqual([second]);
+      // The released run is deleted; its token is never given out again (each attempt's is larger).
+      const tokens = await Promise.all(
+        after.logPaths.slice(0, 3).map(async (path) => {
+          const log = await rt.repos.documents.get({ tenant: T, project: P, path: path as string });
+          return Number(/^fencingToken: (\d+)$/m.exec(log?.body ?? '')?.[1]);
+        }),
+      );
+      expect((tokens[2] as number) > (tokens[0] as number), `tokens ${tokens.join(', ')}`).toBe(true);
+      // A refresh finds it used up: it is not planned again.
+      await refreshProject(rt, T, P);
+      await tick(t, worker, '2026-06-01T08:31:00Z');
+      expect(executions()).toEqual([second]);
     });
-    const second = after.feedTraces[2] as string;
-    expect(after.feedTraces[0]).not.toBe(second);
-    expect(executions()).toEqual([second]);
-    // The released run is deleted; its token is never given out again (each attempt's is larger).
-    const tokens = await Promise.all(
-      after.logPaths.slice(0, 3).map(async (path) => {
-        const log = await rt.repos.documents.get({ tenant: T, project: P, path: path as string });
-        return Number(/^fencingToken: (\d+)$/m.exec(log?.body ?? '')?.[1]);
-      }),
-    );
-    expect((tokens[2] as number) > (tokens[0] as number), `tokens ${tokens.join(', ')}`).toBe(true);
-    // A refresh finds it used up: it is not planned again.
-    await refreshProject(rt, T, P);
-    await tick(t, worker, '2026-06-01T08:31:00Z');
-    expect(executions()).toEqual([second]);
-  });
 
-  it('a store error marking it fired after its engine was entered neither ends the run nor runs it again; the next refresh marks it', async () => {
-    const { t, rt, worker, hooks, executions } = await setup(dialect);
-    hooks.onNextWrite('oneshot_fires', 'insert', () => {
-      throw storeFailure(dialect);
+    it('a store error marking it fired after its engine was entered neither ends the run nor runs it again; the next refresh marks it', async () => {
+      const { t, rt, worker, hooks, executions } = await setup(dialect);
+      hooks.onNextWrite('oneshot_fires', 'insert', () => {
+        throw storeFailure(dialect);
+      });
+      await tick(t, worker, AT);
+      const ran = await standing(rt);
+      // Ended by its engine (completed), not as a failed spawn; its document waits for the refresh.
+      expect(ran).toMatchObject({
+        lines: [
+          ['START', 'pending', null],
+          ['END', 'completed', null],
+        ],
+        runs: [['completed', null]],
+        fired: false,
+        document: true,
+      });
+      expect(executions()).toEqual([ran.feedTraces[0]]);
+      await refreshProject(rt, T, P);
+      expect(await standing(rt)).toMatchObject({ fired: true, document: false });
+      await tick(t, worker, '2026-06-01T08:31:00Z');
+      expect(executions()).toHaveLength(1);
     });
-    await tick(t, worker, AT);
-    const ran = await standing(rt);
-    // Ended by its engine (completed), not as a failed spawn; its document waits for the refresh.
-    expect(ran).toMatchObject({
-      lines: [
-        ['START', 'pending', null],
-        ['END', 'completed', null],
-      ],
-      runs: [['completed', null]],
-      fired: false,
-      document: true,
-    });
-    expect(executions()).toEqual([ran.feedTraces[0]]);
-    await refreshProject(rt, T, P);
-    expect(await standing(rt)).toMatchObject({ fired: true, document: false });
-    await tick(t, worker, '2026-06-01T08:31:00Z');
-    expect(executions()).toHaveLength(1);
-  });
-});
+  },
+);

@@ -64,7 +64,10 @@ describe.each(DIALECTS)('a workflow run whose start cannot be recorded (on %s; i
       projectFolder({
         '_vance/recipes/step.yaml': shellRecipe(STEP, { out: join(dir, 'marks') }),
         '_vance/workflows/flow.yaml': 'description: one step\nsteps:\n  - name: step\n    recipe: step\n',
-        '_vance/scheduler/flow.yaml': cronScheduler('0 * * * * *', 'step').replace('recipe: step', 'workflow: flow'),
+        '_vance/scheduler/flow.yaml': cronScheduler('0 * * * * *', 'step').replace(
+          'recipe: step',
+          'workflow: flow',
+        ),
       }),
       T,
       P,
@@ -93,6 +96,9 @@ describe.each(DIALECTS)('a workflow run whose start cannot be recorded (on %s; i
     expect(workflowRuns).toEqual([{ status: 'cancelled' }]);
     const seen = marks();
     for (const pid of startedPids())
-      expect(seen.some(([kind, p]) => kind !== 'start' && Number(p) === pid), `step ${pid} ended`).toBe(true);
+      expect(
+        seen.some(([kind, p]) => kind !== 'start' && Number(p) === pid),
+        `step ${pid} ended`,
+      ).toBe(true);
   });
 });

@@ -91,7 +91,9 @@ export function selectFaults(store: Store): SelectFaults {
 }
 
 /** What an INSERT or UPDATE writes (the table, and which of the two it is), if the statement is one. */
-function written(node: RootOperationNode): { table: string | undefined; kind: 'insert' | 'update' } | undefined {
+function written(
+  node: RootOperationNode,
+): { table: string | undefined; kind: 'insert' | 'update' } | undefined {
   if (node.kind === 'InsertQueryNode')
     return { table: node.into === undefined ? undefined : tableOf(node.into), kind: 'insert' };
   if (node.kind === 'UpdateQueryNode')
