@@ -791,9 +791,9 @@ export class Executor {
     const workflowRunId = handle.run.id;
     let ours: boolean;
     try {
-      ours = (
-        await this.rt.repos.lanes.recordStarts([workflowStartRecord(started, workflowRunId, target.workflow)])
-      ).has(started.correlationId);
+      ours = await this.rt.repos.lanes.recordWorkflowStart(
+        workflowStartRecord(started, workflowRunId, target.workflow),
+      );
     } catch (error) {
       // Its start unrecorded, the run is ended by the caller: its workflow run ends first, so
       // that the lane is never free while a step of it still runs.

@@ -1,6 +1,6 @@
 import { mergeParams } from '../recipes/resolve.js';
 import { feedRow } from '../store/feed.js';
-import type { Opening, StartRecord } from '../store/lanes.js';
+import type { Opening, WorkflowStartRecord } from '../store/lanes.js';
 import { type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { type EffectiveScheduler, recipeOf } from './catalog.js';
@@ -85,13 +85,16 @@ export function startDetails(started: Run, scheduler: EffectiveScheduler): Recor
  * The start record of an attempt of a run of a workflow target (spec §4.2): no process of its
  * own, a START line naming the workflow run it started.
  */
-export function workflowStartRecord(started: Run, workflowRunId: string, workflow: string): StartRecord {
+export function workflowStartRecord(
+  started: Run,
+  workflowRunId: string,
+  workflow: string,
+): WorkflowStartRecord {
   const startedAt = started.startedAt as number;
   return {
     correlationId: started.correlationId,
     fencingToken: started.fencingToken as number,
     startedAt,
-    process: undefined,
     line: feedRow(
       feedLineOf(started, 'START', startedAt, 'pending', { workflowRunId, workflow, runAs: started.runAs }),
     ),

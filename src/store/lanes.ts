@@ -56,15 +56,14 @@ export interface Opening {
   readonly line: Insertable<FeedTable>;
 }
 
-/** The start of one attempt, to record (see {@link Lanes.recordStarts}). */
-export interface StartRecord {
+/** The start of a workflow target's attempt, to record (see {@link Lanes.recordWorkflowStart}). */
+export interface WorkflowStartRecord {
   readonly correlationId: string;
   /** The fencing token of the attempt that writes it. */
   readonly fencingToken: number;
-  /** When its engine was called, UTC ms. */
+  /** When its workflow run was started, UTC ms. */
   readonly startedAt: number;
-  /** Its process row; absent for a run without a process of its own (a workflow target). */
-  readonly process: Insertable<ProcessesTable> | undefined;
+  /** Its START line, which names the workflow run. */
   readonly line: Insertable<FeedTable>;
 }
 
@@ -359,51 +358,26 @@ export class Lanes {
   }
 
   /**
-   * Records the starts of attempts, in one transaction: each run's start instant (UTC ms, when its
-   * engine was called), its process (when it has one of its own) and its START line — for the
-   * runs still `started` at the attempt of the given fencing token, and only those: a run another
-   * worker ended or started again meanwhile (this worker's lease was taken over) keeps that
-   * worker's record. Writing the same starts of runs with a process again writes nothing more
-   * (a retry after a commit whose answer was lost finds their processes written).
+   * Records the start of a workflow target's attempt once its workflow run started (its START line
+   * names the workflow run, so it cannot come with the admission): the run's start instant (UTC ms)
+   * and its START line, in one transaction, only while the run is still `started` at the attempt
+   * of the given fencing token — a run another worker ended or started again meanwhile (this
+   * worker's lease was taken over) keeps that worker's record.
    *
-   * @returns the correlation ids of the runs whose start this call recorded, or found recorded.
+   * @returns whether this call recorded it (false: the run is no longer this attempt's).
    */
-  async recordStarts(starts: readonly StartRecord[]): Promise<Set<string>> {
-    if (starts.length === 0) return new Set();
-    // SQLite: the state as an expression, so that each run is looked up by its key (issue #11).
-    const held = this.store.dialect === 'sqlite' ? sql`(runs.state || '')` : sql`runs.state`;
+  async recordWorkflowStart(start: WorkflowStartRecord): Promise<boolean> {
     return this.store.db.transaction().execute(async (trx) => {
-      const moved = await sql<{ correlation_id: string }>`
-        update runs set started_at = v.column2
-        from ${valuesList(
-          this.store.dialect,
-          starts.map((s) => [s.correlationId, s.startedAt, s.fencingToken]),
-          ['text', 'bigint', 'bigint'],
-        )} as v
-        where runs.correlation_id = v.column1 and ${held} = 'started'
-          and runs.fencing_token = v.column3
-        returning runs.correlation_id as correlation_id`.execute(trx);
-      const ours = new Set(moved.rows.map((r) => r.correlation_id));
-      const mine = starts.filter((s) => ours.has(s.correlationId));
-      const processes = mine.flatMap((s) => (s.process === undefined ? [] : [s.process]));
-      const created =
-        processes.length === 0
-          ? []
-          : await trx
-              .insertInto('processes')
-              .values(processes)
-              .onConflict((oc) => oc.column('id').doNothing())
-              .returning('id')
-              .execute();
-      // A START line with the process it reports, once: a repeated call finds the process written.
-      const fresh = new Set(created.map((p) => p.id));
-      const lines = mine.filter((s) => s.process === undefined || fresh.has(s.process.id as string));
-      if (lines.length > 0)
-        await trx
-          .insertInto('feed')
-          .values(lines.map((s) => s.line))
-          .execute();
-      return ours;
+      const moved = await trx
+        .updateTable('runs')
+        .set({ started_at: start.startedAt })
+        .where('correlation_id', '=', start.correlationId)
+        .where('state', '=', 'started')
+        .where('fencing_token', '=', start.fencingToken)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return false;
+      await trx.insertInto('feed').values(start.line).execute();
+      return true;
     });
   }
 
