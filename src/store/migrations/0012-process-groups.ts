@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 
 // Decisions §5 fencing: every OS process group a worker starts, with what it takes to find it
 // again safely after the worker died (host, boot, pid namespace, and the leader's start time, so
-// that a reused pid is never signalled). No foreign key to processes: a group is recorded as soon
-// as it exists, on its own connection, and outlives its process row's transaction.
+// that a reused pid is never signalled). No foreign key to processes: a group's row is written
+// as soon as its engine reports it, batched and retried apart from its run's own records.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('process_groups')
