@@ -34,6 +34,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SAMPLE_MS = 5000;
 const CALM_MS = 12_000; // longer than a lease (5 s) and a slow run: what the faults left is finished by then
 const PROGRESS_MS = 30_000;
+// A soak at least this long has enough samples after its warm-up for a memory verdict.
+const JUDGED_FROM_MS = 2 * 60_000;
 // Longer than the lease (5 s), so that the others take a stalled worker's runs over; up to about twice it.
 const STALL_MS = [6000, 12_000];
 // Some shorter than the lease (the worker reconnects and goes on), some longer (it is taken over).
@@ -225,7 +227,9 @@ async function main() {
       {
         name: `stalled event loop (${STALL_MS[0] / 1000}-${STALL_MS[1] / 1000} s)`,
         weight: 1,
-        targets: 'any',
+        // Not the steady worker: a stall past its lease with engine calls in flight makes the
+        // watchdog end the worker process, and the memory verdict needs one process all through.
+        targets: 'chaos',
         apply: (s) => {
           const ms = between(random, STALL_MS);
           return fleet.send(s, { type: 'stall', ms }) && `${ms} ms`;
@@ -499,6 +503,9 @@ function print(r) {
     );
   }
   if (m.growing === true) problems.push(`memory grows (${m.why})`);
+  // A soak long enough to judge whose steady worker did not live through it judged nothing.
+  if (m.growing === null && r.durationMs >= JUDGED_FROM_MS)
+    problems.push('memory not judged: the steady worker did not live through the soak');
   const failedStarts = r.unexpected.filter((e) => !e.started).length;
   const died = r.unexpected.length - failedStarts;
   if (died > 0) problems.push(`${died} workers died while running`);
