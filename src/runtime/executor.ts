@@ -19,13 +19,14 @@ import { formatInstant } from '../time/instant.js';
 import { sleep } from '../time/sleep.js';
 import { admitInOrder, type FirstFire, PendingJudgements } from './admission-order.js';
 import { Batcher } from './batcher.js';
-import { type EffectiveScheduler, loadProjectSchedulers, recipeOf } from './catalog.js';
+import { type EffectiveScheduler, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { oneShotRefusal, refuseOneShot, releasedUnentered, releaseUnentered } from './one-shot-refusal.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { openingOf, projectKey, runParams, workflowStartRecord } from './run-records.js';
+import { schedulerOfRun } from './run-scheduler.js';
 import { StartLead } from './start-lead.js';
 import { scheduleWithdrawn, skipQueuedOfDeleted } from './withdrawn.js';
 import { type StartedWorkflow, WorkflowRunner } from './workflow-runner.js';
@@ -580,7 +581,7 @@ export class Executor {
     if (!(await repos.runs.takeOver(waiting.correlationId, 'queued', waiting.workerId, this.workerId)))
       return false;
     const queued = await repos.runs.get(waiting.correlationId);
-    const effective = scheduler ?? (await this.#loadScheduler(run));
+    const effective = scheduler ?? (await schedulerOfRun(this.rt.repos, run));
     if (queued === undefined) return false;
     if (effective === undefined) {
       // Its scheduler was deleted while it waited: recorded skipped, not left waiting (issue #20).
@@ -605,13 +606,6 @@ export class Executor {
       .catch((error: unknown) => this.rt.log.error({ err: error }, 'run dispatch failed unexpectedly'))
       .finally(() => this.#tasks.delete(tracked));
     this.#tasks.add(tracked);
-  }
-
-  async #loadScheduler(
-    run: Pick<Run, 'tenant' | 'project' | 'name'>,
-  ): Promise<EffectiveScheduler | undefined> {
-    const { schedulers } = await loadProjectSchedulers(this.rt.repos, run.tenant, run.project);
-    return schedulers.get(run.name);
   }
 
   async #dispatch(held: Run, scheduler: EffectiveScheduler): Promise<void> {
