@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime/context.js';
+import type { Liveness } from '../store/liveness.js';
 import type { LeftoverGroup } from '../store/process-groups.js';
 import type { Run } from '../store/runs.js';
 import { checkRecorded, type EndGroupOptions, type GroupEnding, terminateGroups } from './group-ending.js';
@@ -26,12 +27,11 @@ let warnedUnverifiable = false;
 const warnedOwn = new Set<number>();
 
 /**
- * Ends what workers that are no longer live left running on this host (decisions §5 fencing),
- * before the caller ends or resumes any of their runs; `live` are the workers whose lease holds
- * (the caller's reap decides, with every other worker dead for a SQLite store at start).
+ * Ends what workers that are no longer live by `liveness` left running on this host (decisions
+ * §5 fencing), before the caller ends or resumes any of their runs.
  *
  * 1. The open `process_groups` rows recorded on this host, boot and pid namespace by a worker not
- *    in `live`: each is checked (never a reused pid: `checkRecorded`), and marked ended with how
+ *    live: each is checked (never a reused pid: `checkRecorded`), and marked ended with how
  *    it went.
  * 2. The processes still carrying the `URSA_PROCESS_ID` of one of `lostRuns` (runs of such
  *    workers still recorded as started) in their environment: their groups are ended too. This
@@ -51,12 +51,12 @@ const warnedOwn = new Set<number>();
  */
 export async function endLeftoverGroups(
   rt: Runtime,
-  live: readonly string[],
+  liveness: Liveness,
   lostRuns: readonly Pick<Run, 'processId' | 'name' | 'tenant' | 'project'>[] = [],
   options: EndGroupOptions = {},
 ): Promise<LeftoverResult> {
   const { repos, clock } = rt;
-  const leftovers = await repos.processGroups.leftovers(hostIdentity(), live, LEFTOVER_LIMIT);
+  const leftovers = await repos.processGroups.leftovers(hostIdentity(), liveness, LEFTOVER_LIMIT);
   if (!hasProc()) {
     warnUnverifiable(rt, leftovers.length);
     for (const group of leftovers) await repos.processGroups.markEnded(group, clock.now(), 'unverified');

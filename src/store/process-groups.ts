@@ -1,3 +1,4 @@
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 
 /** Which group of which process: the key of a recorded group. */
@@ -85,14 +86,10 @@ export class ProcessGroups {
 
   /**
    * The open groups recorded at `place` (host name, boot id and pid namespace all equal; a null
-   * boot id or namespace matches null) by workers not in `liveWorkers`, at most `limit`, oldest
-   * first.
+   * boot id or namespace matches null) by workers that are not live by `liveness` as this
+   * statement runs, at most `limit`, oldest first.
    */
-  async leftovers(
-    place: GroupPlace,
-    liveWorkers: readonly string[],
-    limit: number,
-  ): Promise<LeftoverGroup[]> {
+  async leftovers(place: GroupPlace, liveness: Liveness, limit: number): Promise<LeftoverGroup[]> {
     let query = this.store.db
       .selectFrom('process_groups as g')
       .leftJoin('runs as r', 'r.process_id', 'g.process_id')
@@ -109,11 +106,12 @@ export class ProcessGroups {
         'r.tenant',
         'r.project',
       ])
-      .where('g.host', '=', place.host)
       .where('g.ended_at', 'is', null)
+      .where(heldByDead('g.worker_id', liveness));
+    query = query
+      .where('g.host', '=', place.host)
       .where('g.boot_id', place.bootId === null ? 'is' : '=', place.bootId)
       .where('g.pid_namespace', place.pidNamespace === null ? 'is' : '=', place.pidNamespace);
-    if (liveWorkers.length > 0) query = query.where('g.worker_id', 'not in', [...liveWorkers]);
     const rows = await query.orderBy('g.recorded_at').limit(limit).execute();
     return rows.map((r) => ({
       processId: r.process_id,

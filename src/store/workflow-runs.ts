@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { type AuditEntry, writeAudited } from './audit.js';
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import type { WorkflowRunsTable, WorkflowStepsTable } from './schema.js';
 
@@ -218,15 +219,20 @@ export class WorkflowRuns {
     );
   }
 
-  /** Running runs held by a worker not in `live` (its lease lapsed): at most `limit` ids. */
-  async orphaned(live: readonly string[], limit: number): Promise<string[]> {
-    let query = this.store.db
+  /**
+   * Running runs held by a worker that is not live by `liveness` as this statement runs (its
+   * lease lapsed, decisions §5): at most `limit` ids.
+   */
+  async orphaned(liveness: Liveness, limit: number): Promise<string[]> {
+    const rows = await this.store.db
       .selectFrom('workflow_runs')
       .select('id')
       .where('status', '=', 'running')
-      .where('worker_id', 'is not', null);
-    if (live.length > 0) query = query.where('worker_id', 'not in', [...live]);
-    return (await query.limit(limit).execute()).map((r) => r.id);
+      .where('worker_id', 'is not', null)
+      .where(heldByDead('worker_id', liveness))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /** Asks for a stop of the running workflow run a scheduler run started (overlap `cancelPrevious`). */
