@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime/context.js';
 import type { Liveness } from '../store/liveness.js';
 import type { LeftoverGroup } from '../store/process-groups.js';
 import type { Run } from '../store/runs.js';
+import type { LostStep } from '../store/workflow-runs.js';
 import { checkRecorded, type EndGroupOptions, type GroupEnding, terminateGroups } from './group-ending.js';
 import { groupsCarrying, hasProc, hostIdentity } from './process-group.js';
 
@@ -18,9 +19,18 @@ export interface LeftoverResult {
   readonly unverified: number;
 }
 
+/** The work of lost workers whose processes are looked for by their environment (see {@link endLeftoverGroups}). */
+export interface LostWork {
+  /** Runs of lost workers still recorded as started. */
+  readonly runs?: readonly Pick<Run, 'processId' | 'name' | 'tenant' | 'project'>[];
+  /** Running steps of lost workers' workflow runs. */
+  readonly steps?: readonly LostStep[];
+}
+
 /** Who started a group, for the log line of its end. */
 type Origin = Pick<LeftoverGroup, 'processId' | 'pgid' | 'scheduler' | 'tenant' | 'project'> & {
   readonly host?: string;
+  readonly workflow?: string;
 };
 
 let warnedUnverifiable = false;
@@ -30,13 +40,13 @@ const warnedOwn = new Set<number>();
  * Ends what workers that are no longer live by `liveness` left running on this host (decisions
  * §5 fencing), before the caller ends or resumes any of their runs.
  *
- * 1. The open `process_groups` rows recorded on this host, boot and pid namespace by a worker not
- *    live: each is checked (never a reused pid: `checkRecorded`), and marked ended with how
- *    it went.
- * 2. The processes still carrying the `URSA_PROCESS_ID` of one of `lostRuns` (runs of such
- *    workers still recorded as started) in their environment: their groups are ended too. This
- *    covers a group whose record was not written yet when its worker died (the moment between a
- *    spawn and its row), and a descendant that left its group.
+ * 1. The open `process_groups` rows recorded on this boot and pid namespace (whatever the host
+ *    name was then) by a worker not live: each is checked (never a reused pid: `checkRecorded`),
+ *    and marked ended with how it went.
+ * 2. The processes still carrying, in their environment, the `URSA_PROCESS_ID` of one of `lost`'s
+ *    runs or workflow steps: their groups are ended too. This covers a group whose record was not
+ *    written yet when its worker died (the moment between a spawn and its row), and a descendant
+ *    that left its group. A workflow step's process id is on its step, its scheduler run has none.
  *
  * All these groups end together: SIGTERM to each, one shared grace, SIGKILL to what is left, one
  * scan of `/proc` a poll round (`terminateGroups`); the event loop runs between rounds, so the
@@ -44,15 +54,15 @@ const warnedOwn = new Set<number>();
  *
  * Each group signalled is logged at warn (scheduler, process id, pgid). On a platform without
  * `/proc` nothing is signalled: the rows are marked `unverified`, and that is logged at warn once
- * per process (so is a row without the leader's start time). Rows of other hosts, boots or
- * namespaces are left alone. This process's own group is never signalled on any path: its row is left open (a
+ * per process (so is a row without the leader's start time). Rows of other boots or namespaces are
+ * left alone. This process's own group is never signalled on any path: its row is left open (a
  * worker outside the group ends it later) and logged at warn once per process. Store errors
  * propagate: the caller's reap fails and is tried again as a whole.
  */
 export async function endLeftoverGroups(
   rt: Runtime,
   liveness: Liveness,
-  lostRuns: readonly Pick<Run, 'processId' | 'name' | 'tenant' | 'project'>[] = [],
+  lost: LostWork = {},
   options: EndGroupOptions = {},
 ): Promise<LeftoverResult> {
   const { repos, clock } = rt;
@@ -64,7 +74,7 @@ export async function endLeftoverGroups(
   }
   const checks = checkRecorded(leftovers);
   // The processes of lost work that no row led to (or that left their group).
-  const origins = lostProcesses(lostRuns);
+  const origins = lostProcesses(lost);
   const carrying = groupsCarrying('URSA_PROCESS_ID', new Set(origins.keys()));
   const found: Origin[] = [...carrying].flatMap(([processId, pgids]) => {
     const origin = origins.get(processId) as Omit<Origin, 'pgid'>;
@@ -104,18 +114,25 @@ export async function endLeftoverGroups(
   return counts;
 }
 
-// Process id → who started it, for the lost runs that have one.
-function lostProcesses(
-  lostRuns: readonly Pick<Run, 'processId' | 'name' | 'tenant' | 'project'>[],
-): Map<string, Omit<Origin, 'pgid'>> {
+// Process id → who started it, for the lost runs and steps that have one.
+function lostProcesses(lost: LostWork): Map<string, Omit<Origin, 'pgid'>> {
   const origins = new Map<string, Omit<Origin, 'pgid'>>();
-  for (const run of lostRuns) {
+  for (const run of lost.runs ?? []) {
     if (run.processId === null) continue;
     origins.set(run.processId, {
       processId: run.processId,
       scheduler: run.name,
       tenant: run.tenant,
       project: run.project,
+    });
+  }
+  for (const step of lost.steps ?? []) {
+    origins.set(step.processId, {
+      processId: step.processId,
+      scheduler: null,
+      workflow: step.workflow,
+      tenant: step.tenant,
+      project: step.project,
     });
   }
   return origins;
@@ -144,6 +161,7 @@ function warnOwn(rt: Runtime, group: LeftoverGroup): void {
 function report(rt: Runtime, group: Origin, ending: 'ended' | 'survived'): void {
   const fields = {
     scheduler: group.scheduler,
+    ...(group.workflow === undefined ? {} : { workflow: group.workflow }),
     tenant: group.tenant,
     project: group.project,
     processId: group.processId,

@@ -83,12 +83,13 @@ export function hostIdentity(): HostIdentity {
 }
 
 /**
- * Whether a pid recorded at `recorded` names a process here: same host name, and a boot id and pid
- * namespace that are known and equal. Without them nothing recorded is ever taken for ours.
+ * Whether a pid recorded at `recorded` names a process here: a boot id and pid namespace that are
+ * known and equal to this process's. They identify the kernel that gave the pid out; the host name
+ * is not compared (it can change at runtime: DHCP, `hostnamectl`) and serves logs only. Without a
+ * boot id and a namespace nothing recorded is ever taken for ours.
  */
 export function sameHost(recorded: HostIdentity, current: HostIdentity = hostIdentity()): boolean {
   return (
-    recorded.host === current.host &&
     recorded.bootId !== null &&
     recorded.bootId === current.bootId &&
     recorded.pidNamespace !== null &&

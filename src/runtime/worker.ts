@@ -89,7 +89,7 @@ const LOOP_RETRY_BASE_MS = 50;
 const DEFERRED = Symbol('deferred');
 /** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
 const RECOVER_LIMIT = 1000;
-/** How many runs (and processes) of lost workers one reap reads of each kind. */
+/** How many runs (and processes, and workflow steps) of lost workers one reap reads of each kind. */
 const LOST_LIMIT = 1000;
 
 /**
@@ -360,8 +360,9 @@ export class Worker {
       return DEFERRED;
     };
     const lostRuns = await repos.runs.orphaned('started', liveness, LOST_LIMIT);
+    const lostSteps = await repos.workflowRuns.lostSteps(liveness, LOST_LIMIT);
     // What lost workers left running on this host ends before any of their work is ended or resumed.
-    await endLeftoverGroups(this.rt, liveness, lostRuns);
+    await endLeftoverGroups(this.rt, liveness, { runs: lostRuns, steps: lostSteps });
     // Read again after the leftovers (seconds): a run whose worker renewed meanwhile is its own
     // again. Only runs whose processes were looked for above are ended.
     const looked = new Set(lostRuns.map((run) => run.correlationId));

@@ -45,6 +45,16 @@ export interface WorkflowStepRecord {
   readonly endedAt: number | null;
 }
 
+/** A running step of a workflow run whose worker is lost (see `WorkflowRuns.lostSteps`). */
+export interface LostStep {
+  /** The step's Ursa process (`proc_…`): its shell processes carry it as `URSA_PROCESS_ID`. */
+  readonly processId: string;
+  readonly workflowRunId: string;
+  readonly tenant: string;
+  readonly project: string;
+  readonly workflow: string;
+}
+
 const num = (v: number | string | null) => (v === null ? null : Number(v));
 
 function toStep(row: Selectable<WorkflowStepsTable>): WorkflowStepRecord {
@@ -233,6 +243,32 @@ export class WorkflowRuns {
       .limit(limit)
       .execute();
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * The running steps of the runs {@link orphaned} would return, at most `limit`: what a dead
+   * worker's workflow runs may have left running. Each step's process id is recorded before its
+   * engine starts, and its shell processes carry it as `URSA_PROCESS_ID` (decisions §5 fencing).
+   */
+  async lostSteps(liveness: Liveness, limit: number): Promise<LostStep[]> {
+    const rows = await this.store.db
+      .selectFrom('workflow_steps as s')
+      .innerJoin('workflow_runs as w', 'w.id', 's.run_id')
+      .select(['s.process_id', 'w.id', 'w.tenant', 'w.project', 'w.workflow'])
+      .where('s.status', '=', 'running')
+      .where('s.process_id', 'is not', null)
+      .where('w.status', '=', 'running')
+      .where('w.worker_id', 'is not', null)
+      .where(heldByDead('w.worker_id', liveness))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      processId: r.process_id as string,
+      workflowRunId: r.id,
+      tenant: r.tenant,
+      project: r.project,
+      workflow: r.workflow,
+    }));
   }
 
   /** Asks for a stop of the running workflow run a scheduler run started (overlap `cancelPrevious`). */

@@ -82,9 +82,12 @@ describe.each(DIALECTS)('many leftover groups on %s (issue #20)', (dialect) => {
       const rt = t.rt;
       proc.scans = 0;
       const began = performance.now();
-      const result = await endLeftoverGroups(rt, { kind: 'only', workerId: 'wrk_me' }, [], {
-        graceMs: GRACE_MS,
-      });
+      const result = await endLeftoverGroups(
+        rt,
+        { kind: 'only', workerId: 'wrk_me' },
+        {},
+        { graceMs: GRACE_MS },
+      );
       const tookMs = performance.now() - began;
 
       expect(result).toEqual({ ended: GROUPS, gone: 0, unverified: 0 });
