@@ -83,12 +83,13 @@ export function hostIdentity(): HostIdentity {
 }
 
 /**
- * Whether a pid recorded at `recorded` names a process here: same host name, and a boot id and pid
- * namespace that are known and equal. Without them nothing recorded is ever taken for ours.
+ * Whether a pid recorded at `recorded` names a process here: a boot id and pid namespace that are
+ * known and equal to this process's. They identify the kernel that gave the pid out; the host name
+ * is not compared (it can change at runtime: DHCP, `hostnamectl`) and serves logs only. Without a
+ * boot id and a namespace nothing recorded is ever taken for ours.
  */
 export function sameHost(recorded: HostIdentity, current: HostIdentity = hostIdentity()): boolean {
   return (
-    recorded.host === current.host &&
     recorded.bootId !== null &&
     recorded.bootId === current.bootId &&
     recorded.pidNamespace !== null &&
@@ -111,20 +112,48 @@ export function identifyGroup(pgid: number): GroupIdentity {
  * world-readable).
  */
 export function groupMembers(pgid: number): number[] {
+  return membersOf(new Set([pgid])).get(pgid) ?? [];
+}
+
+/**
+ * The live members (not zombies) of each of the groups `pgids`, from one scan of `/proc` however
+ * many groups are asked for (a scan reads every `/proc/<pid>/stat`: about 10 ms for 150
+ * processes, on the caller's thread): pgid → member pids, a group with none absent. Empty where
+ * there is no `/proc`.
+ */
+export function membersOf(pgids: ReadonlySet<number>): Map<number, number[]> {
+  const members = new Map<number, number[]>();
+  if (pgids.size === 0) return members;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return [];
+    return members;
   }
-  const members: number[] = [];
   for (const entry of entries) {
     const pid = Number(entry);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
     const stat = readStat(pid);
-    if (stat !== undefined && stat.pgrp === pgid && !isDead(stat)) members.push(pid);
+    if (stat === undefined || !pgids.has(stat.pgrp) || isDead(stat)) continue;
+    const of = members.get(stat.pgrp) ?? [];
+    of.push(pid);
+    members.set(stat.pgrp, of);
   }
   return members;
+}
+
+/**
+ * Whether a process of group `pgid` may still run: `kill(-pgid, 0)` finds one (or one this user
+ * may not signal). Zombies count here: see {@link groupAlive}.
+ */
+export function groupSignallable(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a member exists that this user may not signal.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -133,111 +162,36 @@ export function groupMembers(pgid: number): number[] {
  * exited and only wait for a parent to reap them.
  */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    // EPERM: a member exists that this user may not signal.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!groupSignallable(pgid)) return false;
   return hasProc() ? groupMembers(pgid).length > 0 : true;
 }
 
-/** How {@link endGroup} or {@link terminateGroup} went. */
-export type GroupEnding =
-  /** Signalled (SIGTERM, and SIGKILL when it outlived the grace); no process of it runs now. */
-  | 'ended'
-  /** Signalled, and something of it still ran after the SIGKILL and its wait. */
-  | 'survived'
-  /** Nothing of it was running: nothing was signalled. */
-  | 'gone'
-  /** Its leader's pid names another process now (another start time): nothing was signalled. */
-  | 'reused'
-  /**
-   * It cannot be verified here (no `/proc`, no recorded start time, or recorded on another host,
-   * boot or pid namespace): nothing was signalled.
-   */
-  | 'unverified';
-
-/** Timings of {@link endGroup} and {@link terminateGroup}, milliseconds. */
-export interface EndGroupOptions {
-  /** Between SIGTERM and SIGKILL; default {@link DEFAULT_GRACE_MS}. */
-  readonly graceMs?: number;
-  /** How long to wait for the group to be gone after SIGKILL; default {@link KILL_WAIT_MS}. */
-  readonly killWaitMs?: number;
-}
-
-/** Default time a group gets between SIGTERM and SIGKILL, milliseconds (the shell engine's default too). */
-export const DEFAULT_GRACE_MS = 2000;
-/** How long a SIGKILLed group is waited for, milliseconds: the kernel ends it at once, barring `D` state. */
-export const KILL_WAIT_MS = 1000;
-const FIRST_POLL_MS = 10;
-const MAX_POLL_MS = 100;
-
 /**
- * Ends a group recorded by {@link identifyGroup}, possibly by an earlier process (decisions §5
- * fencing: a dead worker's leftovers), without ever signalling a process that merely reuses a
- * recorded pid:
- *
- * - recorded on another host, boot or pid namespace, without a start time, or on a platform
- *   without `/proc` → `unverified`, nothing signalled;
- * - the leader's pid is alive with the recorded start time → it is the same leader: the group is
- *   signalled;
- * - the leader's pid is alive with another start time → `reused`, nothing signalled (and any
- *   group of that number is the new process's);
- * - the leader is gone: its members, the processes whose group is `pgid`, are signalled — Linux
- *   does not hand out a pid that is still some group's id, so they are the recorded group's;
- *   none → `gone`.
- *
- * Signalling is SIGTERM to the group, then SIGKILL after `graceMs` if a member still runs; the
- * promise resolves once none runs (`ended`) or `killWaitMs` after the SIGKILL (`survived`).
- * Never rejects.
- *
- * The limit: a group whose leader exited and whose last member exited, whose number the kernel
- * then gave to a new process that made it a group of its own and exited in turn, between the
- * record and this call, would be taken for the recorded one (every step needed for it is rare,
- * and pids are handed out in increasing order up to `pid_max` before any is reused).
+ * Whether `pgid` is this process's own group (or no group a signal may go to: 0 and 1 would
+ * reach the caller's group and every process). Where there is no `/proc` only a group this
+ * process leads is known as its own.
  */
-export async function endGroup(group: GroupIdentity, options: EndGroupOptions = {}): Promise<GroupEnding> {
-  if (!hasProc() || group.leaderStartTicks === null || !sameHost(group)) return 'unverified';
-  const leader = readStat(group.pgid);
-  if (leader !== undefined && leader.startTicks !== group.leaderStartTicks) return 'reused';
-  if ((leader === undefined || isDead(leader)) && groupMembers(group.pgid).length === 0) return 'gone';
-  return terminateGroup(group.pgid, options);
+export function isOwnGroup(pgid: number): boolean {
+  if (!Number.isSafeInteger(pgid) || pgid <= 1 || pgid === process.pid) return true;
+  // Read at every call: cheap (one small file), and right even if the group was changed.
+  return readStat(process.pid)?.pgrp === pgid;
 }
 
 /**
- * SIGTERM to the process group `pgid`, then SIGKILL after `graceMs` if a process of it still
- * runs; resolves once none runs (`ended`, or `gone` when none ran to begin with) or `killWaitMs`
- * after the SIGKILL (`survived`). Only for a group the caller knows is its own: the parent of its
- * leader, or after {@link endGroup} verified it. Never rejects.
+ * Sends `signal` to the group `pgid`: the one place Ursa signals a process group, so that it
+ * never signals its own (see {@link isOwnGroup}; a worker started from inside a run's group
+ * without `setsid` would end itself). Returns whether the signal was sent: false for its own
+ * group, and for a group that is gone already (ESRCH) or one it may not signal (EPERM), which
+ * are not errors.
  */
-export async function terminateGroup(pgid: number, options: EndGroupOptions = {}): Promise<GroupEnding> {
-  if (!groupAlive(pgid)) return 'gone';
-  signalGroup(pgid, 'SIGTERM');
-  if (await goneWithin(pgid, options.graceMs ?? DEFAULT_GRACE_MS)) return 'ended';
-  signalGroup(pgid, 'SIGKILL');
-  return (await goneWithin(pgid, options.killWaitMs ?? KILL_WAIT_MS)) ? 'ended' : 'survived';
-}
-
-/** Sends `signal` to the group `pgid`; a group that is gone already (ESRCH) is not an error. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  if (isOwnGroup(pgid)) return false;
   try {
     process.kill(-pgid, signal);
+    return true;
   } catch {
     // ESRCH: every process of the group has exited; EPERM: one this user may not signal.
-  }
-}
-
-/** Resolves true once no process of group `pgid` runs, false when `ms` passed first. */
-export async function goneWithin(pgid: number, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  // Most groups are gone within a poll or two; a stubborn one is looked at less often (a look
-  // may read every `/proc/<pid>/stat`: about 10 ms for 150 processes).
-  for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
-    if (!groupAlive(pgid)) return true;
-    const left = deadline - performance.now();
-    if (left <= 0) return false;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(poll, left)));
+    return false;
   }
 }
 
@@ -251,8 +205,6 @@ export function groupsCarrying(variable: string, values: ReadonlySet<string>): M
   const found = new Map<string, Set<number>>();
   if (values.size === 0 || !hasProc()) return found;
   const prefix = `${variable}=`;
-  // Never this process's own group (an engine that did not give its child a group of its own).
-  const own = readStat(process.pid)?.pgrp;
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) continue;
@@ -264,7 +216,8 @@ export function groupsCarrying(variable: string, values: ReadonlySet<string>): M
       ?.slice(prefix.length);
     if (value === undefined || !values.has(value)) continue;
     const stat = readStat(pid);
-    if (stat === undefined || isDead(stat) || stat.pgrp === own || stat.pgrp <= 1) continue;
+    // Never this process's own group (an engine that did not give its child a group of its own).
+    if (stat === undefined || isDead(stat) || isOwnGroup(stat.pgrp)) continue;
     const groups = found.get(value) ?? new Set<number>();
     groups.add(stat.pgrp);
     found.set(value, groups);
@@ -272,7 +225,8 @@ export function groupsCarrying(variable: string, values: ReadonlySet<string>): M
   return found;
 }
 
-function isDead(stat: ProcStat): boolean {
+/** Whether a process has exited: a zombie (`Z`, not reaped yet) or dead (`X`). */
+export function isDead(stat: ProcStat): boolean {
   return stat.state === 'Z' || stat.state === 'X';
 }
 

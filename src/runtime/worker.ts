@@ -4,6 +4,7 @@ import { GroupRecords } from '../fencing/group-records.js';
 import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
 import { endLeftoverGroups } from '../fencing/leftovers.js';
 import { SelfFence } from '../fencing/self-fence.js';
+import { type Liveness, leaseLiveness } from '../store/liveness.js';
 import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
@@ -88,6 +89,8 @@ const LOOP_RETRY_BASE_MS = 50;
 const DEFERRED = Symbol('deferred');
 /** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
 const RECOVER_LIMIT = 1000;
+/** How many runs (and processes, and workflow steps) of lost workers one reap reads of each kind. */
+const LOST_LIMIT = 1000;
 
 /**
  * How long past the lease (`leaseTtlMs`) a SQLite store stays with its serving process before a
@@ -327,7 +330,8 @@ export class Worker {
    * runs they claimed but never started (and manual fires, which no worker holds yet) are taken
    * over and dispatched here; waiting runs whose lane is free get their turn; stop requests for
    * processes running here are applied. Each exactly once: every step is a compare-and-swap on
-   * the run's state and worker.
+   * the run's state and worker. Who is dead is decided by each of these reads as it runs
+   * (`Liveness`), never by a list read before the leftovers were ended.
    *
    * @param othersDead treat every other worker as dead (a SQLite store at start).
    * @throws a store error, after the rest of the reap, when one met loading a run's scheduler
@@ -337,7 +341,11 @@ export class Worker {
     const { repos, clock, log } = this.rt;
     await this.heartbeat();
     const now = clock.now();
-    const live = othersDead ? [this.id] : await repos.workers.live(now, this.#deadAfterMs);
+    // Not a list of live workers read once: each statement below decides who is dead as it runs,
+    // so a worker that registers or renews while the leftovers are ended (seconds) keeps its work.
+    const liveness: Liveness = othersDead
+      ? { kind: 'only', workerId: this.id }
+      : leaseLiveness(now, this.#deadAfterMs);
     let lost = 0;
     let resumed = 0;
     // Manual fires are handed to workers this way: routine, not the work of a lost worker; so are
@@ -351,15 +359,20 @@ export class Worker {
       deferred ??= error;
       return DEFERRED;
     };
-    const lostRuns = await repos.runs.orphaned('started', live, 1000);
+    const lostRuns = await repos.runs.orphaned('started', liveness, LOST_LIMIT);
+    const lostSteps = await repos.workflowRuns.lostSteps(liveness, LOST_LIMIT);
     // What lost workers left running on this host ends before any of their work is ended or resumed.
-    await endLeftoverGroups(this.rt, live, lostRuns);
-    for (const run of lostRuns) {
-      if (await this.#endLost(run, now, defer)) lost++;
+    await endLeftoverGroups(this.rt, liveness, { runs: lostRuns, steps: lostSteps });
+    // Read again after the leftovers (seconds): a run whose worker renewed meanwhile is its own
+    // again. Only runs whose processes were looked for above are ended.
+    const looked = new Set(lostRuns.map((run) => run.correlationId));
+    const stillLost = looked.size === 0 ? [] : await repos.runs.orphaned('started', liveness, LOST_LIMIT);
+    for (const run of stillLost) {
+      if (looked.has(run.correlationId) && (await this.#endLost(run, now, defer))) lost++;
     }
     // Claimed runs of lost workers (and manual fires): a few queries for the lot. A store error
     // reading their schedulers takes none of them over; it fails this reap once the rest is done.
-    const orphans = await repos.runs.orphaned('claimed', live, 1000);
+    const orphans = await repos.runs.orphaned('claimed', liveness, LOST_LIMIT);
     const taken = await resumeClaimed(this.rt, this.executor, orphans, {
       takeOver: true,
       stopping: () => this.#stopping,
@@ -400,7 +413,7 @@ export class Worker {
       }
     }
     // Processes whose run another worker already ended, or whose worker is gone.
-    for (const processId of await repos.processes.orphaned(live, 1000)) {
+    for (const processId of await repos.processes.orphaned(liveness, LOST_LIMIT)) {
       if (this.executor.runsProcess(processId)) continue;
       await repos.processes.transition(processId, ACTIVE_STATUSES, {
         status: 'failed',
@@ -409,7 +422,7 @@ export class Worker {
       });
     }
     // Workflow runs of dead workers end failed; the scheduler runs that held them ended above.
-    for (const id of await repos.workflowRuns.orphaned(live, 100)) {
+    for (const id of await repos.workflowRuns.orphaned(liveness, 100)) {
       if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
     }
     await this.executor.applyStopRequests();

@@ -1,3 +1,4 @@
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 
 /** Which group of which process: the key of a recorded group. */
@@ -30,7 +31,11 @@ export interface LeftoverGroup extends ProcessGroupRecord {
   readonly project: string | null;
 }
 
-/** Where a group was recorded: the host, boot and pid namespace a leftover must match to be ours. */
+/**
+ * Where a group was recorded. The boot id and pid namespace identify the kernel that gave its
+ * pids out: a leftover must match them to be ours. The host name is for logs, and to tell rows
+ * apart only where the platform has neither (nothing is signalled there).
+ */
 export interface GroupPlace {
   readonly host: string;
   readonly bootId: string | null;
@@ -84,15 +89,13 @@ export class ProcessGroups {
   }
 
   /**
-   * The open groups recorded at `place` (host name, boot id and pid namespace all equal; a null
-   * boot id or namespace matches null) by workers not in `liveWorkers`, at most `limit`, oldest
-   * first.
+   * The open groups recorded at `place` by workers that are not live by `liveness` as this
+   * statement runs, at most `limit`, oldest first. At `place` means the same boot id and pid
+   * namespace, whatever the host name was (a host renamed at runtime still ends its leftovers);
+   * where `place` has no boot id or no namespace (no `/proc`), the rows of its host name that
+   * have none either.
    */
-  async leftovers(
-    place: GroupPlace,
-    liveWorkers: readonly string[],
-    limit: number,
-  ): Promise<LeftoverGroup[]> {
+  async leftovers(place: GroupPlace, liveness: Liveness, limit: number): Promise<LeftoverGroup[]> {
     let query = this.store.db
       .selectFrom('process_groups as g')
       .leftJoin('runs as r', 'r.process_id', 'g.process_id')
@@ -109,11 +112,15 @@ export class ProcessGroups {
         'r.tenant',
         'r.project',
       ])
-      .where('g.host', '=', place.host)
       .where('g.ended_at', 'is', null)
-      .where('g.boot_id', place.bootId === null ? 'is' : '=', place.bootId)
-      .where('g.pid_namespace', place.pidNamespace === null ? 'is' : '=', place.pidNamespace);
-    if (liveWorkers.length > 0) query = query.where('g.worker_id', 'not in', [...liveWorkers]);
+      .where(heldByDead('g.worker_id', liveness));
+    query =
+      place.bootId !== null && place.pidNamespace !== null
+        ? query.where('g.boot_id', '=', place.bootId).where('g.pid_namespace', '=', place.pidNamespace)
+        : query
+            .where('g.host', '=', place.host)
+            .where('g.boot_id', place.bootId === null ? 'is' : '=', place.bootId)
+            .where('g.pid_namespace', place.pidNamespace === null ? 'is' : '=', place.pidNamespace);
     const rows = await query.orderBy('g.recorded_at').limit(limit).execute();
     return rows.map((r) => ({
       processId: r.process_id,

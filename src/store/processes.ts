@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import { type AuditEntry, writeAudited } from './audit.js';
 import type { Fence } from './fencing.js';
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import type { ProcessesTable } from './schema.js';
 
@@ -191,22 +192,43 @@ export class Processes {
   }
 
   /**
-   * Active processes that no live worker runs: their run is no longer `started` (another worker
-   * ended it when this one's lease lapsed), or its worker is not among `liveWorkers`. A worker
-   * killed between creating a process and ending it leaves such a row (decisions §5).
+   * Active processes that no live worker runs, at most `limit` ids; whether a worker is live is
+   * decided by `liveness` as this statement runs (decisions §5). A worker killed between creating
+   * a process and ending it leaves such a row.
+   *
+   * - A scheduler run's process: its run is no longer `started` (another worker ended it when
+   *   this one's lease lapsed), or the run's worker is not live.
+   * - A workflow step's process: its workflow run is no longer running, or the workflow run's
+   *   worker is not live (a workflow run without a worker is not a lost worker's).
+   * - A process that is neither (its run or step no longer names it).
    */
-  async orphaned(liveWorkers: readonly string[], limit: number): Promise<string[]> {
+  async orphaned(liveness: Liveness, limit: number): Promise<string[]> {
     const rows = await this.store.db
       .selectFrom('processes as p')
       .leftJoin('runs as r', 'r.process_id', 'p.id')
+      .leftJoin('workflow_steps as s', 's.process_id', 'p.id')
+      .leftJoin('workflow_runs as w', 'w.id', 's.run_id')
       .select('p.id')
       .where('p.status', 'in', [...ACTIVE_STATUSES])
       .where((eb) =>
         eb.or([
-          eb('r.state', 'is', null),
-          eb('r.state', '!=', 'started'),
-          eb('r.worker_id', 'is', null),
-          ...(liveWorkers.length > 0 ? [eb('r.worker_id', 'not in', [...liveWorkers])] : []),
+          eb.and([
+            eb('r.correlation_id', 'is not', null),
+            eb.or([
+              eb('r.state', '!=', 'started'),
+              eb('r.worker_id', 'is', null),
+              heldByDead('r.worker_id', liveness),
+            ]),
+          ]),
+          eb.and([
+            eb('r.correlation_id', 'is', null),
+            eb('w.id', 'is not', null),
+            eb.or([
+              eb('w.status', '!=', 'running'),
+              eb.and([eb('w.worker_id', 'is not', null), heldByDead('w.worker_id', liveness)]),
+            ]),
+          ]),
+          eb.and([eb('r.correlation_id', 'is', null), eb('w.id', 'is', null)]),
         ]),
       )
       .limit(limit)

@@ -3,6 +3,7 @@ import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { tokenOf } from './fencing.js';
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
 import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
@@ -201,17 +202,19 @@ export class Runs {
   }
 
   /**
-   * Runs in `state` whose worker is not one of `liveWorkers` (its lease lapsed, or it never had a
-   * worker), oldest first: the work a dead worker left (decisions §5).
+   * Runs in `state` whose worker is not live by `liveness` as this statement runs (its lease
+   * lapsed, or it never had a worker), at most `limit`, oldest first: the work a dead worker left
+   * (decisions §5).
    */
-  async orphaned(state: Run['state'], liveWorkers: readonly string[], limit: number): Promise<Run[]> {
-    let query = this.store.db.selectFrom('runs').selectAll().where('state', '=', state);
-    if (liveWorkers.length > 0) {
-      query = query.where((eb) =>
-        eb.or([eb('worker_id', 'is', null), eb('worker_id', 'not in', [...liveWorkers])]),
-      );
-    }
-    const rows = await query.orderBy('claimed_at').limit(limit).execute();
+  async orphaned(state: Run['state'], liveness: Liveness, limit: number): Promise<Run[]> {
+    const rows = await this.store.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('state', '=', state)
+      .where((eb) => eb.or([eb('worker_id', 'is', null), heldByDead('worker_id', liveness)]))
+      .orderBy('claimed_at')
+      .limit(limit)
+      .execute();
     return rows.map(toRun);
   }
 

@@ -72,25 +72,18 @@ export class Workers {
     return rows.map((r) => r.id);
   }
 
-  /** Marks every worker whose lease lapsed at `now` as stopped; returns their ids. */
+  /**
+   * Marks every worker whose lease lapsed at `now` (heartbeat older than `ttlMs`) as stopped;
+   * returns their ids. One statement: a worker that renews while it runs is not retired.
+   */
   async retireLapsed(now: number, ttlMs: number): Promise<string[]> {
-    const lapsed = await this.store.db
-      .selectFrom('workers')
-      .select('id')
+    const retired = await this.store.db
+      .updateTable('workers')
+      .set({ stopped_at: now })
       .where('stopped_at', 'is', null)
       .where('heartbeat_at', '<', now - ttlMs)
+      .returning('id')
       .execute();
-    if (lapsed.length > 0) {
-      await this.store.db
-        .updateTable('workers')
-        .set({ stopped_at: now })
-        .where(
-          'id',
-          'in',
-          lapsed.map((w) => w.id),
-        )
-        .execute();
-    }
-    return lapsed.map((w) => w.id);
+    return retired.map((w) => w.id);
   }
 }

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { type AuditEntry, writeAudited } from './audit.js';
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import type { WorkflowRunsTable, WorkflowStepsTable } from './schema.js';
 
@@ -42,6 +43,16 @@ export interface WorkflowStepRecord {
   readonly reason: string | null;
   readonly startedAt: number | null;
   readonly endedAt: number | null;
+}
+
+/** A running step of a workflow run whose worker is lost (see `WorkflowRuns.lostSteps`). */
+export interface LostStep {
+  /** The step's Ursa process (`proc_…`): its shell processes carry it as `URSA_PROCESS_ID`. */
+  readonly processId: string;
+  readonly workflowRunId: string;
+  readonly tenant: string;
+  readonly project: string;
+  readonly workflow: string;
 }
 
 const num = (v: number | string | null) => (v === null ? null : Number(v));
@@ -218,15 +229,46 @@ export class WorkflowRuns {
     );
   }
 
-  /** Running runs held by a worker not in `live` (its lease lapsed): at most `limit` ids. */
-  async orphaned(live: readonly string[], limit: number): Promise<string[]> {
-    let query = this.store.db
+  /**
+   * Running runs held by a worker that is not live by `liveness` as this statement runs (its
+   * lease lapsed, decisions §5): at most `limit` ids.
+   */
+  async orphaned(liveness: Liveness, limit: number): Promise<string[]> {
+    const rows = await this.store.db
       .selectFrom('workflow_runs')
       .select('id')
       .where('status', '=', 'running')
-      .where('worker_id', 'is not', null);
-    if (live.length > 0) query = query.where('worker_id', 'not in', [...live]);
-    return (await query.limit(limit).execute()).map((r) => r.id);
+      .where('worker_id', 'is not', null)
+      .where(heldByDead('worker_id', liveness))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The running steps of the runs {@link orphaned} would return, at most `limit`: what a dead
+   * worker's workflow runs may have left running. Each step's process id is recorded before its
+   * engine starts, and its shell processes carry it as `URSA_PROCESS_ID` (decisions §5 fencing).
+   */
+  async lostSteps(liveness: Liveness, limit: number): Promise<LostStep[]> {
+    const rows = await this.store.db
+      .selectFrom('workflow_steps as s')
+      .innerJoin('workflow_runs as w', 'w.id', 's.run_id')
+      .select(['s.process_id', 'w.id', 'w.tenant', 'w.project', 'w.workflow'])
+      .where('s.status', '=', 'running')
+      .where('s.process_id', 'is not', null)
+      .where('w.status', '=', 'running')
+      .where('w.worker_id', 'is not', null)
+      .where(heldByDead('w.worker_id', liveness))
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      processId: r.process_id as string,
+      workflowRunId: r.id,
+      tenant: r.tenant,
+      project: r.project,
+      workflow: r.workflow,
+    }));
   }
 
   /** Asks for a stop of the running workflow run a scheduler run started (overlap `cancelPrevious`). */

@@ -30,13 +30,14 @@ describe.each(DIALECTS)('a worker whose store fails while it starts, on %s (issu
   it('retries the start-up with the loop backoff and then runs', async () => {
     t = await testRuntime('2026-06-01T08:00:30Z', { dialect });
     await project(1);
-    const live = vi.spyOn(t.rt.repos.workers, 'live');
-    live
+    // The reap's first read of lost workers' work fails twice.
+    const lost = vi.spyOn(t.rt.repos.runs, 'orphaned');
+    lost
       .mockRejectedValueOnce(new Error('connection terminated'))
       .mockRejectedValueOnce(new Error('timeout'));
     const worker = t.worker({ maxSleepMs: 20 });
     await worker.start();
-    expect(live.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(lost.mock.calls.length).toBeGreaterThanOrEqual(3);
     t.clock.set(Date.parse('2026-06-01T08:01:00Z'));
     await until(
       async () => (await t.rt.repos.runs.listForScheduler(T, P, 's0', 10)).some((r) => r.state === 'ended'),
@@ -51,11 +52,11 @@ describe.each(DIALECTS)('a worker whose store fails while it starts, on %s (issu
   it('stops while its start-up still fails, with no loop left behind', async () => {
     t = await testRuntime('2026-06-01T08:00:30Z', { dialect });
     await project(1);
-    const live = vi.spyOn(t.rt.repos.workers, 'live').mockRejectedValue(new Error('connection refused'));
+    const lost = vi.spyOn(t.rt.repos.runs, 'orphaned').mockRejectedValue(new Error('connection refused'));
     const worker = t.worker({ maxSleepMs: 20 });
     const starting = worker.start();
-    await until(async () => live.mock.calls.length >= 2, 'start-up retries');
-    live.mockRestore();
+    await until(async () => lost.mock.calls.length >= 2, 'start-up retries');
+    lost.mockRestore();
     const ticks = vi.spyOn(worker, 'tick');
     await worker.stop();
     await starting;

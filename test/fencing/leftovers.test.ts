@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { hostIdentity, identifyGroup, readStat } from '../../src/fencing/process-group.js';
+import { WorkflowRunner } from '../../src/runtime/workflow-runner.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -21,11 +22,13 @@ const SLOW = { timeout: 30_000 };
 
 let t: TestRuntime | undefined;
 const children: ChildProcess[] = [];
+// Groups a test's runs started (their leaders' pids), ended here should the test fail.
+const groups: number[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
+  for (const pgid of [...children.splice(0).map((child) => child.pid as number), ...groups.splice(0)]) {
     try {
-      process.kill(-(child.pid as number), 'SIGKILL');
+      process.kill(-pgid, 'SIGKILL');
     } catch {
       // Gone.
     }
@@ -130,17 +133,66 @@ describe.each(DIALECTS)('leftover process groups on %s (issue #20)', (dialect) =
   );
 
   it(
-    'never signals a group recorded on another boot, pid namespace or host; leaves its row open',
+    'never signals a group recorded on another boot or pid namespace; leaves its row open',
     SLOW,
     async () => {
       t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-      const [boot, namespace, host] = [stranger(), stranger(), stranger()];
+      const [boot, namespace] = [stranger(), stranger()];
       await recordLeftover(t, boot, { bootId: 'another-boot' });
       await recordLeftover(t, namespace, { pidNamespace: 'pid:[1]' });
-      await recordLeftover(t, host, { host: `not-${hostIdentity().host}` });
       await t.worker({ exclusive: true }).bootstrap();
-      for (const pid of [boot, namespace, host]) expect(running(pid)).toBe(true);
-      expect((await groupRows(t)).map(([, , ending]) => ending)).toEqual([null, null, null]);
+      for (const pid of [boot, namespace]) expect(running(pid)).toBe(true);
+      expect((await groupRows(t)).map(([, , ending]) => ending)).toEqual([null, null]);
+    },
+  );
+
+  it(
+    'ends a group of this boot and pid namespace recorded under another host name (a host renamed at runtime)',
+    SLOW,
+    async () => {
+      t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+      const pid = stranger();
+      await recordLeftover(t, pid, { host: `not-${hostIdentity().host}` });
+      await t.worker({ exclusive: true }).bootstrap();
+      expect(running(pid)).toBe(false);
+      expect(await groupRows(t)).toEqual([[`proc_leftover_${pid}`, pid, 'ended']]);
+    },
+  );
+
+  it(
+    'ends the processes of a lost worker’s workflow step whose group was never recorded, by the step’s process id',
+    SLOW,
+    async () => {
+      t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+      const dir = mkdtempSync(join(tmpdir(), 'ursa-leftovers-'));
+      dirs.push(dir);
+      const marks = join(dir, 'marks');
+      const script = `trap 'echo "end $$" >> "$URSA_PARAM_MARKS"; exit 0' TERM; echo "start $$" >> "$URSA_PARAM_MARKS"; while :; do sleep 0.05; done`;
+      await applyDirectory(
+        t.rt,
+        projectFolder({
+          '_vance/recipes/long.yaml': shellRecipe(script, { marks }),
+          '_vance/workflows/flow.yaml': 'description: one step\nsteps:\n  - name: only\n    recipe: long\n',
+        }),
+        T,
+        P,
+        libraryActor('alice'),
+      );
+      const lines = () => (existsSync(marks) ? readFileSync(marks, 'utf8').split('\n').filter(Boolean) : []);
+      // A worker that died between the step's spawn and its group's record: no group is reported
+      // (no RunningGroups), so no row is ever written; the worker is not registered, so it is lost.
+      const { done, run } = await new WorkflowRunner(t.rt, 'wrk_gone').start(T, P, 'flow', {}, 'alice');
+      await until(() => lines().length === 1, 'the step started');
+      const pid = Number(lines()[0]?.split(' ')[1]);
+      groups.push(pid);
+      expect(await groupRows(t)).toEqual([]);
+
+      await t.worker({ exclusive: true }).bootstrap();
+      expect(lines()).toEqual([`start ${pid}`, `end ${pid}`]);
+      expect(running(pid)).toBe(false);
+      // The runner of this test lives on (the lost worker's would not): it records the step's end.
+      await done;
+      expect((await t.rt.repos.workflowRuns.get(T, run.id))?.status).not.toBe('running');
     },
   );
 

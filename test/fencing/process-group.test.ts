@@ -2,19 +2,22 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { endGroup } from '../../src/fencing/group-ending.js';
 import {
-  endGroup,
   groupAlive,
   groupMembers,
   hostIdentity,
   identifyGroup,
+  isOwnGroup,
   parseStat,
   readStat,
   sameHost,
 } from '../../src/fencing/process-group.js';
 import { until } from '../support/until.js';
+
+const OWN_GROUP_CHILD = resolve(import.meta.dirname, 'own-group-child.mjs');
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -78,7 +81,8 @@ describe('process identity (issue #20, decisions §5 fencing)', () => {
     expect(sameHost(here)).toBe(true);
     expect(sameHost({ ...here, bootId: 'another-boot' })).toBe(false);
     expect(sameHost({ ...here, pidNamespace: 'pid:[1]' })).toBe(false);
-    expect(sameHost({ ...here, host: 'elsewhere' })).toBe(false);
+    // The host name can change at runtime (DHCP, hostnamectl): the boot and namespace decide.
+    expect(sameHost({ ...here, host: 'elsewhere' })).toBe(true);
     expect(sameHost({ ...here, bootId: null })).toBe(false);
   });
 
@@ -155,7 +159,6 @@ describe('ending a recorded group (issue #20, decisions §5 fencing)', () => {
     const recorded = identifyGroup(child.pid as number);
     expect(await endGroup({ ...recorded, bootId: 'another-boot' })).toBe('unverified');
     expect(await endGroup({ ...recorded, pidNamespace: 'pid:[1]' })).toBe('unverified');
-    expect(await endGroup({ ...recorded, host: 'elsewhere' })).toBe('unverified');
     expect(await endGroup({ ...recorded, leaderStartTicks: null })).toBe('unverified');
     expect(marks(file)).toHaveLength(1);
     expect(alive(child.pid as number)).toBe(true);
@@ -166,5 +169,44 @@ describe('ending a recorded group (issue #20, decisions §5 fencing)', () => {
     const identity = identifyGroup(child.pid as number);
     await once(child, 'exit');
     expect(await endGroup(identity)).toBe('gone');
+  });
+});
+
+// Issue #20: the recorded-group path signalled any group, this process's own too; a worker started
+// inside a run's group (no setsid) would have sent SIGTERM to itself at its first reap.
+describe('this process’s own group is never signalled (issue #20, decisions §5 fencing)', () => {
+  it('knows its own group, and 0 and 1, as groups never to signal', () => {
+    expect(isOwnGroup(readStat(process.pid)?.pgrp as number)).toBe(true);
+    expect(isOwnGroup(0)).toBe(true);
+    expect(isOwnGroup(1)).toBe(true);
+    expect(isOwnGroup(process.pid)).toBe(true);
+    const child = group('exec sleep 30');
+    expect(isOwnGroup(child.pid as number)).toBe(false);
+  });
+
+  it('a process inside another’s group: signalGroup, terminateGroup(s) and endGroup leave the group alone', async () => {
+    // `sh` leads the group; the child is a member of it, as a worker a recipe started would be.
+    const leader = spawn('sh', ['-c', '"$1" "$2"; echo "exit $?"', 'sh', process.execPath, OWN_GROUP_CHILD], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    children.push(leader);
+    let out = '';
+    leader.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const [code, signal] = await once(leader, 'exit');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    const [answers, exit] = out.trim().split('\n');
+    expect(JSON.parse(answers as string)).toEqual({
+      own: leader.pid,
+      leader: false,
+      isOwnGroup: true,
+      signalGroup: false,
+      terminateGroup: 'own',
+      terminateGroups: { [leader.pid as number]: 'own' },
+      endGroup: 'own',
+    });
+    expect(exit).toBe('exit 0');
   });
 });
