@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal } from '../errors/index.js';
+import { EngineCalls } from '../fencing/engine-calls.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
@@ -116,6 +117,12 @@ export class Executor {
    * fencing): added when an engine reports one, removed once that engine returned.
    */
   readonly groups = new RunningGroups();
+  /**
+   * The engine calls of this executor's runs and workflow steps in flight, each with its process
+   * groups or none (decisions §5 fencing: what the lease watchdog can end, and what only this
+   * thread can abort).
+   */
+  readonly calls = new EngineCalls(this.groups);
   /** Whether this worker holds its lease: nothing is started or entered while it does not. */
   readonly lease = new LeaseGate();
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
@@ -141,7 +148,7 @@ export class Executor {
     // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
     setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
     this.recorder = new RunRecorder(rt);
-    this.workflows = new WorkflowRunner(rt, workerId, this.groups);
+    this.workflows = new WorkflowRunner(rt, workerId, { calls: this.calls, lease: this.lease });
   }
 
   /** How many processes this executor is running now. */
@@ -527,10 +534,10 @@ export class Executor {
     void this.workflows.stopAll(reason);
   }
 
-  /** Whether this executor runs the process now. */
+  /** Whether this executor runs the process now: a run's, or a workflow step's. */
   runsProcess(processId: string): boolean {
     for (const running of this.#running.values()) if (running.processId === processId) return true;
-    return false;
+    return this.workflows.runsStep(processId);
   }
 
   /** Stops the local processes for which a stop was requested on any worker (`processes.stop_requested_at`). */
@@ -596,7 +603,6 @@ export class Executor {
     const controller = runController(this.#stopped.signal);
     this.#running.set(run.processId as string, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
-    this.lease.setRunning(this.#running.size);
     return controller;
   }
 
@@ -1013,7 +1019,6 @@ export class Executor {
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
       this.#running.delete(processId);
-      this.lease.setRunning(this.#running.size);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
     const controller = registered ?? this.#register(run);
@@ -1036,6 +1041,8 @@ export class Executor {
       // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
       const stopped = stoppedBeforeEntry(controller.signal);
       if (stopped !== undefined) return stopped;
+      // In flight from here until it returns; without a process group, only this thread can stop it.
+      this.calls.enter(processId);
       const running = runEngine(engine, {
         processId,
         recipe,
@@ -1057,15 +1064,14 @@ export class Executor {
             repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
           );
         },
-        spawned: (pgid) => this.groups.add({ processId, pgid }),
+        spawned: (pgid) => this.calls.spawned(processId, pgid),
       });
       this.faults.afterStart?.(run);
       return await running;
     } finally {
-      this.groups.remove(processId);
+      this.calls.returned(processId);
       this.#running.delete(processId);
       this.rt.metrics?.processes.set(this.#running.size);
-      this.lease.setRunning(this.#running.size);
     }
   }
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EngineCalls } from '../../src/fencing/engine-calls.js';
 import { LeaseGate } from '../../src/fencing/lease-gate.js';
 import { RunningGroups } from '../../src/fencing/running-groups.js';
 import { SelfFence } from '../../src/fencing/self-fence.js';
@@ -140,7 +141,7 @@ describe('the main thread’s self-fence (issue #20)', () => {
     const gate = new LeaseGate();
     let stopped = 0;
     // A lease of 800 ms with a grace of 100 ms: fenced 200 ms after the last renewal sent.
-    const fence = new SelfFence(gate, new RunningGroups(), {
+    const fence = new SelfFence(gate, new EngineCalls(new RunningGroups()), {
       leaseTtlMs: 800,
       graceMs: 100,
       workerId: 'wrk_test',
