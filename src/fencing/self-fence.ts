@@ -12,8 +12,12 @@ export interface SelfFenceOptions {
   readonly graceMs: number;
   readonly workerId: string;
   readonly log: Logger;
-  /** Stops every run of the worker (the executor's `stopAll`): what the main thread does when it fences. */
-  readonly stopRuns: () => void;
+  /**
+   * Stops every run and workflow step of the worker (the executor's `stopAll`), what the main
+   * thread does when it fences: each process group gets SIGKILL `graceMs` (this fence's grace, in
+   * milliseconds) after the stop, so that the main thread alone ends them before the lease expires.
+   */
+  readonly stopRuns: (graceMs: number) => void;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -27,8 +31,8 @@ const NS_PER_MS = 1_000_000n;
  *
  * - the main thread, when its loop runs (the store is unreachable): it closes the executor's
  *   {@link LeaseGate} (no run is claimed or started, no engine of a run or a workflow step is
- *   entered) and stops every run and step, so `http` requests are aborted and process groups
- *   killed (reason `lease-lost`), until a renewal succeeds;
+ *   entered) and stops every run and step, so `http` requests are aborted and process groups get
+ *   SIGTERM, then SIGKILL after the grace (reason `lease-lost`), until a renewal succeeds;
  * - the {@link LeaseWatchdog} thread, also when the loop is blocked: it ends every process group
  *   itself, and ends the worker process when engine calls that own no process group (which only
  *   the main thread could abort) are still in flight.
@@ -149,6 +153,6 @@ export class SelfFence {
       },
       'this worker could not renew its lease in time: it stopped its runs, and claims nothing until the store answers again',
     );
-    this.options.stopRuns();
+    this.options.stopRuns(this.options.graceMs);
   }
 }

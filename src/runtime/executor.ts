@@ -5,6 +5,7 @@ import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal } from '../errors/index.js';
 import { EngineCalls } from '../fencing/engine-calls.js';
+import { killAfterGrace } from '../fencing/fence-kill.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
@@ -528,10 +529,16 @@ export class Executor {
     return false;
   }
 
-  /** Stops every process this executor runs (its lease was lost). */
-  stopAll(reason: string): void {
+  /**
+   * Stops every process this executor runs, its workflow steps' too (its lease was lost, or it was
+   * retired). With `killAfterMs` (a self-fence: its grace, milliseconds), every process group that
+   * runs now and still runs that much later gets SIGKILL from here, whatever grace its engine
+   * gives a stop of its own: the fence ends them before the lease expires (decisions §5).
+   */
+  stopAll(reason: string, killAfterMs?: number): void {
     for (const { controller } of this.#running.values()) controller.abort(reason);
     void this.workflows.stopAll(reason);
+    if (killAfterMs !== undefined) killAfterGrace(this.groups, killAfterMs);
   }
 
   /** Whether this executor runs the process now: a run's, or a workflow step's. */

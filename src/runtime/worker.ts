@@ -175,7 +175,7 @@ export class Worker {
       graceMs: this.#options.fenceGraceMs,
       workerId: this.id,
       log: rt.log,
-      stopRuns: () => this.executor.stopAll(LEASE_LOST),
+      stopRuns: (graceMs) => this.executor.stopAll(LEASE_LOST, graceMs),
     });
     this.#groupRecords = new GroupRecords(
       rt,
