@@ -191,22 +191,45 @@ export class Processes {
   }
 
   /**
-   * Active processes that no live worker runs: their run is no longer `started` (another worker
-   * ended it when this one's lease lapsed), or its worker is not among `liveWorkers`. A worker
-   * killed between creating a process and ending it leaves such a row (decisions §5).
+   * Active processes that no live worker runs (decisions §5); a worker killed between creating a
+   * process and ending it leaves such a row:
+   *
+   * - a workflow step's process (it runs in its workflow run's session, `_magrathea_<runId>`):
+   *   when its workflow run is no longer running, or is held by a worker not among `liveWorkers`.
+   *   One that no worker holds (started by a command) is left alone while it runs, as the workflow
+   *   run itself is (`WorkflowRuns.orphaned`);
+   * - any other process (a scheduler run's): when its run is no longer `started` (another worker
+   *   ended it when this one's lease lapsed), is held by no worker or by one not among
+   *   `liveWorkers`, or is not there at all.
    */
   async orphaned(liveWorkers: readonly string[], limit: number): Promise<string[]> {
     const rows = await this.store.db
       .selectFrom('processes as p')
       .leftJoin('runs as r', 'r.process_id', 'p.id')
+      .leftJoin('workflow_runs as w', 'w.session_id', 'p.session_id')
       .select('p.id')
       .where('p.status', 'in', [...ACTIVE_STATUSES])
       .where((eb) =>
         eb.or([
-          eb('r.state', 'is', null),
-          eb('r.state', '!=', 'started'),
-          eb('r.worker_id', 'is', null),
-          ...(liveWorkers.length > 0 ? [eb('r.worker_id', 'not in', [...liveWorkers])] : []),
+          eb.and([
+            eb('w.id', 'is not', null),
+            eb.or([
+              eb('w.status', '!=', 'running'),
+              eb.and([
+                eb('w.worker_id', 'is not', null),
+                ...(liveWorkers.length > 0 ? [eb('w.worker_id', 'not in', [...liveWorkers])] : []),
+              ]),
+            ]),
+          ]),
+          eb.and([
+            eb('w.id', 'is', null),
+            eb.or([
+              eb('r.state', 'is', null),
+              eb('r.state', '!=', 'started'),
+              eb('r.worker_id', 'is', null),
+              ...(liveWorkers.length > 0 ? [eb('r.worker_id', 'not in', [...liveWorkers])] : []),
+            ]),
+          ]),
         ]),
       )
       .limit(limit)
