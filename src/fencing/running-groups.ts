@@ -12,9 +12,9 @@ export type RunningGroupChange =
   | { readonly kind: 'removed'; readonly group: RunningGroup };
 
 /**
- * The process groups this worker's runs have running now (decisions §5 fencing): the executor
- * adds a group when an engine reports it and removes it once the run's engine returned; the
- * store record of each group and the lease watchdog follow these changes.
+ * The process groups this worker's runs and workflow steps have running now (decisions §5
+ * fencing): a group is added when an engine reports it and removed once that engine returned
+ * (see `EngineCalls`); the store record of each group and the lease watchdog follow these changes.
  */
 export class RunningGroups {
   readonly #groups = new Map<string, RunningGroup[]>();

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
+import type { EngineCalls } from './engine-calls.js';
 import { fenceAfterMs } from './lease.js';
 import type { LeaseGate } from './lease-gate.js';
-import type { RunningGroups } from './running-groups.js';
 import { LeaseWatchdog } from './watchdog.js';
 
 /** Options of a {@link SelfFence}. Durations are milliseconds. */
@@ -12,8 +12,12 @@ export interface SelfFenceOptions {
   readonly graceMs: number;
   readonly workerId: string;
   readonly log: Logger;
-  /** Stops every run of the worker (the executor's `stopAll`): what the main thread does when it fences. */
-  readonly stopRuns: () => void;
+  /**
+   * Stops every run and workflow step of the worker (the executor's `stopAll`), what the main
+   * thread does when it fences: each process group gets SIGKILL `graceMs` (this fence's grace, in
+   * milliseconds) after the stop, so that the main thread alone ends them before the lease expires.
+   */
+  readonly stopRuns: (graceMs: number) => void;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -26,10 +30,12 @@ const NS_PER_MS = 1_000_000n;
  * clock. At the deadline two things act:
  *
  * - the main thread, when its loop runs (the store is unreachable): it closes the executor's
- *   {@link LeaseGate} (nothing is claimed, started or entered) and stops every run, so `http`
- *   requests are aborted and process groups killed (reason `lease-lost`), until a renewal succeeds;
+ *   {@link LeaseGate} (no run is claimed or started, no engine of a run or a workflow step is
+ *   entered) and stops every run and step, so `http` requests are aborted and process groups get
+ *   SIGTERM, then SIGKILL after the grace (reason `lease-lost`), until a renewal succeeds;
  * - the {@link LeaseWatchdog} thread, also when the loop is blocked: it ends every process group
- *   itself, and ends the worker process when requests only it could abort are still in flight.
+ *   itself, and ends the worker process when engine calls that own no process group (which only
+ *   the main thread could abort) are still in flight.
  *
  * Nothing acts before {@link arm} (the worker's renewal timer starts): a worker driven by hand
  * renews its lease when it is told to.
@@ -47,12 +53,13 @@ export class SelfFence {
    */
   constructor(
     private readonly gate: LeaseGate,
-    groups: RunningGroups,
+    /** The worker's engine calls in flight, with their process groups (the executor's `calls`). */
+    private readonly calls: EngineCalls,
     private readonly options: SelfFenceOptions,
   ) {
     const afterMs = fenceAfterMs(options.leaseTtlMs, options.graceMs);
     this.#afterNs = BigInt(Math.round(afterMs)) * NS_PER_MS;
-    this.#watchdog = new LeaseWatchdog(groups, {
+    this.#watchdog = new LeaseWatchdog(calls.groups, {
       fenceAfterMs: afterMs,
       graceMs: options.graceMs,
       workerId: options.workerId,
@@ -88,7 +95,7 @@ export class SelfFence {
     if (this.#armed) return;
     this.#armed = true;
     this.#renewedAt ??= SelfFence.now();
-    this.gate.onRunning((count) => this.#watchdog.running(count));
+    this.calls.onGroupless((count) => this.#watchdog.requests(count));
     this.#watchdog.start(this.#renewedAt);
     this.#hold();
   }
@@ -142,10 +149,10 @@ export class SelfFence {
       {
         worker: this.options.workerId,
         sinceRenewalMs: Number((SelfFence.now() - (this.#renewedAt as bigint)) / NS_PER_MS),
-        runs: this.gate.running,
+        calls: this.calls.size,
       },
       'this worker could not renew its lease in time: it stopped its runs, and claims nothing until the store answers again',
     );
-    this.options.stopRuns();
+    this.options.stopRuns(this.options.graceMs);
   }
 }

@@ -10,8 +10,11 @@ export const WATCHDOG_LAYOUT = {
   renewedBytes: 0,
   /** Where the Int32 slots begin, bytes. */
   slotsBytes: 8,
-  /** Int32 slot: engine calls in flight on the main thread. */
-  running: 0,
+  /**
+   * Int32 slot: engine calls in flight that own no process group (an `http` request), scheduler
+   * runs' and workflow steps' alike: only the main thread can abort them (see `EngineCalls`).
+   */
+  requests: 0,
   /** Int32 slot: 1 while the main thread has fenced itself (it aborted every run). */
   mainFenced: 1,
   /** Int32 slot: 1 while the watchdog has fenced the worker and no renewal followed. */
@@ -38,25 +41,28 @@ export interface WatchdogData {
   readonly logLevel: number;
 }
 
-/** What the main thread posts to the watchdog: a process group started, or its run's engine returned. */
+/**
+ * What the main thread posts to the watchdog: a process group started, or the engine that started
+ * it (a scheduler run's or a workflow step's) returned.
+ */
 export type WatchdogMessage =
-  | { readonly kind: 'added'; readonly pgid: number; readonly processId: string }
+  | { readonly kind: 'added'; readonly pgid: number }
   | { readonly kind: 'removed'; readonly pgid: number };
 
 /**
  * The lease watchdog, run in a `node:worker_threads` thread of its own so that it acts while the
- * main event loop is blocked (decisions §5 fencing). It follows the worker's running process
- * groups (messages from the main thread, delivered even while that thread is stuck) and the last
- * renewal (shared memory). When no renewal succeeded for `fenceAfterNs`, it sends SIGTERM to every
- * group, SIGKILL after `graceMs` to those still running, sets the "fenced" slot and logs an error
- * line (pino's JSON, on standard output as the worker's log). If then engine calls without a
- * process group of their own (`http` requests) are still in flight and the main thread has not
- * fenced itself (its loop is blocked, so only it could have aborted them), the watchdog ends the
- * worker process with SIGKILL: its sockets close with it. A renewal that succeeds later lifts
- * the fence.
+ * main event loop is blocked (decisions §5 fencing). It follows the process groups of the
+ * worker's scheduler runs and workflow steps (messages from the main thread, delivered even while
+ * that thread is stuck), the count of their engine calls that own no process group, and the last
+ * renewal (both in shared memory). When no renewal succeeded for `fenceAfterNs`, it sends SIGTERM
+ * to every group, SIGKILL after `graceMs` to those still tracked, sets the "fenced" slot and logs
+ * an error line (pino's JSON, on standard output as the worker's log). If then calls without a
+ * process group (`http` requests) are still in flight and the main thread has not fenced itself
+ * (its loop is blocked, so only it could have aborted them), the watchdog ends the worker process
+ * with SIGKILL: its sockets close with it. A renewal that succeeds later lifts the fence.
  *
- * A group is signalled only while it is tracked as running: its leader is then an unreaped child
- * of this process, so its pid (the group id) cannot have been reused.
+ * A group is signalled only while it is tracked, that is until the engine that started it
+ * returned; Linux gives out no pid that is still some process's group id (SECURITY.md "Fencing").
  *
  * The function is the thread's whole program: it is started from its source text (`eval`), so it
  * uses nothing outside itself but its two arguments.
@@ -66,7 +72,7 @@ export function watchdogThread(threads: typeof threadsModule, fs: typeof fsModul
   const { layout } = data;
   const renewed = new BigInt64Array(data.buffer, layout.renewedBytes, 1);
   const slots = new Int32Array(data.buffer, layout.slotsBytes, layout.slots);
-  const groups = new Map<number, string>();
+  const groups = new Set<number>();
   let fencedFor: bigint | undefined;
 
   const log = (level: number, fields: Record<string, unknown>, msg: string): void => {
@@ -92,13 +98,11 @@ export function watchdogThread(threads: typeof threadsModule, fs: typeof fsModul
       for (const pgid of pgids) if (groups.has(pgid)) signal(pgid, 'SIGKILL');
     }, data.graceMs);
   };
-  // Engine calls that started no process group: only the main thread can stop them.
-  const inProcess = (): number => Atomics.load(slots, layout.running) - new Set(groups.values()).size;
 
   const fence = (at: bigint, now: bigint): void => {
     fencedFor = at;
     Atomics.store(slots, layout.threadFenced, 1);
-    const pgids = [...groups.keys()];
+    const pgids = [...groups];
     end(pgids);
     log(
       50,
@@ -108,7 +112,8 @@ export function watchdogThread(threads: typeof threadsModule, fs: typeof fsModul
     setTimeout(() => {
       // Renewed meanwhile, or the main thread aborted its requests itself.
       if (Atomics.load(renewed, 0) !== at || Atomics.load(slots, layout.mainFenced) === 1) return;
-      const requests = inProcess();
+      // Engine calls that own no process group: only the main thread can stop them.
+      const requests = Atomics.load(slots, layout.requests);
       if (requests <= 0) return;
       log(
         60,
@@ -144,7 +149,7 @@ export function watchdogThread(threads: typeof threadsModule, fs: typeof fsModul
       groups.delete(message.pgid);
       return;
     }
-    groups.set(message.pgid, message.processId);
+    groups.add(message.pgid);
     // Started after the fence (it raced the gate): it does not outlive the lease either.
     if (fencedFor !== undefined) end([message.pgid]);
   });

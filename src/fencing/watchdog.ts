@@ -36,7 +36,8 @@ export const WATCHDOG_LAG_MS = 50;
 /**
  * The main thread's side of the lease watchdog (decisions §5 fencing; the thread is
  * {@link watchdogThread}): it publishes each successful renewal and the count of engine calls in
- * flight in shared memory, and posts every change of `groups` to the thread. The thread is
+ * flight that own no process group in shared memory, and posts every change of `groups` to the
+ * thread. The thread is
  * unref'd (it never keeps the process alive) and ended by {@link stop}.
  */
 export class LeaseWatchdog {
@@ -74,13 +75,9 @@ export class LeaseWatchdog {
       log.error({ err: error }, 'the lease watchdog stopped: running processes are not fenced'),
     );
     this.#thread = thread;
-    for (const group of this.groups.list()) this.#post({ kind: 'added', ...group });
+    for (const { pgid } of this.groups.list()) this.#post({ kind: 'added', pgid });
     this.#unsubscribe = this.groups.subscribe((change) =>
-      this.#post(
-        change.kind === 'added'
-          ? { kind: 'added', pgid: change.group.pgid, processId: change.group.processId }
-          : { kind: 'removed', pgid: change.group.pgid },
-      ),
+      this.#post({ kind: change.kind, pgid: change.group.pgid }),
     );
   }
 
@@ -93,9 +90,12 @@ export class LeaseWatchdog {
     }
   }
 
-  /** Publishes how many engine calls are in flight on the main thread. */
-  running(count: number): void {
-    Atomics.store(this.#slots, WATCHDOG_LAYOUT.running, count);
+  /**
+   * Publishes how many engine calls in flight own no process group (see `EngineCalls.groupless`):
+   * what only the main thread can abort.
+   */
+  requests(count: number): void {
+    Atomics.store(this.#slots, WATCHDOG_LAYOUT.requests, count);
   }
 
   /** Tells the thread whether the main thread has fenced itself (it aborted every run then). */

@@ -4,6 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal } from '../errors/index.js';
+import { EngineCalls } from '../fencing/engine-calls.js';
+import { killAfterGrace } from '../fencing/fence-kill.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
@@ -117,6 +119,12 @@ export class Executor {
    * fencing): added when an engine reports one, removed once that engine returned.
    */
   readonly groups = new RunningGroups();
+  /**
+   * The engine calls of this executor's runs and workflow steps in flight, each with its process
+   * groups or none (decisions §5 fencing: what the lease watchdog can end, and what only this
+   * thread can abort).
+   */
+  readonly calls = new EngineCalls(this.groups);
   /** Whether this worker holds its lease: nothing is started or entered while it does not. */
   readonly lease = new LeaseGate();
   /** Runs the workflow runs this worker's schedulers start (spec §4.2). */
@@ -142,7 +150,7 @@ export class Executor {
     // Every run waiting for its instant or a retry listens on these: hundreds at once are normal.
     setMaxListeners(0, this.#draining.signal, this.#stopped.signal);
     this.recorder = new RunRecorder(rt);
-    this.workflows = new WorkflowRunner(rt, workerId, this.groups);
+    this.workflows = new WorkflowRunner(rt, workerId, { calls: this.calls, lease: this.lease });
   }
 
   /** How many processes this executor is running now. */
@@ -522,16 +530,22 @@ export class Executor {
     return false;
   }
 
-  /** Stops every process this executor runs (its lease was lost). */
-  stopAll(reason: string): void {
+  /**
+   * Stops every process this executor runs, its workflow steps' too (its lease was lost, or it was
+   * retired). With `killAfterMs` (a self-fence: its grace, milliseconds), every process group that
+   * runs now and still runs that much later gets SIGKILL from here, whatever grace its engine
+   * gives a stop of its own: the fence ends them before the lease expires (decisions §5).
+   */
+  stopAll(reason: string, killAfterMs?: number): void {
     for (const { controller } of this.#running.values()) controller.abort(reason);
     void this.workflows.stopAll(reason);
+    if (killAfterMs !== undefined) killAfterGrace(this.groups, killAfterMs);
   }
 
-  /** Whether this executor runs the process now. */
+  /** Whether this executor runs the process now: a run's, or a workflow step's. */
   runsProcess(processId: string): boolean {
     for (const running of this.#running.values()) if (running.processId === processId) return true;
-    return false;
+    return this.workflows.runsStep(processId);
   }
 
   /** Stops the local processes for which a stop was requested on any worker (`processes.stop_requested_at`). */
@@ -597,7 +611,6 @@ export class Executor {
     const controller = runController(this.#stopped.signal);
     this.#running.set(run.processId as string, { controller, processId: run.processId as string });
     this.rt.metrics?.processes.set(this.#running.size);
-    this.lease.setRunning(this.#running.size);
     return controller;
   }
 
@@ -1059,7 +1072,6 @@ export class Executor {
     const engine = this.rt.engines.get(recipe.engine);
     if (engine === undefined) {
       this.#running.delete(processId);
-      this.lease.setRunning(this.#running.size);
       entry(false);
       return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
     }
@@ -1083,6 +1095,8 @@ export class Executor {
       // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
       const stopped = stoppedBeforeEntry(controller.signal);
       if (stopped !== undefined) return stopped;
+      // In flight from here until it returns; without a process group, only this thread can stop it.
+      this.calls.enter(processId);
       const running = runEngine(engine, {
         processId,
         recipe,
@@ -1104,17 +1118,16 @@ export class Executor {
             repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
           );
         },
-        spawned: (pgid) => this.groups.add({ processId, pgid }),
+        spawned: (pgid) => this.calls.spawned(processId, pgid),
       });
       entry(true);
       this.faults.afterStart?.(run);
       return await running;
     } finally {
       entry(false);
-      this.groups.remove(processId);
+      this.calls.returned(processId);
       this.#running.delete(processId);
       this.rt.metrics?.processes.set(this.#running.size);
-      this.lease.setRunning(this.#running.size);
     }
   }
 }

@@ -173,12 +173,12 @@ export class Worker {
       options.recordRetry ?? RECORD_RETRY,
     );
     this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
-    this.#fence = new SelfFence(this.executor.lease, this.executor.groups, {
+    this.#fence = new SelfFence(this.executor.lease, this.executor.calls, {
       leaseTtlMs: this.#options.leaseTtlMs,
       graceMs: this.#options.fenceGraceMs,
       workerId: this.id,
       log: rt.log,
-      stopRuns: () => this.executor.stopAll(LEASE_LOST),
+      stopRuns: (graceMs) => this.executor.stopAll(LEASE_LOST, graceMs),
     });
     this.#groupRecords = new GroupRecords(
       rt,

@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { runEngine } from '../engines/engine.js';
+import { type Engine, type EngineRequest, type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal, UrsaError } from '../errors/index.js';
-import type { RunningGroups } from '../fencing/running-groups.js';
+import { EngineCalls } from '../fencing/engine-calls.js';
+import { LEASE_LOST } from '../fencing/lease.js';
+import { LeaseGate } from '../fencing/lease-gate.js';
+import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
@@ -10,6 +13,7 @@ import { renderStepParams, type TemplateScope } from '../workflows/template.js';
 import { refuseForbiddenString } from '../yaml/characters.js';
 import { findRecipe, findWorkflow } from './catalog.js';
 import type { Runtime } from './context.js';
+import { stoppedBeforeEntry } from './final-stop.js';
 
 /** How often a running step looks for a stop requested from another process, milliseconds. */
 const STOP_POLL_MS = 1000;
@@ -24,6 +28,16 @@ interface RunScope extends TemplateScope {
 export interface StepAttempt {
   readonly fencingToken: number;
   readonly attempt: number;
+}
+
+/**
+ * A worker's fencing of the steps it runs (decisions §5): its engine calls in flight, where each
+ * step's call and process groups are tracked, and its lease gate, which every step's engine entry
+ * checks.
+ */
+export interface StepFencing {
+  readonly calls: EngineCalls;
+  readonly lease: LeaseGate;
 }
 
 /** A started workflow run: its record as started, and its end. */
@@ -80,6 +94,9 @@ export function workflowParams(
 export class WorkflowRunner {
   readonly #running = new Map<string, AbortController>();
   readonly #tasks = new Set<Promise<unknown>>();
+  // The processes of the steps running here, from their record's creation until their end is
+  // recorded: a reap of this worker leaves them alone.
+  readonly #steps = new Set<string>();
   // The reason of the final stop of the worker (see shutDown); undefined until then.
   #shutDown: string | undefined;
 
@@ -87,8 +104,14 @@ export class WorkflowRunner {
     private readonly rt: Runtime,
     /** The worker that runs the steps (null for a command-line start). */
     private readonly workerId: string | null = null,
-    /** Where the process groups of running steps are reported (a worker's `executor.groups`). */
-    private readonly groups?: RunningGroups,
+    /**
+     * The worker's engine calls and lease gate (its executor's `calls` and `lease`); by default
+     * calls of their own and a gate that always holds (a command-line start).
+     */
+    private readonly fencing: StepFencing = {
+      calls: new EngineCalls(new RunningGroups()),
+      lease: new LeaseGate(),
+    },
   ) {}
 
   /**
@@ -146,6 +169,11 @@ export class WorkflowRunner {
     this.#tasks.add(done);
     void done.finally(() => this.#tasks.delete(done));
     return { run, done };
+  }
+
+  /** Whether `processId` is the process of a step running here (its end not recorded yet). */
+  runsStep(processId: string): boolean {
+    return this.#steps.has(processId);
   }
 
   /** Stops a run running in this process (its current step); false when it does not run here. */
@@ -246,43 +274,34 @@ export class WorkflowRunner {
     }
     const processId = `proc_${randomUUID()}`;
     const startedAt = clock.now();
-    await repos.processes.create({
-      id: processId,
-      tenant: run.tenant,
-      project: run.project,
-      sessionId: run.sessionId,
-      recipe: recipe.name,
-      engine: recipe.engine,
-      status: 'running',
-      ownerUser: run.runAs,
-      triggerOrigin: {
-        source: `magrathea:${run.workflow}`,
-        scheduledFor: run.createdAt,
-        correlationId: run.correlationId ?? run.id,
-        trigger: 'workflow',
-      },
-      params,
-      initialMessage: step.initialMessage ?? null,
-      createdAt: startedAt,
-    });
-    await repos.workflowRuns.updateStep(run.id, position, {
-      status: 'running',
-      process_id: processId,
-      started_at: startedAt,
-    });
-    const controller = new AbortController();
-    const abort = () => controller.abort(signal.reason ?? 'stopped');
-    signal.addEventListener('abort', abort, { once: true });
-    // A stop that came while this step awaited the store has fired its event already.
-    if (signal.aborted) abort();
-    const poll = setInterval(() => {
-      repos.workflowRuns
-        .stopRequested(run.id)
-        .then((requested) => requested && controller.abort('stopped'))
-        .catch(() => {});
-    }, STOP_POLL_MS);
+    // Known here before its record exists: this worker's reap never takes it for an orphan.
+    this.#steps.add(processId);
     try {
-      const result = await runEngine(engine, {
+      await repos.processes.create({
+        id: processId,
+        tenant: run.tenant,
+        project: run.project,
+        sessionId: run.sessionId,
+        recipe: recipe.name,
+        engine: recipe.engine,
+        status: 'running',
+        ownerUser: run.runAs,
+        triggerOrigin: {
+          source: `magrathea:${run.workflow}`,
+          scheduledFor: run.createdAt,
+          correlationId: run.correlationId ?? run.id,
+          trigger: 'workflow',
+        },
+        params,
+        initialMessage: step.initialMessage ?? null,
+        createdAt: startedAt,
+      });
+      await repos.workflowRuns.updateStep(run.id, position, {
+        status: 'running',
+        process_id: processId,
+        started_at: startedAt,
+      });
+      const result = await this.#call(engine, {
         processId,
         recipe,
         params,
@@ -296,8 +315,8 @@ export class WorkflowRunner {
           runAs: run.runAs,
           ...attempt,
         },
-        signal: controller.signal,
-        spawned: (pgid) => this.groups?.add({ processId, pgid }),
+        runId: run.id,
+        signal,
       });
       const endedAt = clock.now();
       const status =
@@ -320,7 +339,48 @@ export class WorkflowRunner {
       });
       return { status, reason, output };
     } finally {
-      this.groups?.remove(processId);
+      this.#steps.delete(processId);
+    }
+  }
+
+  /**
+   * One step's engine call: stopped with its run (`signal`) or by a stop requested from another
+   * process; never entered once the worker lost its lease (decisions §5 fencing), nor once its run
+   * was stopped, both checked in the same turn as the entry, as a scheduler run's are.
+   */
+  async #call(
+    engine: Engine,
+    request: Omit<EngineRequest, 'signal' | 'spawned' | 'report'> & {
+      readonly runId: string;
+      readonly signal: AbortSignal;
+    },
+  ): Promise<EngineResult> {
+    const { runId, signal, ...call } = request;
+    const { calls, lease } = this.fencing;
+    const controller = new AbortController();
+    const abort = () => controller.abort(signal.reason ?? 'stopped');
+    signal.addEventListener('abort', abort, { once: true });
+    const poll = setInterval(() => {
+      this.rt.repos.workflowRuns
+        .stopRequested(runId)
+        .then((requested) => requested && controller.abort('stopped'))
+        .catch(() => {});
+    }, STOP_POLL_MS);
+    try {
+      // A stop of the run that came while the step was prepared found no listener yet.
+      if (signal.aborted) abort();
+      if (!lease.held) controller.abort(LEASE_LOST);
+      const stopped = stoppedBeforeEntry(controller.signal);
+      if (stopped !== undefined) return stopped;
+      // In flight from here until it returns; without a process group, only this thread can stop it.
+      calls.enter(call.processId);
+      return await runEngine(engine, {
+        ...call,
+        signal: controller.signal,
+        spawned: (pgid) => calls.spawned(call.processId, pgid),
+      });
+    } finally {
+      calls.returned(call.processId);
       clearInterval(poll);
       signal.removeEventListener('abort', abort);
     }

@@ -3,7 +3,7 @@
 // (dist/): `npm run build` first.
 //
 // argv[2] is JSON: { mode, fenceAfterMs, graceMs } where `mode` is
-//   'blocked-requests'  one engine call in flight without a process group, the loop blocked 2 s
+//   'blocked-requests'  one engine call in flight that owns no process group, the loop blocked 2 s
 //   'blocked-fenced'    the same, but the main thread fenced itself first (it aborted its requests)
 //   'idle'              nothing in flight; the process ends without stopping the watchdog
 
@@ -23,7 +23,7 @@ watchdog.start(process.hrtime.bigint());
 if (mode === 'idle') {
   process.stdout.write('idle\n');
 } else {
-  watchdog.running(1);
+  watchdog.requests(1);
   if (mode === 'blocked-fenced') watchdog.mainFenced(true);
   // Let the thread come up before the loop blocks (its start needs the loop once).
   setTimeout(() => {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EngineCalls } from '../../src/fencing/engine-calls.js';
 import { LeaseGate } from '../../src/fencing/lease-gate.js';
 import { RunningGroups } from '../../src/fencing/running-groups.js';
 import { SelfFence } from '../../src/fencing/self-fence.js';
@@ -139,14 +140,16 @@ describe('the main thread’s self-fence (issue #20)', () => {
   it('closes the lease gate and stops the runs at the deadline when renewals fail, and opens it at the next renewal', async () => {
     const gate = new LeaseGate();
     let stopped = 0;
+    const graces: number[] = [];
     // A lease of 800 ms with a grace of 100 ms: fenced 200 ms after the last renewal sent.
-    const fence = new SelfFence(gate, new RunningGroups(), {
+    const fence = new SelfFence(gate, new EngineCalls(new RunningGroups()), {
       leaseTtlMs: 800,
       graceMs: 100,
       workerId: 'wrk_test',
       log: createLogger('silent'),
-      stopRuns: () => {
+      stopRuns: (graceMs) => {
         stopped++;
+        graces.push(graceMs);
       },
     });
     stops.push(() => fence.stop());
@@ -158,6 +161,8 @@ describe('the main thread’s self-fence (issue #20)', () => {
     await until(() => stopped === 1, 'the fence');
     expect(ms(SelfFence.now() - sent)).toBeGreaterThanOrEqual(200);
     expect([gate.held, gate.fenced]).toEqual([false, true]);
+    // The runs are stopped with the fence's own grace between SIGTERM and SIGKILL.
+    expect(graces).toEqual([100]);
 
     fence.renewed(SelfFence.now());
     expect([gate.held, gate.fenced, stopped]).toEqual([true, false, 1]);

@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EngineCalls } from '../../src/fencing/engine-calls.js';
+import { LeaseGate } from '../../src/fencing/lease-gate.js';
 import type { RunningGroupChange } from '../../src/fencing/running-groups.js';
 import { RunningGroups } from '../../src/fencing/running-groups.js';
 import type { Runtime } from '../../src/runtime/context.js';
@@ -269,7 +271,10 @@ describe('workflow steps report their process groups (issue #20)', () => {
     const groups = new RunningGroups();
     const changes: RunningGroupChange[] = [];
     groups.subscribe((change) => changes.push(change));
-    const { done, run } = await new WorkflowRunner(t.rt, 'wrk_test', groups).start(T, P, 'one', {}, 'alice');
+    const { done, run } = await new WorkflowRunner(t.rt, 'wrk_test', {
+      calls: new EngineCalls(groups),
+      lease: new LeaseGate(),
+    }).start(T, P, 'one', {}, 'alice');
     expect((await done).status).toBe('completed');
     const stored = await t.rt.repos.workflowRuns.get(T, run.id);
     const step = stored?.steps[0];
