@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { bootTimeMs } from './boot-clock.js';
 import type { EngineCalls } from './engine-calls.js';
 import { fenceAfterMs } from './lease.js';
 import type { LeaseGate } from './lease-gate.js';
@@ -12,6 +13,8 @@ export interface SelfFenceOptions {
   readonly graceMs: number;
   readonly workerId: string;
   readonly log: Logger;
+  /** The host's boot-time clock, suspend included (ms); {@link bootTimeMs} unless a test steps one. */
+  readonly bootClock?: () => number | undefined;
   /**
    * Stops every run and workflow step of the worker (the executor's `stopAll`), what the main
    * thread does when it fences: each process group gets SIGKILL `graceMs` (this fence's grace, in
@@ -44,6 +47,8 @@ export class SelfFence {
   readonly #watchdog: LeaseWatchdog;
   readonly #afterNs: bigint;
   #renewedAt: bigint | undefined;
+  // The boot-time clock (ms) when the last renewal that succeeded was sent.
+  #renewedBootMs: number | undefined;
   #armed = false;
   #timer: NodeJS.Timeout | undefined;
 
@@ -77,14 +82,33 @@ export class SelfFence {
     return this.#watchdog.fenced;
   }
 
+  /** The host's boot-time clock now (ms, suspend included), or undefined where it has none. */
+  bootTime(): number | undefined {
+    return (this.options.bootClock ?? bootTimeMs)();
+  }
+
   /**
-   * A renewal (or the registration) that was sent at `sentAt` ({@link now}) succeeded: the lease
-   * holds until `sentAt` + the fence delay. A fenced worker holds it again, unless that instant has
-   * passed already (a renewal that took longer than that), which fences it.
+   * Whether more than `ms` passed on the boot-time clock between the last renewal that succeeded
+   * and `sentBootMs` (a renewal about to be sent): the others may have taken this worker's runs
+   * over meanwhile, although the monotonic deadlines never passed because the host was suspended.
+   * False where the host has no boot-time clock, and before {@link arm}: a worker driven by hand
+   * renews its lease when it is told to.
    */
-  renewed(sentAt: bigint): void {
+  lapsedBefore(sentBootMs: number | undefined, ms: number): boolean {
+    if (!this.#armed || sentBootMs === undefined || this.#renewedBootMs === undefined) return false;
+    return sentBootMs - this.#renewedBootMs > ms;
+  }
+
+  /**
+   * A renewal (or the registration) that was sent at `sentAt` ({@link now}; `sentBootMs` on the
+   * boot-time clock) succeeded: the lease holds until `sentAt` + the fence delay. A fenced worker
+   * holds it again, unless that instant has passed already (a renewal that took longer than
+   * that), which fences it.
+   */
+  renewed(sentAt: bigint, sentBootMs: number | undefined = this.bootTime()): void {
     if (this.#renewedAt !== undefined && sentAt <= this.#renewedAt) return;
     this.#renewedAt = sentAt;
+    this.#renewedBootMs = sentBootMs;
     if (!this.#armed) return;
     this.#watchdog.renewed(sentAt);
     this.#hold();

@@ -71,6 +71,12 @@ export interface WorkerOptions {
    * default {@link DEFAULT_CLOCK_JUMP_THRESHOLD_MS}.
    */
   readonly clockJumpThresholdMs?: number;
+  /**
+   * The host's boot-time clock, milliseconds, suspend included (default: Linux's, from
+   * `/proc/uptime`): a renewal later than the lease and the takeover margin by it stops the runs
+   * (see `SelfFence.lapsedBefore`). Tests step one of their own.
+   */
+  readonly bootClock?: () => number | undefined;
 }
 
 /**
@@ -121,7 +127,9 @@ export class Worker {
   readonly id: string;
   readonly executor: Executor;
   readonly ticker: Ticker;
-  readonly #options: Required<Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry'>>;
+  readonly #options: Required<
+    Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry' | 'bootClock'>
+  >;
   readonly #clocks: ClockWatch;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -179,6 +187,7 @@ export class Worker {
       workerId: this.id,
       log: rt.log,
       stopRuns: (graceMs) => this.executor.stopAll(LEASE_LOST, graceMs),
+      ...(options.bootClock === undefined ? {} : { bootClock: options.bootClock }),
     });
     this.#groupRecords = new GroupRecords(
       rt,
@@ -300,8 +309,18 @@ export class Worker {
    */
   async heartbeat(): Promise<void> {
     const sent = SelfFence.now();
+    const sentBoot = this.#fence.bootTime();
     if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) {
-      this.#fence.renewed(sent);
+      // Unrenewed past the takeover (the host was suspended, so the monotonic deadlines stood
+      // still, or the loop stalled): the others may run its runs now, retired or not.
+      if (this.#fence.lapsedBefore(sentBoot, this.#deadAfterMs)) {
+        this.rt.log.error(
+          { worker: this.id },
+          'this worker could not renew its lease for longer than the lease and the takeover margin (its host was suspended, or it stalled); stopping what it was running',
+        );
+        this.executor.stopAll('worker-lost');
+      }
+      this.#fence.renewed(sent, sentBoot);
       return;
     }
     if (this.#serving) {
@@ -320,7 +339,7 @@ export class Worker {
     this.rt.log.error({ worker: this.id }, 'this worker was retired as lost; stopping what it was running');
     this.executor.stopAll('worker-lost');
     // Registered live again by this renewal: it claims again.
-    this.#fence.renewed(sent);
+    this.#fence.renewed(sent, sentBoot);
   }
 
   /**
