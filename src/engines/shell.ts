@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { UrsaError } from '../errors/index.js';
-import { terminateGroup } from '../fencing/group-ending.js';
+import { DEFAULT_GRACE_MS, terminateGroup } from '../fencing/group-ending.js';
 import { groupAlive, signalGroup } from '../fencing/process-group.js';
 import { formatInstant } from '../time/instant.js';
 import type { Engine, EngineRequest, EngineResult } from './engine.js';
@@ -30,7 +30,6 @@ export interface ShellEngineOptions {
 /** The variables a command inherits from the worker's environment, when set there; nothing else is. */
 export const SHELL_BASE_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'] as const;
 
-const DEFAULT_KILL_GRACE_MS = 2000;
 const DEFAULT_OUTPUT_TAIL_BYTES = 8192;
 /** Longest delay `setTimeout` honours; a larger one would fire after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -136,7 +135,7 @@ function paramError(name: string, value: unknown, problem: string): UrsaError {
  *   0 to 2^31−1.
  */
 export function createShellEngine(options: ShellEngineOptions = {}): Engine {
-  const killGraceMs = nonNegativeInteger('killGraceMs', options.killGraceMs, DEFAULT_KILL_GRACE_MS);
+  const killGraceMs = nonNegativeInteger('killGraceMs', options.killGraceMs, DEFAULT_GRACE_MS);
   const outputTailBytes = nonNegativeInteger(
     'outputTailBytes',
     options.outputTailBytes,

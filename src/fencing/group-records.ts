@@ -1,8 +1,7 @@
 import { Batcher } from '../runtime/batcher.js';
 import type { Runtime } from '../runtime/context.js';
-import type { Backoff } from '../runtime/executor.js';
+import { type Backoff, persistRecord } from '../runtime/record-retry.js';
 import type { ProcessGroupRecord } from '../store/process-groups.js';
-import { sleep } from '../time/sleep.js';
 import { identifyGroup } from './process-group.js';
 import type { RunningGroup, RunningGroups } from './running-groups.js';
 
@@ -77,23 +76,17 @@ export class GroupRecords {
 
   /** Runs `write` until it succeeds, by `retry`; resolves false (after a warning) when it gave up. */
   #persist(what: string, write: () => Promise<void>): Promise<boolean> {
-    const task = (async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await write();
-          return true;
-        } catch (error) {
-          const { attempts, baseMs, maxMs } = this.retry;
-          if (this.#stopped.signal.aborted || attempt + 1 >= attempts) {
-            this.rt.log.warn({ err: error }, `could not write ${what}; giving up`);
-            return false;
-          }
-          if ((attempt & (attempt + 1)) === 0)
-            this.rt.log.warn({ err: error, attempt: attempt + 1 }, `could not write ${what}; retrying`);
-          await sleep(Math.min(baseMs * 2 ** attempt, maxMs), this.#stopped.signal);
-        }
-      }
-    })();
+    const task = persistRecord(what, write, {
+      backoff: this.retry,
+      signal: this.#stopped.signal,
+      log: this.rt.log,
+    }).then(
+      () => true,
+      (error: unknown) => {
+        this.rt.log.warn({ err: error }, `could not write ${what}; giving up`);
+        return false;
+      },
+    );
     this.#track(task);
     return task;
   }

@@ -26,6 +26,7 @@ import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';
 import { oneShotRefusal, refuseOneShot, releasedUnentered, releaseUnentered } from './one-shot-refusal.js';
+import { type Backoff, persistRecord, RECORD_RETRY } from './record-retry.js';
 import { feedLineOf, RunRecorder } from './recorder.js';
 import { openingOf, projectKey, runParams, workflowStartRecord } from './run-records.js';
 import { schedulerOfRun } from './run-scheduler.js';
@@ -62,19 +63,6 @@ const SPIN_MS = 3;
  * forward) is followed within it, not a timer's full length later (issue #12).
  */
 const MAX_WAIT_MS = 1000;
-
-/** A backoff: `attempts` tries in all, the first retry after `baseMs`, doubling up to `maxMs`. */
-export interface Backoff {
-  readonly attempts: number;
-  readonly baseMs: number;
-  readonly maxMs: number;
-}
-
-/**
- * How a record of what already happened (a batch's starts, a run's end) is retried while the
- * store fails (issue #12): about 3 minutes, so that an outage of the store loses no outcome.
- */
-export const RECORD_RETRY: Backoff = { attempts: 40, baseMs: 100, maxMs: 5000 };
 
 /** A claimed run to dispatch, with the checked scheduler it was claimed for. */
 interface Dispatch {
@@ -392,23 +380,16 @@ export class Executor {
 
   /**
    * Runs `write` until it succeeds: a record of what already happened is retried while the store
-   * fails (down, full, locked; issue #12), by `recordRetry`. `attempt` counts from 0.
-   * Rethrows the last error when the attempts are spent or a drain's grace period has ended.
+   * fails (down, full, locked; issue #12), by `recordRetry`, until a drain's grace period ended.
+   * Rethrows the last error when the attempts are spent.
    */
-  async #persist<T>(what: string, write: (attempt: number) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await write(attempt);
-      } catch (error) {
-        const { attempts, baseMs, maxMs } = this.recordRetry;
-        if (error instanceof SimulatedCrash || this.#stopped.signal.aborted || attempt + 1 >= attempts)
-          throw error;
-        // The 1st, 2nd, 4th, 8th … failure: an outage is a few lines, not one per attempt.
-        if ((attempt & (attempt + 1)) === 0)
-          this.rt.log.warn({ err: error, attempt: attempt + 1 }, `could not write ${what}; retrying`);
-        await sleep(Math.min(baseMs * 2 ** attempt, maxMs), this.#stopped.signal);
-      }
-    }
+  #persist<T>(what: string, write: (attempt: number) => Promise<T>): Promise<T> {
+    return persistRecord(what, write, {
+      backoff: this.recordRetry,
+      signal: this.#stopped.signal,
+      log: this.rt.log,
+      fatal: (error) => error instanceof SimulatedCrash,
+    });
   }
 
   /**

@@ -11,10 +11,11 @@ import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
 import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
 import type { Runtime } from './context.js';
-import { type Backoff, Executor, RECORD_RETRY } from './executor.js';
+import { Executor } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { releaseQueued } from './handoff.js';
 import { missingStartLine } from './lost-start.js';
+import { type Backoff, RECORD_RETRY } from './record-retry.js';
 import { resumeClaimed } from './resume.js';
 import { schedulerOfRun } from './run-scheduler.js';
 import { sweep } from './sweeper.js';
@@ -422,7 +423,7 @@ export class Worker {
       )
         continue;
       if (run.state === 'claimed') {
-        const scheduler = await this.#effectiveFor(run).catch(defer);
+        const scheduler = await schedulerOfRun(this.rt.repos, run).catch(defer);
         if (scheduler !== undefined && scheduler !== DEFERRED) {
           this.executor.start(run, scheduler);
           resumed++;
@@ -589,12 +590,6 @@ export class Worker {
       }
       this.#wake = done;
     });
-  }
-
-  // Undefined only for a document that is gone or refused; a store error is thrown, and the run
-  // stays as it is for the next pass (never ended scheduler-gone for an outage, issue #20).
-  #effectiveFor(run: Run) {
-    return schedulerOfRun(this.rt.repos, run);
   }
 
   // `defer` takes a store error met loading the scheduler of the run waiting behind it (see reap).

@@ -114,6 +114,18 @@ export interface LaneResult {
 export class Lanes {
   constructor(private readonly store: Store) {}
 
+  /**
+   * Admits one run held by `request.workerId` (`claimed` or `queued`) through its scheduler's lane,
+   * in one transaction under the scheduler's lock: decides with `decideAdmission` against the runs
+   * of the scheduler that are started, queued or claimed, and its schedule state, and applies the
+   * decision — `start` moves the run to `started` with `request.start` (session, process id, the
+   * instant in UTC ms) and a new attempt and fencing token, and writes its `opening` (process row,
+   * START line); `queue`/`cancel` move it to `queued`; the overlap skips, `deleted` and `disabled`
+   * move it to `skipped` with its outcome; `yield` moves nothing and names the earlier manual fire
+   * to judge first. `lost`: the run was no longer this worker's to move.
+   *
+   * @throws a store error (`STORE_BUSY`, `STORE_UNAVAILABLE`): nothing was moved.
+   */
   async admit(request: LaneRequest): Promise<LaneResult> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.#lock(trx, request.key);
