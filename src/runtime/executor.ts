@@ -447,7 +447,18 @@ export class Executor {
           { err: error, correlationId: run.correlationId, attempt: attempt + 1 },
           'spawn failed',
         );
-        const current = await this.rt.repos.runs.get(run.correlationId);
+        let current: Run | undefined;
+        try {
+          current = await this.rt.repos.runs.get(run.correlationId);
+        } catch (readError) {
+          if (readError instanceof SimulatedCrash || isRefusal(readError)) throw readError;
+          // The store is out of reach: the run stays as it is held, and the worker's reap recovers it.
+          this.rt.log.warn(
+            { err: readError, correlationId: run.correlationId },
+            'could not read a run whose spawn failed; the next pass recovers it',
+          );
+          return;
+        }
         if (current?.workerId !== this.workerId) return;
         if (current.state === 'claimed' && attempt < this.retry.attempts) {
           if (this.#draining.signal.aborted) return;
