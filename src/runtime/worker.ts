@@ -4,6 +4,7 @@ import { GroupRecords } from '../fencing/group-records.js';
 import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
 import { endLeftoverGroups } from '../fencing/leftovers.js';
 import { SelfFence } from '../fencing/self-fence.js';
+import { Sentinel } from '../fencing/sentinel.js';
 import { type Liveness, leaseLiveness } from '../store/liveness.js';
 import type { StoreHolder } from '../store/owner.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
@@ -148,6 +149,8 @@ export class Worker {
   readonly #fence: SelfFence;
   // The store's record of the process groups this worker's runs start (decisions §5 fencing).
   readonly #groupRecords: GroupRecords;
+  // Ends this worker's process groups when it dies, on any host (decisions §5 fencing).
+  readonly #sentinel: Sentinel;
   /**
    * Resolves when this worker learned that another process took its SQLite store over (see
    * {@link takeStore}): it has stopped claiming; the caller stops it and exits.
@@ -196,6 +199,11 @@ export class Worker {
       this.executor.groups,
       options.recordRetry ?? RECORD_RETRY,
     );
+    this.#sentinel = new Sentinel(this.executor.groups, {
+      graceMs: this.#options.fenceGraceMs,
+      workerId: this.id,
+      log: rt.log,
+    });
     this.#clocks = new ClockWatch(rt, this.#options.clockJumpThresholdMs);
     this.lost = new Promise((resolve) => {
       this.#markLost = resolve;
@@ -257,6 +265,7 @@ export class Worker {
       this.heartbeat().catch((error: unknown) => this.rt.log.error({ err: error }, 'heartbeat failed'));
     }, this.#options.heartbeatMs);
     this.#fence.arm();
+    this.#sentinel.start();
   }
 
   // Another worker is dead once its heartbeat is older than this: the lease and the margin that
@@ -506,6 +515,8 @@ export class Worker {
     await this.#starting;
     await this.#loop;
     await this.executor.drain(this.rt.settings.shutdownGraceMs);
+    // Its runs have ended: the sentinel is told goodbye and signals nothing.
+    await this.#sentinel.stop();
     await this.#groupRecords.stop();
     // Its queued runs wait for the next worker, and say so (issue #20).
     await releaseQueued(this.rt, this.executor.recorder, this.id);
