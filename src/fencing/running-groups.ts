@@ -25,15 +25,29 @@ export class RunningGroups {
     const groups = this.#groups.get(group.processId) ?? [];
     groups.push(group);
     this.#groups.set(group.processId, groups);
-    for (const listener of this.#listeners) listener({ kind: 'added', group });
+    this.#tell({ kind: 'added', group });
   }
 
   /** Forgets every group of `processId` (its engine returned); returns them. */
   remove(processId: string): readonly RunningGroup[] {
     const groups = this.#groups.get(processId) ?? [];
     this.#groups.delete(processId);
-    for (const group of groups) for (const listener of this.#listeners) listener({ kind: 'removed', group });
+    for (const group of groups) this.#tell({ kind: 'removed', group });
     return groups;
+  }
+
+  // Every listener hears of every change, whatever another one threw (the first error is rethrown
+  // after): the store record, the watchdog and the sentinel each must know every group.
+  #tell(change: RunningGroupChange): void {
+    let failure: { error: unknown } | undefined;
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
   }
 
   /** Every group running now. */

@@ -24,6 +24,9 @@ async function finish(): Promise<void> {
   process.exit(0);
 }
 
+// Its life is its worker's: a stop signal meant for a whole group or service (systemd's SIGTERM to
+// every process of the unit while the worker drains) must not end it before its worker.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => {});
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk: string) => {
   list.read(chunk);
