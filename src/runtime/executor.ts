@@ -467,6 +467,21 @@ export class Executor {
           if (this.#draining.signal.aborted) return;
           continue;
         }
+        // A one-shot whose process never ran is not used up (spec §10a): released, tried again;
+        // when the store fails that too, the worker's reap finds it as it is.
+        if (current.state === 'started') {
+          const released = await this.#release(current, scheduler, 'spawn-failed', false).catch(
+            (releaseError: unknown) => {
+              if (releaseError instanceof SimulatedCrash) throw releaseError;
+              this.rt.log.warn(
+                { err: releaseError, correlationId: run.correlationId },
+                'could not release a one-shot',
+              );
+              return undefined;
+            },
+          );
+          if (released !== false) return;
+        }
         if (current.state === 'claimed' || current.state === 'queued' || current.state === 'started') {
           await this.#endUnspawned(current);
         }
@@ -837,6 +852,18 @@ export class Executor {
     await this.promoteWaiting(run, scheduler);
   }
 
+  /** {@link releaseUnentered}, retried while the store fails (see {@link #persist}). */
+  #release(
+    run: Run,
+    scheduler: EffectiveScheduler,
+    reason: string,
+    knownUnentered: boolean,
+  ): Promise<boolean> {
+    return this.#persist('the release of a one-shot', () =>
+      releaseUnentered(this.rt, this.recorder, run, scheduler, reason, knownUnentered),
+    );
+  }
+
   /**
    * {@link #oneShotStarted} for a one-shot whose process or workflow run is under way: a store
    * error is logged, never taken for a failed start (the run goes on and ends by its engine), and
@@ -937,9 +964,17 @@ export class Executor {
     const oneShot = definition.trigger.kind === 'at';
     if (oneShot && (await entered)) await this.#oneShotUsedUp(started, scheduler);
 
-    const result = await running;
+    let result: EngineResult;
+    try {
+      result = await running;
+    } catch (error) {
+      // The store failed its spawn before the engine's entry (spec §10a: no marker, it remains).
+      if (error instanceof SimulatedCrash || !oneShot || (await entered)) throw error;
+      await this.#release(started, scheduler, 'spawn-failed', true);
+      return;
+    }
     if (oneShot && !(await entered) && releasedUnentered(result.reason)) {
-      await releaseUnentered(this.rt, this.recorder, started, scheduler, result.reason as string);
+      await this.#release(started, scheduler, result.reason as string, true);
       return;
     }
     const endedAt = clock.now();

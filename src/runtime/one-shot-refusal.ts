@@ -95,44 +95,54 @@ export async function refuseOneShot(
   return true;
 }
 
-/** Why an attempt may end before entering its engine and leave its one-shot unused: the worker's, not the run's. */
-const RETRIED_AT_ONCE = new Set<string>([LEASE_LOST, SHUTDOWN_REASON]);
+/**
+ * Why an attempt may end before entering its engine and leave its one-shot unused: the worker's
+ * doing (its lease lost, its stop, its loss to another worker, a spawn the store failed), not a
+ * stop someone asked for.
+ */
+const RETRIED_AT_ONCE = new Set<string>([LEASE_LOST, SHUTDOWN_REASON, 'worker-lost', 'spawn-failed']);
 
 /**
  * Whether a one-shot attempt that ended with `reason` before entering its engine is released
- * rather than used up: the worker lost its lease or was stopping (not a stop someone asked for).
+ * rather than used up: the worker lost its lease, was stopping or lost, or the store failed its
+ * spawn (spec §10a: a failed spawn sets no marker); not a stop someone asked for.
  */
 export function releasedUnentered(reason: string | null | undefined): boolean {
   return reason !== null && reason !== undefined && RETRIED_AT_ONCE.has(reason);
 }
 
 /**
- * Releases the started one-shot run `run` whose attempt never entered its engine (`reason`: the
- * worker lost its lease, or was stopping), fenced by its attempt's token: its START line (written
- * with its start) gets its END line, outcome `cancelled` with the reason, its process row ends
- * `stopped`, its run log says so, and its occurrence is planned again at once — for this worker
- * once it may start runs again, or for the next one — under a run of its own. No inbox item:
- * nothing is asked of its user.
+ * Releases the started one-shot run `run` whose attempt never entered its engine, fenced by the
+ * attempt's worker and token: its START line (written with its start) gets its END line, outcome
+ * `cancelled` with `reason`, its process row ends `stopped`, its run log says so, and its
+ * occurrence is planned again at once — for this worker once it may start runs again, or for the
+ * next one — under a run of its own. No inbox item: nothing is asked of its user.
  *
- * @returns whether this call released it (false: another worker holds the run now).
+ * @param knownUnentered the caller saw the attempt end without entering its engine (its own
+ *   worker). Otherwise (a reap, a dispatch that failed) the process row must still be `ready`: an
+ *   attempt moves it to `running` before it enters its engine, so `ready` is never entered.
+ * @returns whether this call released it (false: the attempt is no longer the run's, or it may
+ *   have entered its engine).
  */
 export async function releaseUnentered(
   rt: Runtime,
   recorder: RunRecorder,
   run: Run,
-  scheduler: EffectiveScheduler,
+  scheduler: EffectiveScheduler | undefined,
   reason: string,
+  knownUnentered: boolean,
 ): Promise<boolean> {
   const { clock, log } = rt;
+  if (run.trigger !== 'at' || run.processId === null || run.workerId === null) return false;
   const at = clock.now();
   const released: Run = { ...run, state: 'ended', outcome: 'cancelled', reason, endedAt: at };
   const days = await recorder.retentionDays(run.tenant, run.project);
   const done = await releaseOneShot(rt.repos.store, {
     correlationId: run.correlationId,
-    workerId: run.workerId as string,
+    workerId: run.workerId,
     from: 'started',
     fencingToken: run.fencingToken,
-    process: run.processId === null ? undefined : { id: run.processId, reason, at },
+    process: { id: run.processId, reason, at, mustBeReady: !knownUnentered },
     line: feedRow(
       feedLineOf(released, 'END', at, 'cancelled', { processId: run.processId, reason, retried: 'at once' }),
     ),

@@ -44,8 +44,9 @@ export function isCronTiming(timing: string | null): boolean {
 }
 
 /**
- * Where a one-shot's occurrence stands (spec §10a): `fired` (marker, or a run that left `claimed`),
- * `claimed` (its run is claimed and not started yet), `open` (no marker and no run: never claimed,
+ * Where a one-shot's occurrence stands (spec §10a): `fired` (marker, or a run that left `claimed`
+ * and entered its engine, or may have), `claimed` (its run is claimed, or started with its
+ * process never entered), `open` (no marker and no run: never claimed,
  * or released after a refused start); `cron` for a cron scheduler.
  */
 type OneShotStanding = 'fired' | 'claimed' | 'open' | 'cron';
@@ -65,7 +66,11 @@ async function healFiredOneShot(
   if (!(await repos.projects.hasFired(tenant, project, name, trigger.instant))) {
     const run = await repos.runs.forOccurrence({ tenant, project, name }, trigger.instant);
     if (run === undefined) return 'open';
+    // Claimed, or started and not entered yet (its process still `ready`): it may still be
+    // released unused; its worker, or the reap that finds it lost, decides.
     if (run.state === 'claimed') return 'claimed';
+    if (run.state === 'started' && run.processId !== null)
+      if ((await repos.processes.get(run.processId))?.status === 'ready') return 'claimed';
     await repos.projects.markFired(tenant, project, name, trigger.instant, run.correlationId, clock.now());
   }
   if (effective.source === 'project') {

@@ -16,6 +16,7 @@ import { Executor } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { releaseQueued } from './handoff.js';
 import { missingStartLine } from './lost-start.js';
+import { releaseUnentered } from './one-shot-refusal.js';
 import { type Backoff, RECORD_RETRY } from './record-retry.js';
 import { resumeClaimed } from './resume.js';
 import { schedulerOfRun } from './run-scheduler.js';
@@ -606,6 +607,9 @@ export class Worker {
   // `defer` takes a store error met loading the scheduler of the run waiting behind it (see reap).
   async #endLost(run: Run, now: number, defer: (error: unknown) => unknown): Promise<boolean> {
     const { repos, log } = this.rt;
+    // A one-shot whose process never ran is not used up (spec §10a): released and tried again.
+    if (await releaseUnentered(this.rt, this.executor.recorder, run, undefined, 'worker-lost', false))
+      return true;
     // The run's end, END line and final log in one transaction (spec §9a): a store that fails
     // here leaves the run started and orphaned, and the next reap ends it.
     const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };

@@ -19,8 +19,13 @@ export interface OneShotRelease {
   readonly from: Run['state'];
   /** For a `started` run: the fencing token of the attempt releasing it, which must still hold it. */
   readonly fencingToken?: number | null | undefined;
-  /** The attempt's process row (never entered): ended `stopped` with `reason`, when given. */
-  readonly process?: { readonly id: string; readonly reason: string; readonly at: number } | undefined;
+  /**
+   * The attempt's process row (never entered): ended `stopped` with `reason` (at `at`, UTC ms);
+   * with `mustBeReady`, the run is released only while that row is still `ready` (never entered).
+   */
+  readonly process?:
+    | { readonly id: string; readonly reason: string; readonly at: number; readonly mustBeReady?: boolean }
+    | undefined;
   readonly line: Insertable<FeedTable>;
   /** An inbox item for its user (a refusal they can act on); none for a release retried at once. */
   readonly inbox?: Insertable<InboxTable> | undefined;
@@ -53,9 +58,20 @@ export async function releaseOneShot(store: Store, release: OneShotRelease): Pro
       .where('worker_id', '=', release.workerId);
     if (release.fencingToken !== undefined && release.fencingToken !== null)
       deleting = deleting.where('fencing_token', '=', release.fencingToken);
+    const { process, replan } = release;
+    if (process?.mustBeReady === true) {
+      // Locked (PostgreSQL; SQLite has one writer), so the attempt's move to `running` before its
+      // entry waits for this release and then finds its run gone.
+      let readiness = trx
+        .selectFrom('processes')
+        .select('id')
+        .where('id', '=', process.id)
+        .where('status', '=', 'ready');
+      if (store.dialect === 'postgres') readiness = readiness.forUpdate();
+      if ((await readiness.executeTakeFirst()) === undefined) return false;
+    }
     const deleted = await deleting.executeTakeFirst();
     if (Number(deleted.numDeletedRows) !== 1) return false;
-    const { process, replan } = release;
     if (process !== undefined)
       await trx
         .updateTable('processes')

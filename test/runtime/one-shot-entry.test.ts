@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import type { Runtime } from '../../src/runtime/context.js';
+import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { refreshProject } from '../../src/runtime/registrar.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
@@ -131,6 +133,62 @@ describe.each(DIALECTS)(
       await refreshProject(rt, T, P);
       await tick(t, worker, '2026-06-01T08:31:00Z');
       expect(executions()).toEqual([second]);
+    });
+
+    it('a store error moving its process to running, before the engine was entered, leaves it unused; the next pass runs it', async () => {
+      const { t, rt, worker, hooks, executions } = await setup(dialect);
+      hooks.onNextWrite('processes', 'update', () => {
+        throw storeFailure(dialect);
+      });
+      await tick(t, worker, AT);
+      expect(executions()).toEqual([]);
+      expect(await standing(rt)).toMatchObject({
+        lines: [
+          ['START', 'pending', null],
+          ['END', 'cancelled', 'spawn-failed'],
+        ],
+        runs: [],
+        fired: false,
+        document: true,
+      });
+      await tick(t, worker, '2026-06-01T08:30:01Z');
+      const after = await standing(rt);
+      expect(after).toMatchObject({ runs: [['completed', null]], fired: true, document: false });
+      expect(executions()).toEqual([after.feedTraces[2]]);
+    });
+
+    it('a worker that died between its start and its entry: a refresh leaves it in place, the reap that finds the worker lost releases it, and it runs once', async () => {
+      const { t, rt, worker, hooks, executions } = await setup(dialect);
+      hooks.onNextWrite('processes', 'update', () => {
+        throw new SimulatedCrash('killed before the entry');
+      });
+      await tick(t, worker, AT);
+      expect(executions()).toEqual([]);
+      // Started, its process still `ready`: a refresh does not take it for fired.
+      await refreshProject(rt, T, P);
+      expect(await standing(rt)).toMatchObject({ runs: [['pending', null]], fired: false, document: true });
+
+      // Another worker, once the dead one's lease and the margin lapsed.
+      t.clock.set(Date.parse(AT) + 5_000 + TAKEOVER_MARGIN_MS + 1_000);
+      const other = t.worker({ acquireAheadMs: 0 }, await t.peer());
+      await other.bootstrap();
+      await other.reap();
+      await other.tick();
+      await other.executor.settled();
+      const after = await standing(rt);
+      expect(after).toMatchObject({
+        lines: [
+          ['START', 'pending', null],
+          ['END', 'cancelled', 'worker-lost'],
+          ['START', 'pending', null],
+          ['END', 'completed', null],
+        ],
+        runs: [['completed', null]],
+        fired: true,
+        document: false,
+      });
+      expect(executions()).toEqual([after.feedTraces[2]]);
+      await other.stop();
     });
 
     it('a store error marking it fired after its engine was entered neither ends the run nor runs it again; the next refresh marks it', async () => {
