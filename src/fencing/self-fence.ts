@@ -88,15 +88,19 @@ export class SelfFence {
   }
 
   /**
-   * Whether more than `ms` passed on the boot-time clock between the last renewal that succeeded
-   * and `sentBootMs` (a renewal about to be sent): the others may have taken this worker's runs
-   * over meanwhile, although the monotonic deadlines never passed because the host was suspended.
-   * False where the host has no boot-time clock, and before {@link arm}: a worker driven by hand
-   * renews its lease when it is told to.
+   * Fences the worker now (as at its deadline) when more than `ms` passed on the boot-time clock
+   * between the last renewal that succeeded and `sentBootMs` (a renewal about to be sent): the
+   * others may have taken its runs over meanwhile, although the monotonic deadlines never passed
+   * because the host was suspended. Does nothing where the host has no boot-time clock, and
+   * before {@link arm}: a worker driven by hand renews its lease when it is told to.
+   *
+   * @returns whether it fenced.
    */
-  lapsedBefore(sentBootMs: number | undefined, ms: number): boolean {
+  fenceIfLapsed(sentBootMs: number | undefined, ms: number): boolean {
     if (!this.#armed || sentBootMs === undefined || this.#renewedBootMs === undefined) return false;
-    return sentBootMs - this.#renewedBootMs > ms;
+    if (sentBootMs - this.#renewedBootMs <= ms) return false;
+    this.#fence();
+    return true;
   }
 
   /**

@@ -321,16 +321,15 @@ export class Worker {
   async heartbeat(): Promise<void> {
     const sent = SelfFence.now();
     const sentBoot = this.#fence.bootTime();
+    // Unrenewed past the takeover by the boot-time clock (the host was suspended, so the monotonic
+    // deadlines stood still): the others may run its runs now, retired or not. Fenced before the
+    // renewal is sent, so that a store slow to answer after the wake holds nothing back.
+    if (this.#fence.fenceIfLapsed(sentBoot, this.#deadAfterMs))
+      this.rt.log.error(
+        { worker: this.id },
+        'this worker could not renew its lease for longer than the lease and the takeover margin (its host was suspended): it stopped what it was running',
+      );
     if (await this.rt.repos.workers.heartbeat(this.id, this.rt.clock.now())) {
-      // Unrenewed past the takeover (the host was suspended, so the monotonic deadlines stood
-      // still, or the loop stalled): the others may run its runs now, retired or not.
-      if (this.#fence.lapsedBefore(sentBoot, this.#deadAfterMs)) {
-        this.rt.log.error(
-          { worker: this.id },
-          'this worker could not renew its lease for longer than the lease and the takeover margin (its host was suspended, or it stalled); stopping what it was running',
-        );
-        this.executor.stopAll('worker-lost');
-      }
       this.#fence.renewed(sent, sentBoot);
       return;
     }

@@ -12,8 +12,8 @@ import { until } from '../support/until.js';
 
 // Issue #20 (decisions §5 fencing): the fence keeps its deadlines on the monotonic clock, which
 // stands still while the host is suspended. A worker whose host slept past its lease and the
-// takeover margin may have had its runs taken over; its first renewal after it wakes stops them,
-// whether or not another worker has retired it yet.
+// takeover margin may have had its runs taken over; its first try to renew after it wakes stops
+// them (reason lease-lost), whether or not the store answers, and another worker retired it yet.
 
 const T = 'acme';
 const P = 'ops';
@@ -51,7 +51,7 @@ function marks(): string[][] {
 }
 
 describe.each(DIALECTS)('a worker whose host slept past its lease (on %s; issue #20)', (dialect) => {
-  it('stops the runs it held at its first renewal after it wakes', async () => {
+  it('stops the runs it held when it next tries to renew its lease after it wakes', async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     dir = mkdtempSync(join(tmpdir(), 'ursa-suspend-'));
     await applyDirectory(
@@ -80,6 +80,6 @@ describe.each(DIALECTS)('a worker whose host slept past its lease (on %s; issue 
       'the run ended',
     );
     const [run] = await rt.repos.runs.listForScheduler(T, P, 'long', 10);
-    expect(run).toMatchObject({ outcome: 'cancelled', reason: 'worker-lost' });
+    expect(run).toMatchObject({ outcome: 'cancelled', reason: 'lease-lost' });
   });
 });
