@@ -26,6 +26,16 @@ export interface SentinelOptions {
 const STEADY_MS = 10_000;
 const FIRST_RESTART_MS = 100;
 const MAX_RESTART_MS = 30_000;
+/** Sentinels in a row that died young after which no more is started (the runtime cannot run one). */
+const MAX_QUICK_DEATHS = 8;
+
+/**
+ * Whether this process can start a sentinel: `process.execPath` is Node.js itself. In an Electron
+ * app or a single-executable bundle it is the application, which would start another of itself.
+ */
+export function canRunSentinel(): boolean {
+  return process.release.name === 'node' && process.versions.electron === undefined && hasProc();
+}
 /** How long a clean stop waits for the sentinel to exit after its goodbye, milliseconds. */
 const EXIT_WAIT_MS = 2000;
 
@@ -55,9 +65,11 @@ export function sentinelEntry(): string {
  *
  * A sentinel that dies while the worker lives is logged at warn and started again, with the groups
  * running then on its command line (so it knows them from its exec on): at once, unless the one
- * before it also died within 10 s of its start, then after a pause from 100 ms doubling up to 30 s.
- * It never stops the worker: the leftovers a later worker ends at its start stay the second line.
- * Only where `/proc` can verify a group (Linux); elsewhere none is started.
+ * before it also died within 10 s of its start, then after a pause from 100 ms doubling up to 30 s;
+ * after 8 such deaths in a row, no more. It never stops the worker: the leftovers a later worker
+ * ends at its start stay the second line. Only where `/proc` can verify a group (Linux) and the
+ * runtime is Node.js itself (not an Electron app or a single-executable bundle); elsewhere none is
+ * started.
  */
 export class Sentinel {
   // The groups told to the sentinel, by `<processId> <pgid>`: told again to a new one.
@@ -88,6 +100,13 @@ export class Sentinel {
   start(): void {
     if (this.#started || this.#stopped || !hasProc()) return;
     this.#started = true;
+    if (!canRunSentinel()) {
+      this.options.log.warn(
+        { worker: this.options.workerId },
+        'this runtime is not Node.js itself, so no sentinel is started: processes of this worker are ended after its death only by a later worker on this host',
+      );
+      return;
+    }
     const entry = this.options.entry ?? sentinelEntry();
     if (!existsSync(entry)) {
       this.options.log.warn(
@@ -189,6 +208,13 @@ export class Sentinel {
     this.#child = undefined;
     const lived = child === undefined ? 0 : performance.now() - this.#startedAt;
     this.#quickDeaths = lived >= STEADY_MS ? 0 : this.#quickDeaths + 1;
+    if (this.#quickDeaths > MAX_QUICK_DEATHS) {
+      this.options.log.error(
+        { worker: this.options.workerId, pid: child?.pid, code: child?.exitCode, err: error },
+        "this worker's sentinel keeps ending as it starts; no more is started: processes of this worker are ended after its death only by a later worker on this host",
+      );
+      return;
+    }
     const restartMs =
       this.#quickDeaths <= 1 ? 0 : Math.min(FIRST_RESTART_MS * 2 ** (this.#quickDeaths - 2), MAX_RESTART_MS);
     this.options.log.warn(
