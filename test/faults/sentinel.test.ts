@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_FENCE_GRACE_MS, TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -191,9 +191,9 @@ async function firstRun(): Promise<Mark> {
 }
 
 /**
- * SIGKILLs `worker` and waits for the end mark of `run`; checks it came within the grace (its
- * SIGTERM comes at once), and before another worker could have taken the run over (the lease and
- * the takeover margin, counted from the kill: the worker renewed its lease before it).
+ * SIGKILLs `worker` and waits for the end mark of `run`; checks it came before another worker could
+ * have taken the run over (the lease and the takeover margin, counted from the kill: the worker
+ * renewed its lease before it).
  */
 async function killAndExpectEnd(worker: StartedWorker, run: Mark): Promise<void> {
   const killedAt = Date.now();
@@ -207,9 +207,6 @@ async function killAndExpectEnd(worker: StartedWorker, run: Mark): Promise<void>
   const end = readMarks().find((m) => m.kind === 'end' && m.pid === run.pid) as Mark;
   expect(end.at - killedAt, 'ended before another worker could take the run over').toBeLessThan(
     LEASE_TTL_MS + TAKEOVER_MARGIN_MS,
-  );
-  expect(end.at - killedAt, 'ended at once: SIGTERM, not after the grace').toBeLessThan(
-    DEFAULT_FENCE_GRACE_MS + 2000,
   );
   await until(() => !running(run.pid), 'the run gone', 5000);
 }
