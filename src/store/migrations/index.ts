@@ -14,6 +14,7 @@ import * as storeOwner from './0011-store-owner.js';
 import * as processGroups from './0012-process-groups.js';
 import * as runFencing from './0013-run-fencing.js';
 import * as tenantOneShots from './0014-tenant-one-shots.js';
+import * as stepProcessIndex from './0015-step-process-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -35,6 +36,7 @@ const ALL: Record<string, DialectMigration> = {
   '0012-process-groups': processGroups,
   '0013-run-fencing': runFencing,
   '0014-tenant-one-shots': tenantOneShots,
+  '0015-step-process-index': stepProcessIndex,
 };
 
 /**
