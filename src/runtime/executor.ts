@@ -932,9 +932,9 @@ export class Executor {
    * was entered (spec §10a: spawn, then the marker), and the end (process, run, END line, run log,
    * the lane's next run). After the entry only the engine's return ends the run: a store error in
    * the bookkeeping is logged and left to the next refresh, which heals a started one-shot. A
-   * one-shot that never entered its engine because this worker lost its lease or was stopping is
-   * released, not used up. A batch start's process row and START line are written meanwhile by
-   * `recorded`.
+   * one-shot that never entered its engine for this worker's reasons (see `releasedUnentered`, or
+   * a store error before the entry) is released, not used up. A batch start's process row and
+   * START line are written meanwhile by `recorded`.
    */
   async #launched(
     started: Run,
