@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { defaultEngines } from '../../dist/engines/index.js';
 import { createLogger } from '../../dist/log.js';
 import { applyDirectory } from '../../dist/service/apply.js';
+import { libraryActor } from '../../dist/store/audit.js';
 import { openStore, repositories } from '../../dist/store/index.js';
 import { systemClock } from '../../dist/time/clock.js';
 
@@ -64,7 +65,7 @@ export async function seed(location, folder, count) {
       log: createLogger('silent'),
     };
     const started = performance.now();
-    const entries = await applyDirectory(rt, folder, TENANT, PROJECT, USER);
+    const entries = await applyDirectory(rt, folder, TENANT, PROJECT, libraryActor(USER));
     const seconds = (performance.now() - started) / 1000;
     const refused = entries.filter((entry) => entry.status !== 'created');
     if (refused.length > 0 || entries.length !== count) {
