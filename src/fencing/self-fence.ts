@@ -91,13 +91,16 @@ export class SelfFence {
    * Fences the worker now (as at its deadline) when more than `ms` passed on the boot-time clock
    * between the last renewal that succeeded and `sentBootMs` (a renewal about to be sent): the
    * others may have taken its runs over meanwhile, although the monotonic deadlines never passed
-   * because the host was suspended. Does nothing where the host has no boot-time clock, and
-   * before {@link arm}: a worker driven by hand renews its lease when it is told to.
+   * because the host was suspended. Does nothing where the host has no boot-time clock, when the
+   * worker is fenced already, and before {@link arm}: a worker driven by hand renews its lease
+   * when it is told to.
    *
-   * @returns whether it fenced.
+   * @returns whether it fenced now.
    */
   fenceIfLapsed(sentBootMs: number | undefined, ms: number): boolean {
     if (!this.#armed || sentBootMs === undefined || this.#renewedBootMs === undefined) return false;
+    // Fenced already by its monotonic deadline (the store unreachable, the host awake): nothing new.
+    if (this.gate.fenced) return false;
     if (sentBootMs - this.#renewedBootMs <= ms) return false;
     this.#fence();
     return true;
