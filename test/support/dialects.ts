@@ -16,6 +16,11 @@ export interface TestDatabase {
 }
 
 export async function freshDatabase(dialect: StoreDialect): Promise<TestDatabase> {
+  if (process.env.URSA_TEST_PROJECT === 'unit') {
+    throw new Error(
+      'a unit test asked for a database: store tests belong to the integration project (vitest.config.ts)',
+    );
+  }
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'ursa-test-'));
     return {
@@ -24,6 +29,8 @@ export async function freshDatabase(dialect: StoreDialect): Promise<TestDatabase
     };
   }
   const admin = inject('pgUrl');
+  // Only the integration project's global setup provides it (vitest.config.ts).
+  if (admin === undefined) throw new Error('no PostgreSQL is provided to this test (vitest.config.ts)');
   const name = `ursa_test_${randomBytes(6).toString('hex')}`;
   await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(admin);
