@@ -37,7 +37,7 @@ const NAME = /^[A-Z]{3}$/;
  * Upper case for ASCII letters only. `String.prototype.toUpperCase` maps some non-ASCII letters
  * onto ASCII ones (`ſ` → `S`, `ı` → `I`), which let `ſun` or `FRı` pass as weekday names; the
  * dialect is ASCII (decisions §3), so those must stay as written and be refused (issue #12,
- * found by test/properties/cron.test.ts).
+ * found by test/cron/properties.test.ts).
  */
 function asciiUpper(text: string): string {
   return text.replace(/[a-z]+/g, (letters) => letters.toUpperCase());

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,6 +12,9 @@ import { join } from 'node:path';
  */
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'ursa-tests-'));
+  // Open as the system folder is (mkdtemp makes it 0700): a process a test runs as another user
+  // (PostgreSQL's, when the suite runs as root) must still reach its own folder in here.
+  chmodSync(root, 0o1777);
   process.env.TMPDIR = root;
   return () => rmSync(root, { recursive: true, force: true });
 }
