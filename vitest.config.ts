@@ -30,6 +30,7 @@ const unitFiles = UNIT_FOLDERS.map((folder) => `test/${folder}/**/*.test.ts`);
 
 const shared = {
   env: { TZ: 'Australia/Sydney' },
+  setupFiles: ['test/setup/temp-dirs.ts'],
   // Limits against a hung test, not speed checks (speed is measured in `npm run bench`): many
   // tests start worker processes and restart stores, and CI's two cores run every file at once.
   testTimeout: 60_000,

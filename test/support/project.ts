@@ -1,10 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { tempDir } from './temp.js';
 
-/** Writes `files` (path inside the project → YAML body) to a fresh folder laid out like `_vance/…`. */
+/**
+ * Writes `files` (path inside the project → YAML body) to a fresh folder laid out like `_vance/…`,
+ * removed after the file's last test.
+ */
 export function projectFolder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ursa-project-'));
+  const dir = tempDir('ursa-project-');
   for (const [path, body] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), body);
