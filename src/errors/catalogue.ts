@@ -21,7 +21,7 @@ export const errorCatalogue = {
   CRON_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A cron expression does not follow the dialect of decisions §3; the error names the field, the value and what is allowed.',
+    doc: 'A cron expression does not follow the cron dialect (six fields from seconds to day-of-week, or a macro such as @daily); the error names the field, the value and what is allowed.',
   },
   ZONE_INVALID: {
     status: 400,
@@ -66,32 +66,32 @@ export const errorCatalogue = {
   CONFIG_INVALID: {
     status: 500,
     kind: 'input',
-    doc: 'The operator configuration (`ursa.yaml`, `URSA_*` variables, command-line flags) has a value that is not allowed; the error names each source, value and what is allowed (decisions §2).',
+    doc: 'The operator configuration (`ursa.yaml`, `URSA_*` variables, command-line flags) has a value that is not allowed; the error names each source, value and what is allowed.',
   },
   ENGINE_INVALID: {
     status: 500,
     kind: 'input',
-    doc: 'An engine cannot be registered: its name is empty or another engine already has it (decisions §2).',
+    doc: 'An engine cannot be registered: its name is empty or another engine already has it.',
   },
   DOCUMENT_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A YAML document cannot be loaded safely: a syntax error, a duplicate key, more than one document, an alias bomb, nesting deeper than 64 levels, an unsupported tag, a body over 64 KiB, or a control character (U+0000–U+001F but tab, line feed and carriage return, U+007F–U+009F) or unpaired surrogate anywhere in it (decisions §6); the error names the document, the line and column or the field path, and the reason.',
+    doc: 'A YAML document cannot be loaded safely: a syntax error, a duplicate key, more than one document, an alias bomb, nesting deeper than 64 levels, an unsupported tag, a body over 64 KiB, or a control character (U+0000–U+001F but tab, line feed and carriage return, U+007F–U+009F) or unpaired surrogate anywhere in it; the error names the document, the line and column or the field path, and the reason.',
   },
   SCHEDULER_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A scheduler document does not follow the schema of spec §2 and decisions §4; the error names the document and lists every issue as a field path and a reason.',
+    doc: 'A scheduler document does not follow the scheduler schema; the error names the document and lists every issue as a field path and a reason.',
   },
   RECIPE_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A recipe document does not follow the recipe schema of decisions §2; the error names the document and lists every issue as a field path and a reason.',
+    doc: 'A recipe document does not follow the recipe schema; the error names the document and lists every issue as a field path and a reason.',
   },
   WORKFLOW_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A workflow document does not follow the workflow schema of issue #10 (steps, parameters, references); the error names the document and lists every issue as a field path and a reason.',
+    doc: 'A workflow document does not follow the workflow schema (steps, parameters, references); the error names the document and lists every issue as a field path and a reason.',
   },
   TEMPLATE_FAILED: {
     status: 400,
@@ -106,7 +106,7 @@ export const errorCatalogue = {
   NAME_INVALID: {
     status: 400,
     kind: 'input',
-    doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..` (decisions §6).',
+    doc: 'A scheduler, recipe or workflow name is outside `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` or contains `..`.',
   },
   STORE_BUSY: {
     status: 503,
@@ -131,12 +131,12 @@ export const errorCatalogue = {
   FORBIDDEN: {
     status: 403,
     kind: 'state',
-    doc: 'The caller may not do this: e.g. name another user than itself as `runAs` without the admin role (decisions §6).',
+    doc: 'The caller may not do this: e.g. name another user than itself as `runAs` without the admin role.',
   },
   UNAUTHENTICATED: {
     status: 401,
     kind: 'state',
-    doc: 'The request has no bearer token, or one that is unknown or revoked (decisions §6).',
+    doc: 'The request has no bearer token, or one that is unknown or revoked.',
   },
   VALIDATION_FAILED: {
     status: 400,
@@ -151,7 +151,7 @@ export const errorCatalogue = {
   LOCKED: {
     status: 423,
     kind: 'state',
-    doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden (spec §10b); only people (REST, CLI, web) can change it. The message is the same for both modes and names neither.',
+    doc: 'An agent tool tried to change a scheduler whose lockMode is protected or hidden; only people (REST, CLI, web) can change it. The message is the same for both modes and names neither.',
   },
   VERSION_MISMATCH: {
     status: 412,

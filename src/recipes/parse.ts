@@ -31,7 +31,7 @@ export type RecipeValidation =
   | { readonly ok: true; readonly recipe: RecipeDefinition }
   | { readonly ok: false; readonly issues: ValidationIssue[] };
 
-const EMPTY = 'the document is empty; expected a mapping with description and engine (decisions §2)';
+const EMPTY = 'the document is empty; expected a mapping with description and engine';
 
 /** `command` belongs to the `shell` engine: required there, refused for the other built-in engines. */
 function commandRule(document: Readonly<Record<string, unknown>>): ValidationIssue[] {

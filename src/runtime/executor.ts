@@ -917,7 +917,7 @@ export class Executor {
         user: started.runAs,
         kind: 'one-shot-late',
         title: `${started.name} ran ${Math.round(lateMs / 60_000)} minutes late`,
-        body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)} (spec §12).`,
+        body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)}, more than the misfire threshold after it.`,
         project: started.project,
         scheduler: started.name,
         correlationId: started.correlationId,

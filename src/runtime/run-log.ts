@@ -130,7 +130,7 @@ export function renderRunLog(
         ? `- **Coalesced:** this skipped run stands for the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
             `${what} were already due and were skipped with it.`
         : `- **Coalesced:** this run served the occurrence due at ${formatInstant(run.scheduledFor)}; ` +
-            `${what} were already due and were absorbed into it (decisions §4).`,
+            `${what} were already due and were absorbed into it: missed occurrences are coalesced into one run, never replayed one by one.`,
     );
   }
   lines.push('', '## Timeline', '');

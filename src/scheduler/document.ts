@@ -25,7 +25,7 @@ export type SchedulerValidation =
   | { readonly ok: false; readonly issues: ValidationIssue[] };
 
 const EMPTY =
-  'the document is empty; expected a mapping with description, cron or at, and recipe or workflow (spec §2)';
+  'the document is empty; expected a mapping with description, cron or at, and recipe or workflow';
 
 function isSet(document: Readonly<Record<string, unknown>>, field: string): boolean {
   return document[field] !== undefined && document[field] !== null;

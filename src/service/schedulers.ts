@@ -34,7 +34,7 @@ export const WORKFLOWS_OFF_WARNING =
   'workflows are switched off by the operator (workflows: false): each fire of this scheduler will be recorded as failed';
 
 export const TENANT_WRITE_WARNING =
-  'a scheduler in _tenant fires only in active projects (those with scheduler documents of their own or pinned with lifecycleType PERMANENT), never in sleeping ones (spec §3)';
+  'a scheduler in _tenant fires only in active projects (those with scheduler documents of their own or pinned with lifecycleType PERMANENT), never in sleeping ones';
 
 function timezoneIsMissing(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
@@ -140,7 +140,7 @@ export async function setScheduler(
     );
   }
   if (filledTimezone !== undefined && Buffer.byteLength(body, 'utf8') > MAX_DOCUMENT_BYTES) {
-    const message = `the document is ${Buffer.byteLength(yaml, 'utf8')} bytes, and ${Buffer.byteLength(body, 'utf8')} with timezone: ${filledTimezone} filled in (spec §10c); the limit is ${MAX_DOCUMENT_BYTES} bytes (64 KiB): name the timezone and shorten the document`;
+    const message = `the document is ${Buffer.byteLength(yaml, 'utf8')} bytes, and ${Buffer.byteLength(body, 'utf8')} with timezone: ${filledTimezone} filled in; the limit is ${MAX_DOCUMENT_BYTES} bytes (64 KiB): name the timezone and shorten the document`;
     throw new UrsaError('DOCUMENT_INVALID', `${source}: timezone: ${message}`, {
       field: 'timezone',
       value: Buffer.byteLength(body, 'utf8'),

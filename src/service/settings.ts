@@ -68,28 +68,28 @@ export const SETTING_KEYS = {
     tenantProject: false,
     parse: parseZone,
     allowed: 'an IANA time zone id such as Europe/Berlin, America/New_York or UTC',
-    doc: 'Zone times are shown in: user → tenant → UTC (decisions §2).',
+    doc: 'Zone times are shown in: user → tenant → UTC.',
   },
   'scheduler.log.retentionDays': {
     scopes: ['project'],
     tenantProject: true,
     parse: parseDays,
     allowed: `a whole number of days: 1-${MAX_RETENTION_DAYS} (more is clamped to ${MAX_RETENTION_DAYS}), 0 keeps run logs forever, negative writes none`,
-    doc: 'Run-log retention: project → project _tenant → operator runLogRetentionDays (spec §9a).',
+    doc: 'Run-log retention: project → project _tenant → operator runLogRetentionDays.',
   },
   'feed.retentionDays': {
     scopes: ['tenant'],
     tenantProject: false,
     parse: parseDays,
     allowed: 'a whole number of days; 0 or less keeps feed lines forever',
-    doc: `Activity-feed retention of the tenant, default ${DEFAULT_FEED_RETENTION_DAYS} days (spec §12).`,
+    doc: `Activity-feed retention of the tenant, default ${DEFAULT_FEED_RETENTION_DAYS} days.`,
   },
   lifecycleType: {
     scopes: ['project'],
     tenantProject: false,
     parse: parseLifecycle,
     allowed: 'NORMAL or PERMANENT',
-    doc: 'PERMANENT pins a project active even without scheduler documents of its own (decisions §2).',
+    doc: 'PERMANENT pins a project active even without scheduler documents of its own.',
   },
 } as const satisfies Record<string, SettingKeyDefinition>;
 

@@ -23,7 +23,7 @@ export interface Actor {
   readonly agent: boolean;
 }
 
-/** Ursa's own actions (a fired one-shot moved to the trash, decisions §10a). */
+/** Ursa’s own actions (a fired one-shot moved to the trash, spec §10a). */
 export const URSA_ACTOR: Actor = { user: 'ursa', tokenId: null, interface: 'ursa', agent: false };
 
 /** An application's call through the services (no token): `user` did it through the library. */

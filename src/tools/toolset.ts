@@ -157,7 +157,7 @@ const refresh = defineTool({
   toolset: 'admin',
   label: 'admin',
   description:
-    'Re-read every scheduler document of the current project and register the valid ones (spec §8). Returns the registered names and the documents that are invalid, with why.',
+    'Re-read every scheduler document of the current project and register the valid ones. Returns the registered names and the documents that are invalid, with why.',
   input: z.object({}),
   output: z.object({
     registered: z.array(z.string()),

@@ -27,7 +27,7 @@ export const workflowSchema = z.strictObject({
 });
 
 const WORKFLOW_FIELDS: readonly string[] = Object.keys(workflowSchema.shape);
-const EMPTY = 'the document is empty; expected a mapping with description, parameters and steps (issue #10)';
+const EMPTY = 'the document is empty; expected a mapping with description, parameters and steps';
 
 /**
  * Each step's params must be templates within `limits` that use only the sandbox's tags and

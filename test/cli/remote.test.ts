@@ -121,7 +121,7 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     const setRemote = await remote(['set', 'hb', '-f', 'hb.yaml']);
     expect(setRemote).toEqual({
       code: 0,
-      stdout: 'created _vance/scheduler/hb.yaml (version 1)\ntimezone: UTC (your display zone, spec §10c)\n',
+      stdout: 'created _vance/scheduler/hb.yaml (version 1)\ntimezone: UTC (your display zone)\n',
       stderr: '',
     });
     const setLocal = await local(['set', 'hb2', '-f', 'hb.yaml']);

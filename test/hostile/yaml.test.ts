@@ -210,7 +210,7 @@ describe.each(DIALECTS)('hostile YAML on %s (decisions §6, spec §10)', (dialec
     const res = await put('nozone', yaml, 'json');
     expect(res.statusCode).toBe(400);
     const reason =
-      'the document is 65536 bytes, and 65551 with timezone: UTC filled in (spec §10c); the limit is 65536 bytes (64 KiB): name the timezone and shorten the document';
+      'the document is 65536 bytes, and 65551 with timezone: UTC filled in; the limit is 65536 bytes (64 KiB): name the timezone and shorten the document';
     expect(res.json()).toEqual({
       type: 'https://ursa.dev/errors#document_invalid',
       title: 'DOCUMENT_INVALID',

@@ -355,7 +355,7 @@ colour: blue
       {
         path: '',
         message:
-          'the document is empty; expected a mapping with description, cron or at, and recipe or workflow (spec §2)',
+          'the document is empty; expected a mapping with description, cron or at, and recipe or workflow',
       },
     ]);
   });

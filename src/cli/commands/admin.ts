@@ -107,7 +107,7 @@ const KEYS_HELP = Object.entries(SETTING_KEYS)
 function registerSettings(program: Command, io: CliIo): void {
   const settings = program
     .command('settings')
-    .description('set and read settings (decisions §2); subject "-" is the tenant itself')
+    .description('set and read settings; subject "-" is the tenant itself')
     .addHelpText('after', `\nSettings:\n${KEYS_HELP}\n`);
   withStoreOptions(settings.command('set'))
     .description('set a setting of a user, the tenant or a project (validated)')

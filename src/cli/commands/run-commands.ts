@@ -5,7 +5,7 @@ import type { CliIo } from '../io.js';
 /** `ursa fire <name>`: a manual fire through the scheduler's overlap policy (spec §9 `scheduler_fire`). */
 function registerFire(program: Command, io: CliIo): void {
   withClientOptions(program.command('fire'))
-    .description('fire a scheduler now, through its overlap policy (spec §9); a running worker starts it')
+    .description('fire a scheduler now, through its overlap policy; a running worker starts it')
     .argument('<name>', 'scheduler name')
     .option('--json', 'print JSON {correlationId, logPath}')
     .action(async (name: string, options: { json?: boolean }, command: Command) => {

@@ -98,7 +98,7 @@ function registerSet(program: Command, io: CliIo): void {
           `${result.created ? 'created' : 'updated'} ${result.path} (version ${result.version})\n`,
         );
         if (result.filledTimezone !== null)
-          io.stdout.write(`timezone: ${result.filledTimezone} (your display zone, spec §10c)\n`);
+          io.stdout.write(`timezone: ${result.filledTimezone} (your display zone)\n`);
         for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
       } finally {
         await client.close();
@@ -126,9 +126,7 @@ function registerDelete(program: Command, io: CliIo): void {
 
 function registerRefresh(program: Command, io: CliIo): void {
   withClientOptions(program.command('refresh'))
-    .description(
-      're-read scheduler documents (spec §8): one scheduler, the project, or every project of the tenant',
-    )
+    .description('re-read scheduler documents: one scheduler, the project, or every project of the tenant')
     .option('--name <name>', 'only this scheduler (delta refresh; with --url the whole project)')
     .option('--all-projects', 'every project of the tenant (tenant-wide refresh)')
     .action(async (options: { name?: string; allProjects?: boolean }, command: Command) => {
@@ -152,9 +150,7 @@ function registerRefresh(program: Command, io: CliIo): void {
 }
 
 function registerProject(program: Command, io: CliIo): void {
-  const project = program
-    .command('project')
-    .description('project lifecycle (spec §3): pin, unpin, activate, suspend');
+  const project = program.command('project').description('project lifecycle: pin, unpin, activate, suspend');
   const actions: Record<
     string,
     {

@@ -78,7 +78,7 @@ function local(
  * its exit status is 0 only when the run completed.
  */
 export function registerWorkflowCommands(program: Command, io: CliIo): void {
-  const workflow = program.command('workflow').description('workflow documents and runs (issue #10)');
+  const workflow = program.command('workflow').description('workflow documents and runs');
   withStoreOptions(workflow.command('list'))
     .description('list the workflow documents of the project')
     .action(

@@ -93,7 +93,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     {
       schema: {
         tags: ['runs'],
-        summary: 'One run by correlationId, with its run log (spec §9a)',
+        summary: 'One run by correlationId, with its run log',
         params: runParams,
         response: { 200: runDetailSchema, ...errors },
       },
@@ -267,7 +267,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'Re-read the scheduler documents of every project of the tenant (spec §8)',
+        summary: 'Re-read the scheduler documents of every project of the tenant',
         params: tenantParams,
         response: {
           200: z.object({ projects: z.array(refreshSchema.extend({ project: z.string() })) }),

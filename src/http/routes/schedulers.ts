@@ -192,7 +192,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'Re-read every scheduler document of the project (spec §8)',
+        summary: 'Re-read every scheduler document of the project',
         params: projectParams,
         response: {
           200: z.object({
@@ -221,7 +221,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'Fire now, through the overlap policy (spec §9 scheduler_fire)',
+        summary: 'Fire now, through the overlap policy',
         params: schedulerParams,
         response: { 202: z.object({ correlationId: z.string(), logPath: z.string() }), ...errors },
       },
@@ -240,7 +240,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'Feed lines of a scheduler, newest first (spec §7); page with ?before=<nextCursor>',
+        summary: 'Feed lines of a scheduler, newest first; page with ?before=<nextCursor>',
         params: schedulerParams,
         querystring: pageQuery,
         response: {

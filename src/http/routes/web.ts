@@ -67,7 +67,7 @@ export async function webRoutes(app: FastifyInstance, _options: AppOptions): Pro
     };
     const pageSchema = {
       tags: ['web'],
-      summary: 'The scheduler editor page (spec §10); it asks for a token and calls this API',
+      summary: 'The scheduler editor page; it asks for a token and calls this API',
       security: [],
     };
     r.get('/', { schema: pageSchema }, async (_request, reply) => page(reply));
