@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import { URSA_ACTOR } from '../store/audit.js';
@@ -10,7 +11,6 @@ import { runLogRetentionDays } from '../store/setting-cascades.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
-import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
 

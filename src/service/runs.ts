@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { loadProjectSchedulers } from '../catalog/catalog.js';
 import { UrsaError } from '../errors/index.js';
-import { loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';

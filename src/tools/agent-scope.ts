@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
+import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import { UrsaError } from '../errors/index.js';
-import { type EffectiveScheduler, loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { RUN_LOG_PREFIX, runLogLockMode } from '../runtime/run-log.js';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
