@@ -1,4 +1,4 @@
-import { UrsaError } from '../errors/index.js';
+import { InfrastructureError, UrsaError } from '../errors/index.js';
 
 /** True when a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
 export function isUniqueViolation(error: unknown): boolean {
@@ -57,7 +57,9 @@ export function isStoreUnreachable(error: unknown): boolean {
  */
 export function translateStoreError(error: unknown): unknown {
   if (error instanceof UrsaError || !isStoreUnreachable(error)) return error;
-  return new UrsaError('STORE_UNAVAILABLE', 'the store cannot be reached; try again later', { cause: error });
+  return new InfrastructureError('STORE_UNAVAILABLE', 'the store cannot be reached; try again later', {
+    cause: error,
+  });
 }
 
 /**

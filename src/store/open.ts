@@ -19,7 +19,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
-import { UrsaError } from '../errors/index.js';
+import { InfrastructureError, UrsaError } from '../errors/index.js';
 import { NOT_SERVING, translateStoreError } from './errors.js';
 import { migrationsFor } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -69,10 +69,12 @@ export function redactUrl(url: string): string {
   return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
 }
 
-function unavailable(location: string, reason: string): UrsaError {
-  return new UrsaError('STORE_UNAVAILABLE', `store: ${location}: ${reason}`, {
+/** `STORE_UNAVAILABLE` naming the store; `cause` (the driver's error) is for the server log only. */
+function unavailable(location: string, reason: string, cause?: unknown): InfrastructureError {
+  return new InfrastructureError('STORE_UNAVAILABLE', `store: ${location}: ${reason}`, {
     field: 'db',
     value: location,
+    cause: cause instanceof UrsaError ? (cause.cause ?? cause) : cause,
   });
 }
 
@@ -191,24 +193,24 @@ class GuardedSqliteConnection implements DatabaseConnection {
   }
 }
 
-function busy(guard: SqliteGuard, code: string): UrsaError {
-  return new UrsaError(
+function busy(guard: SqliteGuard, code: string): InfrastructureError {
+  return new InfrastructureError(
     'STORE_BUSY',
     `store: another connection held the write lock for more than ${guard.busyTimeoutMs} ms (${code}); nothing was written — Ursa retries on its next pass`,
     { field: 'db', value: guard.file },
   );
 }
 
-function full(guard: SqliteGuard, code: string): UrsaError {
-  return new UrsaError(
+function full(guard: SqliteGuard, code: string): InfrastructureError {
+  return new InfrastructureError(
     'STORE_FULL',
     `store: the disk of the SQLite store is full (${code}); the write was rolled back whole — free space and Ursa goes on where it stopped`,
     { field: 'db', value: guard.file },
   );
 }
 
-function notServing(guard: SqliteGuard): UrsaError {
-  return new UrsaError(
+function notServing(guard: SqliteGuard): InfrastructureError {
+  return new InfrastructureError(
     'STORE_LOCKED',
     `store: this process no longer serves the store — another process took it over after this one's lease lapsed; nothing was written`,
     { field: 'db', value: guard.file },
@@ -254,7 +256,7 @@ function createOwnerOnly(file: string): void {
  */
 function refuseHardLinks(file: string, links: number): void {
   if (links > 1) {
-    throw new UrsaError(
+    throw new InfrastructureError(
       'STORE_UNAVAILABLE',
       `store: ${file}: the database file has ${links} names (hard links); SQLite coordinates processes by the file's name, so opening it under another would corrupt it — remove the other links (find / -samefile ${file})`,
       { field: 'db', value: file },
@@ -292,7 +294,11 @@ function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyCon
     createOwnerOnly(file);
     links = statSync(file).nlink;
   } catch (error) {
-    throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
+    throw unavailable(
+      file,
+      `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`,
+      error,
+    );
   }
   refuseHardLinks(file, links);
   try {
@@ -303,7 +309,11 @@ function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<KyselyCon
     // The worker checkpoints between occurrences (Store.checkpoint); the automatic one is a backstop.
     database.pragma('wal_autocheckpoint = 10000');
   } catch (error) {
-    throw unavailable(file, `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`);
+    throw unavailable(
+      file,
+      `cannot open the SQLite file (${(error as { code?: string }).code ?? 'error'})`,
+      error,
+    );
   }
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect(
@@ -580,7 +590,7 @@ export async function migrate(store: Store): Promise<void> {
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'a migration';
     const code = driverCode(error);
-    throw unavailable(store.location, `${failed} failed${code === undefined ? '' : ` (${code})`}`);
+    throw unavailable(store.location, `${failed} failed${code === undefined ? '' : ` (${code})`}`, error);
   }
 }
 
@@ -637,7 +647,11 @@ export async function openStore(location: string, options: StoreOptions = {}): P
     if (error instanceof UrsaError && (error.code !== 'STORE_UNAVAILABLE' || error.cause === undefined))
       throw error;
     const code = driverCode(error);
-    throw unavailable(store.location, `cannot reach the database${code === undefined ? '' : ` (${code})`}`);
+    throw unavailable(
+      store.location,
+      `cannot reach the database${code === undefined ? '' : ` (${code})`}`,
+      error,
+    );
   }
   return store;
 }

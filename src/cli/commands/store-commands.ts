@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { findRecipe } from '../../catalog/catalog.js';
 import { settingDefinitions, settingKeys } from '../../config/schema.js';
-import { UrsaError } from '../../errors/index.js';
+import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import { parseRecipeDocument } from '../../recipes/parse.js';
 import type { Runtime } from '../../runtime/context.js';
@@ -167,7 +167,7 @@ async function runWorker(
     await worker.stop();
     log.info('stopped');
     if (lost) {
-      throw new UrsaError(
+      throw new InfrastructureError(
         'STORE_LOCKED',
         `store: ${store.location}: another Ursa process took this store over while this one stalled past its lease; this one stopped — a SQLite store serves one process, use PostgreSQL (--db postgres://…) for several workers`,
         { field: 'db', value: store.location },
