@@ -13,7 +13,7 @@ import type { Runtime } from '../../runtime/context.js';
 import type { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
-import { cliActor } from '../../store/audit.js';
+import { cliActor } from '../../service/records.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
