@@ -67,3 +67,12 @@ export function translateStoreError(error: unknown): unknown {
  * trigger of `StoreOwner.take`, store/owner.ts); the connection turns it into `STORE_LOCKED`.
  */
 export const NOT_SERVING = 'ursa: this process no longer serves the store';
+
+/** `STORE_UNAVAILABLE` naming the store; `cause` (the driver's error) is for the server log only. */
+export function storeUnavailable(location: string, reason: string, cause?: unknown): InfrastructureError {
+  return new InfrastructureError('STORE_UNAVAILABLE', `store: ${location}: ${reason}`, {
+    field: 'db',
+    value: location,
+    cause: cause instanceof UrsaError ? (cause.cause ?? cause) : cause,
+  });
+}
