@@ -13,7 +13,6 @@ import {
   type SqliteDialectConfig,
   SqliteDriver,
   sql,
-  type TransactionSettings,
 } from 'kysely';
 import { InfrastructureError } from '../errors/index.js';
 import { NOT_SERVING, storeUnavailable, translateStoreError } from './errors.js';
