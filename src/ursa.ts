@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
+import { claimWorker, compose } from './app/compose.js';
 import type { Engine, EngineRequest, EngineResult } from './engines/engine.js';
 import { defaultEngines, type HttpEngineOptions } from './engines/index.js';
 import { UrsaError } from './errors/index.js';
 import { createLogger, type Logger } from './log.js';
 import type { RecipeDefinition } from './recipes/recipe.js';
 import type { Runtime, RuntimeSettings } from './runtime/context.js';
-import { Worker } from './runtime/worker.js';
+import type { Worker } from './runtime/worker.js';
 import { type ApplyEntry, applyDirectory } from './service/apply.js';
 import { refreshProjectAs } from './service/refresh.js';
 import { type FireResult, fireScheduler, stopProcess } from './service/runs.js';
-import { isPostgresUrl, libraryActor, openStore, type Repositories, repositories } from './store/index.js';
+import { libraryActor, type Repositories } from './store/index.js';
 import { type Clock, systemClock } from './time/clock.js';
 
 /** What an engine function is given about the process it runs (spec §4.1). Instants are UTC epoch ms. */
@@ -153,7 +154,8 @@ function engineOf(name: string, fn: EngineFunction): Engine {
 
 /**
  * Embeds Ursa in an application: opens (and migrates) the store, registers the application's
- * engines beside the built-in ones, and returns the services `ursa serve` uses.
+ * engines beside the built-in ones, and returns the services `ursa serve` uses — assembled by the
+ * same composition root (`app/compose.ts`) as `ursa serve` and the CLI.
  *
  * ```ts
  * const ursa = await createUrsa({ db: './data/app.db', engines: { greet: async (p) => { console.log(p.params) } } });
@@ -164,13 +166,10 @@ function engineOf(name: string, fn: EngineFunction): Engine {
  * @throws UrsaError `STORE_UNAVAILABLE` when the store cannot be opened; `ENGINE_INVALID` for an engine name taken.
  */
 export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
-  const location = options.db ?? './data/ursa.db';
-  const store = await openStore(isPostgresUrl(location) ? location : resolve(location));
   const engines = defaultEngines(options.http === undefined ? {} : { http: options.http });
   for (const [name, fn] of Object.entries(options.engines ?? {})) engines.register(engineOf(name, fn));
-  const log = typeof options.logger === 'object' ? options.logger : createLogger(options.logger ?? 'info');
-  const runtime: Runtime = {
-    repos: repositories(store),
+  const { rt: runtime, close } = await compose({
+    db: options.db ?? './data/ursa.db',
     clock: options.clock ?? systemClock,
     settings: {
       ...DEFAULT_SETTINGS,
@@ -178,8 +177,8 @@ export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
       ...options.settings,
     },
     engines,
-    log,
-  };
+    log: typeof options.logger === 'object' ? options.logger : createLogger(options.logger ?? 'info'),
+  });
   const tenantOf = (s?: Scope) => s?.tenant ?? options.tenant ?? 'default';
   const projectOf = (s?: Scope) => s?.project ?? options.project ?? 'demo';
   let worker: Worker | undefined;
@@ -189,14 +188,12 @@ export async function createUrsa(options: UrsaOptions = {}): Promise<Ursa> {
     async start() {
       if (worker !== undefined)
         throw new UrsaError('ARGUMENT_INVALID', 'ursa: already started', { field: 'start' });
-      const starting = new Worker(runtime, { exclusive: store.dialect === 'sqlite' });
-      if (store.dialect === 'sqlite') await starting.takeStore();
-      worker = starting;
+      worker = await claimWorker(runtime);
       await worker.start();
     },
     async stop() {
       await worker?.stop();
-      await store.close();
+      await close();
     },
     apply: (dir, scope) =>
       applyDirectory(

@@ -1,16 +1,14 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { compose } from '../app/compose.js';
+import { configuredEngines, runtimeSettingsOf } from '../app/configured.js';
 import { HttpClient } from '../client/http.js';
 import { LocalClient } from '../client/local.js';
 import type { UrsaClient } from '../client/types.js';
 import { type Config, loadConfig } from '../config/load.js';
-import { templateLimitsOf } from '../config/schema.js';
-import { defaultEngines, type HttpEngineOptions } from '../engines/index.js';
 import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Runtime } from '../runtime/context.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { openStore, repositories } from '../store/index.js';
 import { configOverridesFrom } from './commands/config.js';
 import type { CliIo } from './io.js';
 
@@ -30,22 +28,6 @@ export function commandConfig(command: Command, io: CliIo): Config {
   return loadConfig({ cwd: io.cwd, env: io.env, overrides: configOverridesFrom(command.optsWithGlobals()) });
 }
 
-/**
- * The `http` engine's options from the configuration (issue #19): the outbound lists, the secret
- * bindings, and the configured `host:port` as Ursa's own listener — refused also for `ursa worker`,
- * which usually runs beside an `ursa serve` of the same configuration.
- */
-export function httpEngineOptions(config: Config): HttpEngineOptions {
-  return {
-    outbound: {
-      allow: config.outboundAllow,
-      deny: config.outboundDeny,
-      listeners: [{ host: config.host, port: config.port }],
-    },
-    secretHosts: config.secretHosts,
-  };
-}
-
 /** An open store with the runtime over it; `close()` when done. */
 export interface CommandContext {
   readonly config: Config;
@@ -54,7 +36,8 @@ export interface CommandContext {
 }
 
 /**
- * Opens the store named by the configuration and builds the runtime. `log` defaults to a
+ * Opens the store named by the configuration and builds the runtime (the composition root,
+ * `app/compose.ts`, with the configuration's settings and engines). `log` defaults to a
  * logger on standard error at `warn` (commands print their own results on standard output).
  */
 export async function openContext(
@@ -64,24 +47,16 @@ export async function openContext(
   options: { metrics?: Metrics } = {},
 ): Promise<CommandContext> {
   const config = commandConfig(command, io);
-  const db = /^postgres(ql)?:\/\//.test(config.db) ? config.db : resolve(io.cwd, config.db);
-  const store = await openStore(db);
-  const rt: Runtime = {
-    repos: repositories(store),
+  const { rt, close } = await compose({
+    db: config.db,
+    cwd: io.cwd,
     clock: io.clock,
-    settings: {
-      misfireThresholdMs: config.misfireThresholdMs,
-      runLogRetentionDays: config.runLogRetentionDays,
-      shutdownGraceMs: config.shutdownGraceMs,
-      workflowsEnabled: config.workflows,
-      secretHosts: config.secretHosts,
-      templateLimits: templateLimitsOf(config),
-    },
-    engines: defaultEngines({ http: httpEngineOptions(config) }),
+    settings: runtimeSettingsOf(config),
+    engines: configuredEngines(config),
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-  };
-  return { config, rt, close: () => store.close() };
+  });
+  return { config, rt, close };
 }
 
 /**

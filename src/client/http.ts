@@ -1,4 +1,11 @@
-import { type ErrorCode, errorCatalogue, UrsaError, type UrsaErrorDetails } from '../errors/index.js';
+import {
+  type ErrorCode,
+  errorCatalogue,
+  errorOfCode,
+  InfrastructureError,
+  UrsaError,
+  type UrsaErrorDetails,
+} from '../errors/index.js';
 import { validateName } from '../scheduler/name.js';
 import type {
   ClientScope,
@@ -83,7 +90,7 @@ export function problemToError(status: number, body: unknown, server: string): U
   const problem = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const { code, detail } = problem;
   if (!isCode(code) || typeof detail !== 'string') {
-    return new UrsaError(codeOfStatus(status), `the server at ${server} answered HTTP ${status}`);
+    return errorOfCode(codeOfStatus(status), `the server at ${server} answered HTTP ${status}`);
   }
   const errors = Array.isArray(problem.errors)
     ? problem.errors.filter(
@@ -103,7 +110,7 @@ export function problemToError(status: number, body: unknown, server: string): U
       : {}),
     ...(typeof problem.allowed === 'string' ? { allowed: problem.allowed } : {}),
   };
-  return new UrsaError(code, detail, details);
+  return errorOfCode(code, detail, details);
 }
 
 /** Why a request did not get an answer, in words: `connection refused`, `timed out after 30 s`. */
@@ -216,7 +223,7 @@ export class HttpClient implements UrsaClient {
       response = await this.#fetch(url.href, init);
       text = await response.text();
     } catch (error) {
-      throw new UrsaError(
+      throw new InfrastructureError(
         'STORE_UNAVAILABLE',
         `cannot reach the Ursa server at ${this.server}: ${reasonOf(error, this.#timeoutMs)}`,
         { field: 'url', value: this.server },
@@ -236,7 +243,7 @@ export class HttpClient implements UrsaClient {
     const { status, body } = await this.#send(call);
     if (status < 200 || status > 299) throw problemToError(status, body, this.server);
     if (body === undefined) {
-      throw new UrsaError(
+      throw new InfrastructureError(
         'STORE_UNAVAILABLE',
         `the server at ${this.server} did not answer ${call.method} /${call.path} with JSON: is it an Ursa server?`,
       );

@@ -162,3 +162,11 @@ export const errorCatalogue = {
 
 /** A stable error code from {@link errorCatalogue}. */
 export type ErrorCode = keyof typeof errorCatalogue;
+
+/** A code of kind `input` or `state`: Ursa's refusal of what it was asked, raised as a plain {@link UrsaError}. */
+export type RefusalCode = {
+  [C in ErrorCode]: (typeof errorCatalogue)[C]['kind'] extends 'infrastructure' ? never : C;
+}[ErrorCode];
+
+/** A code of kind `infrastructure`: raised only as an `InfrastructureError` (`ursa-error.ts`). */
+export type InfrastructureCode = Exclude<ErrorCode, RefusalCode>;

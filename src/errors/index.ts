@@ -1,5 +1,14 @@
-export { type ErrorCode, type ErrorKind, errorCatalogue } from './catalogue.js';
 export {
+  type ErrorCode,
+  type ErrorKind,
+  errorCatalogue,
+  type InfrastructureCode,
+  type RefusalCode,
+} from './catalogue.js';
+export {
+  errorOfCode,
+  type InfrastructureDetails,
+  InfrastructureError,
   isRefusal,
   isUrsaError,
   UrsaError,

@@ -1,4 +1,10 @@
-import { type ErrorCode, type ErrorKind, errorCatalogue } from './catalogue.js';
+import {
+  type ErrorCode,
+  type ErrorKind,
+  errorCatalogue,
+  type InfrastructureCode,
+  type RefusalCode,
+} from './catalogue.js';
 
 /**
  * One reason a document was refused: the field path (`cron`, `params.model`, `tags[1]`, `` for the
@@ -24,9 +30,20 @@ export interface UrsaErrorDetails {
 }
 
 /**
+ * The key {@link InfrastructureError} passes to {@link UrsaError}'s constructor to raise a code of
+ * kind `infrastructure`. Not exported: nothing else can make an infrastructure error that is not an
+ * {@link InfrastructureError}, so the two kinds are told apart by their class, not by convention.
+ */
+const FAULT: unique symbol = Symbol('ursa.infrastructure');
+
+/**
  * Ursa's typed error: a stable {@link ErrorCode}, a message written for the person who made the
  * input, and the field path and value it is about. Library and driver errors are translated into
  * this type at the boundary where they occur, so callers never see a bare exception.
+ *
+ * Constructed directly it is a refusal (a {@link RefusalCode}: kind `input` or `state`); a fault of
+ * the store or of Ursa itself is its subclass {@link InfrastructureError}, so a catch site can test
+ * `instanceof InfrastructureError` (or {@link isRefusal}) and never take one for the other.
  */
 export class UrsaError extends Error {
   readonly code: ErrorCode;
@@ -36,8 +53,13 @@ export class UrsaError extends Error {
   /** Every reason a document was refused (document errors only), in document-field order. */
   readonly issues: readonly ValidationIssue[] | undefined;
 
-  constructor(code: ErrorCode, message: string, details: UrsaErrorDetails = {}) {
+  constructor(code: RefusalCode, message: string, details?: UrsaErrorDetails);
+  /** Only for {@link InfrastructureError}: `fault` is a key no other module holds. */
+  constructor(code: InfrastructureCode, message: string, details: UrsaErrorDetails, fault: typeof FAULT);
+  constructor(code: ErrorCode, message: string, details: UrsaErrorDetails = {}, fault?: typeof FAULT) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    if (errorCatalogue[code].kind === 'infrastructure' && fault !== FAULT)
+      throw new TypeError(`${code} is an infrastructure code: raise it as an InfrastructureError`);
     this.name = 'UrsaError';
     this.code = code;
     this.field = details.field;
@@ -66,6 +88,44 @@ export class UrsaError extends Error {
   }
 }
 
+/** What an {@link InfrastructureError} says: where (`field`, `value`) and the error it translates. */
+export interface InfrastructureDetails {
+  /** What failed, e.g. `db` (the store) or `url` (the Ursa server). */
+  readonly field?: string;
+  /** Which one, e.g. the store's file or its URL without the password. */
+  readonly value?: unknown;
+  /**
+   * The driver, library or operating-system error this one stands for: kept for the server log
+   * only. Its text never goes into the message, which reaches REST callers and agents.
+   */
+  readonly cause?: unknown;
+}
+
+/**
+ * A fault of the store or of Ursa itself (kind `infrastructure`: `STORE_UNAVAILABLE`, `STORE_BUSY`,
+ * `STORE_FULL`, `STORE_LOCKED`, `INTERNAL`): it says nothing about the input, and the same request
+ * may succeed later. Raised where a driver error is caught (`store/errors.ts`, `store/open.ts`),
+ * with the driver's error as `cause`.
+ */
+export class InfrastructureError extends UrsaError {
+  constructor(code: InfrastructureCode, message: string, details: InfrastructureDetails = {}) {
+    super(code, message, details, FAULT);
+    this.name = 'InfrastructureError';
+  }
+}
+
+/**
+ * The error a stable `code` stands for, of the class its kind calls for: for an error that crossed
+ * a process boundary as its code (a REST problem answer, `client/http.ts`), not for raising one's
+ * own — write `new UrsaError` or `new InfrastructureError` there.
+ */
+export function errorOfCode(code: ErrorCode, message: string, details: UrsaErrorDetails = {}): UrsaError {
+  if (errorCatalogue[code].kind !== 'infrastructure')
+    return new UrsaError(code as RefusalCode, message, details);
+  const { issues: _issues, allowed: _allowed, ...where } = details;
+  return new InfrastructureError(code as InfrastructureCode, message, where);
+}
+
 /** True when `error` is an {@link UrsaError}, optionally with the given code. */
 export function isUrsaError(error: unknown, code?: ErrorCode): error is UrsaError {
   return error instanceof UrsaError && (code === undefined || error.code === code);
@@ -78,5 +138,5 @@ export function isUrsaError(error: unknown, code?: ErrorCode): error is UrsaErro
  * failure inside Ursa) is never one: it says nothing about the input, and such a site rethrows it.
  */
 export function isRefusal(error: unknown): error is UrsaError {
-  return error instanceof UrsaError && error.kind !== 'infrastructure';
+  return error instanceof UrsaError && !(error instanceof InfrastructureError);
 }

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { UrsaError } from '../errors/index.js';
 import type { Caller } from '../service/caller.js';
-import { TENANT_PROJECT } from '../store/documents.js';
-import type { Role, TokenRecord, Tokens } from '../store/tokens.js';
+import { type Role, TENANT_PROJECT, type TokenRecord, type Tokens } from '../service/records.js';
 
 const RANK: Record<Role, number> = { read: 0, write: 1, admin: 2 };
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
 import { WITHDRAWN } from '../decisions/admission.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal } from '../errors/index.js';
@@ -21,7 +22,6 @@ import { formatInstant } from '../time/instant.js';
 import { sleep } from '../time/sleep.js';
 import { admitInOrder, type FirstFire, PendingJudgements } from './admission-order.js';
 import { Batcher } from './batcher.js';
-import { type EffectiveScheduler, recipeOf } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type RunFaults, SimulatedCrash } from './faults.js';
 import { runController, SHUTDOWN_REASON, stoppedBeforeEntry } from './final-stop.js';

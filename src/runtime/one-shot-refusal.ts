@@ -1,3 +1,4 @@
+import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { startRefusal } from '../decisions/start-refusal.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { feedRow } from '../store/feed.js';
@@ -5,7 +6,6 @@ import { inboxRow } from '../store/inbox.js';
 import { releaseOneShot } from '../store/refusals.js';
 import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
-import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { SHUTDOWN_REASON } from './final-stop.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';

@@ -1,16 +1,16 @@
 import type { Insertable } from 'kysely';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
-import { runLogRetentionDays } from '../service/settings.js';
 import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import type { FeedTable } from '../store/schema.js';
+import { runLogRetentionDays } from '../store/setting-cascades.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
-import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
 

@@ -1,15 +1,15 @@
-import { firstRunAt } from '../decisions/advance.js';
-import type { SchedulerDefinition } from '../scheduler/definition.js';
-import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from '../store/documents.js';
-import type { ScheduleState } from '../store/schedules.js';
 import {
   activeProjects,
   type EffectiveScheduler,
   isProjectActive,
   type LoadFailure,
   loadProjectSchedulers,
-} from './catalog.js';
+} from '../catalog/catalog.js';
+import { firstRunAt } from '../decisions/advance.js';
+import type { SchedulerDefinition } from '../scheduler/definition.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import { TENANT_PROJECT } from '../store/documents.js';
+import type { ScheduleState } from '../store/schedules.js';
 import type { Runtime } from './context.js';
 import { noteTenantOneShots, takesUp } from './tenant-one-shots.js';
 

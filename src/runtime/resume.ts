@@ -1,6 +1,6 @@
+import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
-import { type EffectiveScheduler, loadProjectSchedulers } from './catalog.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
 import { projectKey } from './run-records.js';

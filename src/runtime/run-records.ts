@@ -1,9 +1,9 @@
+import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
 import { mergeParams } from '../recipes/resolve.js';
 import { feedRow } from '../store/feed.js';
 import type { Opening, WorkflowStartRecord } from '../store/lanes.js';
 import { type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
-import { type EffectiveScheduler, recipeOf } from './catalog.js';
 import { absorbedBy, feedLineOf } from './recorder.js';
 
 /*

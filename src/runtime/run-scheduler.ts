@@ -1,9 +1,9 @@
+import { checkScheduler, type EffectiveScheduler } from '../catalog/catalog.js';
 import { isRefusal } from '../errors/index.js';
 import { schedulerPath } from '../scheduler/document.js';
 import { TENANT_PROJECT } from '../store/documents.js';
 import type { Repositories } from '../store/index.js';
 import type { Run } from '../store/runs.js';
-import { checkScheduler, type EffectiveScheduler } from './catalog.js';
 
 /**
  * The scheduler a run of a worker fires with now (a run taken over from a lost worker, or one of

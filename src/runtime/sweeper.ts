@@ -1,5 +1,5 @@
-import { feedRetentionDays } from '../service/settings.js';
 import { checkLimit } from '../store/feed.js';
+import { feedRetentionDays } from '../store/setting-cascades.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import type { Runtime } from './context.js';
 

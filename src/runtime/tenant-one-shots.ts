@@ -1,9 +1,9 @@
+import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { firstKnownAt, takesTenantOneShot } from '../decisions/tenant-one-shot.js';
 import { UrsaError } from '../errors/index.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/documents.js';
-import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 
 /*

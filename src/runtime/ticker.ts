@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
+import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
 import type { Claim, ScheduleState } from '../store/schedules.js';
-import type { EffectiveScheduler } from './catalog.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { refreshProject } from './registrar.js';
 import { runLogPath } from './run-log.js';
-import { SchedulerCache } from './scheduler-cache.js';
 
 /** What one tick did (decisions §4). */
 export interface TickResult {

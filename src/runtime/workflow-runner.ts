@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { findRecipe, findWorkflow } from '../catalog/catalog.js';
 import { type Engine, type EngineRequest, type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal, UrsaError } from '../errors/index.js';
 import { EngineCalls } from '../fencing/engine-calls.js';
@@ -11,7 +12,6 @@ import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { renderStepParams, type TemplateScope } from '../workflows/template.js';
 import { refuseForbiddenString } from '../yaml/characters.js';
-import { findRecipe, findWorkflow } from './catalog.js';
 import type { Runtime } from './context.js';
 import { stoppedBeforeEntry } from './final-stop.js';
 

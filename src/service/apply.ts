@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { checkScheduler } from '../catalog/catalog.js';
 import { isRefusal, UrsaError, type ValidationIssue } from '../errors/index.js';
 import { parseRecipeDocument } from '../recipes/parse.js';
 import { RECIPE_PREFIX } from '../recipes/paths.js';
-import { checkScheduler } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';

@@ -1,4 +1,4 @@
-import { loadProjectSchedulers } from '../runtime/catalog.js';
+import { loadProjectSchedulers } from '../catalog/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { formatInstant } from '../time/instant.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { UrsaError } from '../errors/index.js';
-import { loadProjectSchedulers } from '../runtime/catalog.js';
+import { loadProjectSchedulers } from '../catalog/catalog.js';
+import { InfrastructureError, UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
@@ -92,7 +92,7 @@ export async function fireScheduler(
     rt.log.info({ scheduler: name, correlationId }, 'manual fire');
     return { correlationId, logPath: run.logPath };
   }
-  throw new UrsaError('STORE_UNAVAILABLE', `scheduler ${name}: cannot record the manual fire`, {
+  throw new InfrastructureError('STORE_UNAVAILABLE', `scheduler ${name}: cannot record the manual fire`, {
     field: 'name',
     value: name,
   });

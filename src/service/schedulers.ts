@@ -1,6 +1,6 @@
 import { isMap, isScalar, type Pair, parseDocument, Scalar } from 'yaml';
+import { checkScheduler } from '../catalog/catalog.js';
 import { UrsaError } from '../errors/index.js';
-import { checkScheduler } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';

@@ -1,4 +1,4 @@
-import { UrsaError } from '../errors/index.js';
+import { InfrastructureError, UrsaError } from '../errors/index.js';
 
 /** True when a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
 export function isUniqueViolation(error: unknown): boolean {
@@ -57,7 +57,9 @@ export function isStoreUnreachable(error: unknown): boolean {
  */
 export function translateStoreError(error: unknown): unknown {
   if (error instanceof UrsaError || !isStoreUnreachable(error)) return error;
-  return new UrsaError('STORE_UNAVAILABLE', 'the store cannot be reached; try again later', { cause: error });
+  return new InfrastructureError('STORE_UNAVAILABLE', 'the store cannot be reached; try again later', {
+    cause: error,
+  });
 }
 
 /**
@@ -65,3 +67,12 @@ export function translateStoreError(error: unknown): unknown {
  * trigger of `StoreOwner.take`, store/owner.ts); the connection turns it into `STORE_LOCKED`.
  */
 export const NOT_SERVING = 'ursa: this process no longer serves the store';
+
+/** `STORE_UNAVAILABLE` naming the store; `cause` (the driver's error) is for the server log only. */
+export function storeUnavailable(location: string, reason: string, cause?: unknown): InfrastructureError {
+  return new InfrastructureError('STORE_UNAVAILABLE', `store: ${location}: ${reason}`, {
+    field: 'db',
+    value: location,
+    cause: cause instanceof UrsaError ? (cause.cause ?? cause) : cause,
+  });
+}

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { UrsaError } from '../errors/index.js';
+import { InfrastructureError } from '../errors/index.js';
 import { formatInstant } from '../time/instant.js';
 import { NOT_SERVING } from './errors.js';
 import type { Store } from './open.js';
@@ -112,8 +112,8 @@ export class StoreOwner {
   }
 
   /** The refusal of a second serving process: `STORE_LOCKED`, naming `holder` for the operator. */
-  locked(holder: StoreHolder): UrsaError {
-    return new UrsaError(
+  locked(holder: StoreHolder): InfrastructureError {
+    return new InfrastructureError(
       'STORE_LOCKED',
       `store: ${this.store.location} is served by another Ursa process (worker ${holder.workerId}, host ${holder.host}, pid ${holder.pid}, lease renewed ${formatInstant(holder.heartbeatAt)}); a SQLite store serves one process — stop that one first, or use PostgreSQL (--db postgres://…) for several workers`,
       { field: 'db', value: this.store.location },

@@ -13,7 +13,7 @@ export interface SettingRecord {
   readonly value: string;
 }
 
-/** Settings rows; the cascades that read them are in `service/settings.ts`. */
+/** Settings rows; the cascades that read them are in `setting-cascades.ts`. */
 export class Settings {
   constructor(private readonly store: Store) {}
 

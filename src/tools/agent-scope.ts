@@ -1,17 +1,16 @@
 import { parse as parseYaml } from 'yaml';
+import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import { UrsaError } from '../errors/index.js';
-import { type EffectiveScheduler, loadProjectSchedulers } from '../runtime/catalog.js';
 import type { Runtime } from '../runtime/context.js';
 import { RUN_LOG_PREFIX, runLogLockMode } from '../runtime/run-log.js';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { actorOf, type Caller } from '../service/caller.js';
+import { documentKeyString, type FeedLine, type StoredDocument, TENANT_PROJECT } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
-import { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
-import type { FeedLine } from '../store/feed.js';
 import { agentMaySeeRun, agentMayWrite, agentView, type LastKnown } from './lock-gate.js';
 
 /** Who calls a tool: an agent acting for a user in a project (decisions §6). */

@@ -1,4 +1,4 @@
-import { type ErrorCode, UrsaError } from '../errors/index.js';
+import { type RefusalCode, UrsaError } from '../errors/index.js';
 import { appendField } from './field-path.js';
 
 /**
@@ -102,7 +102,7 @@ export function findForbiddenString(value: unknown, field = ''): ForbiddenString
  *
  * @throws UrsaError `code` (e.g. `ARGUMENT_INVALID`) when {@link findForbiddenString} finds one.
  */
-export function refuseForbiddenString(code: ErrorCode, value: unknown, field: string): void {
+export function refuseForbiddenString(code: RefusalCode, value: unknown, field: string): void {
   const found = findForbiddenString(value, field);
   if (found === undefined) return;
   throw new UrsaError(code, found.reason, {

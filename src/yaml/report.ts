@@ -1,4 +1,4 @@
-import { type ErrorCode, UrsaError, type ValidationIssue } from '../errors/index.js';
+import { type RefusalCode, UrsaError, type ValidationIssue } from '../errors/index.js';
 
 /** One line per issue: `<document>: <field path>: <reason>`, or `<document>: <reason>` for the whole. */
 export function issueLines(document: string, issues: readonly ValidationIssue[]): string {
@@ -15,7 +15,7 @@ export function issueLines(document: string, issues: readonly ValidationIssue[])
  * structured `issues`.
  */
 export function documentRefused(
-  code: ErrorCode,
+  code: RefusalCode,
   document: string,
   issues: readonly ValidationIssue[],
 ): UrsaError {

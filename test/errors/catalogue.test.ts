@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCatalogue, isRefusal, UrsaError } from '../../src/errors/index.js';
+import {
+  errorCatalogue,
+  errorOfCode,
+  InfrastructureError,
+  isRefusal,
+  UrsaError,
+} from '../../src/errors/index.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -61,13 +67,33 @@ describe('error catalogue', () => {
 
   it('takes only input and state errors for refusals (isRefusal)', () => {
     for (const [code, e] of Object.entries(errorCatalogue)) {
-      const error = new UrsaError(code as keyof typeof errorCatalogue, 'm');
+      const error = errorOfCode(code as keyof typeof errorCatalogue, 'm');
       expect([code, error.kind, isRefusal(error)]).toEqual([code, e.kind, e.kind !== 'infrastructure']);
     }
     // Whatever is not Ursa's own word says nothing about the input either.
     expect(isRefusal(new Error('SQLITE_BUSY: database is locked'))).toBe(false);
     expect(isRefusal(new TypeError('x is undefined'))).toBe(false);
     expect(isRefusal(undefined)).toBe(false);
+  });
+
+  it('raises an infrastructure code only as an InfrastructureError, with its cause kept out of the message', () => {
+    for (const [code, e] of Object.entries(errorCatalogue)) {
+      const error = errorOfCode(code as keyof typeof errorCatalogue, 'm');
+      expect([code, error instanceof InfrastructureError]).toEqual([code, e.kind === 'infrastructure']);
+    }
+    // Around the types (a code from the wire, a cast), UrsaError itself still refuses one.
+    const wire = 'STORE_UNAVAILABLE' as 'NOT_FOUND';
+    expect(() => new UrsaError(wire, 'm')).toThrow(TypeError);
+    const driver = new Error('connect ECONNREFUSED 10.0.0.7:5432');
+    const fault = new InfrastructureError('STORE_UNAVAILABLE', 'the store cannot be reached', {
+      cause: driver,
+    });
+    expect([fault.cause, fault.kind, fault.status, JSON.stringify(fault)]).toEqual([
+      driver,
+      'infrastructure',
+      503,
+      JSON.stringify({ code: 'STORE_UNAVAILABLE', message: 'the store cannot be reached' }),
+    ]);
   });
 
   it('uses every catalogued code somewhere in src/', () => {

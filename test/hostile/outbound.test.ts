@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { httpEngineOptions } from '../../src/cli/context.js';
+import { httpEngineOptions } from '../../src/app/configured.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createHttpEngine, type HttpEngineOptions } from '../../src/engines/http.js';
 import type { HostLookup } from '../../src/engines/outbound-connect.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
-import { SchedulerCache } from '../../src/runtime/scheduler-cache.js';
+import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
+import { SchedulerCache } from '../../src/catalog/scheduler-cache.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';

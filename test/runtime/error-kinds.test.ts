@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
+import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
 import { setScheduler } from '../../src/service/schedulers.js';
 import { repositories } from '../../src/store/index.js';
 import { DIALECTS } from '../support/dialects.js';

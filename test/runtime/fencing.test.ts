@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
-import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { feedLineOf } from '../../src/runtime/recorder.js';
 import type { Worker } from '../../src/runtime/worker.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
-import { loadProjectSchedulers } from '../../src/runtime/catalog.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';

@@ -1,5 +1,5 @@
 import type { KyselyPlugin, OperationNode, RootOperationNode } from 'kysely';
-import { UrsaError } from '../../src/errors/index.js';
+import { InfrastructureError, type UrsaError } from '../../src/errors/index.js';
 import { translateStoreError } from '../../src/store/errors.js';
 import type { Store, StoreDialect } from '../../src/store/index.js';
 import type { Database } from '../../src/store/schema.js';
@@ -24,7 +24,7 @@ function selectedTables(node: RootOperationNode): string[] {
  */
 export function storeFailure(dialect: StoreDialect): UrsaError {
   if (dialect === 'sqlite')
-    return new UrsaError(
+    return new InfrastructureError(
       'STORE_BUSY',
       'store: another connection held the write lock for more than 30000 ms (SQLITE_BUSY); nothing was written — Ursa retries on its next pass',
       { field: 'db' },

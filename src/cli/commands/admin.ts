@@ -4,6 +4,7 @@ import { UrsaError } from '../../errors/index.js';
 import { refreshProject, refreshTenant } from '../../runtime/registrar.js';
 import { validateName } from '../../scheduler/name.js';
 import { SCHEDULER_PREFIX } from '../../scheduler/paths.js';
+import { cliActor, type SettingRecord, TENANT_PROJECT } from '../../service/records.js';
 import {
   effectiveSetting,
   resolveDisplayTimezone,
@@ -12,9 +13,6 @@ import {
   settingScope,
   unsetSetting,
 } from '../../service/settings.js';
-import { cliActor } from '../../store/audit.js';
-import { TENANT_PROJECT } from '../../store/documents.js';
-import type { SettingRecord } from '../../store/settings.js';
 import { timeZone } from '../../time/zone.js';
 import { openContext, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';

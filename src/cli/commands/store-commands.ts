@@ -3,16 +3,17 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
+import { claimWorker } from '../../app/compose.js';
+import { findRecipe } from '../../catalog/catalog.js';
 import { settingDefinitions, settingKeys } from '../../config/schema.js';
-import { UrsaError } from '../../errors/index.js';
+import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import { parseRecipeDocument } from '../../recipes/parse.js';
-import { findRecipe } from '../../runtime/catalog.js';
 import type { Runtime } from '../../runtime/context.js';
-import { Worker } from '../../runtime/worker.js';
+import type { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
-import { cliActor } from '../../store/audit.js';
+import { cliActor } from '../../service/records.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
@@ -108,16 +109,16 @@ async function runWorker(
     http === undefined ? {} : { metrics: new http.Metrics() },
   );
   const store = rt.repos.store;
-  const worker = new Worker(rt, { exclusive: store.dialect === 'sqlite' });
+  // Set once the worker holds the store (SQLite) or may claim (PostgreSQL).
+  let worker: Worker | undefined;
   // True while the worker holds the store or runs: the way out stops it.
   let holding = false;
   let app: FastifyInstance | undefined;
   let loopRunning = false;
   try {
-    if (store.dialect === 'sqlite') {
-      await worker.takeStore();
-      holding = true;
-    }
+    const claimed = await claimWorker(rt);
+    worker = claimed;
+    holding = store.dialect === 'sqlite';
     const { tenant, project } = scope(command, config);
     if (options.demo) {
       const count = await store.db
@@ -133,7 +134,11 @@ async function runWorker(
       }
     }
     if (http !== undefined) {
-      app = await http.buildApp({ rt, loopRunning: () => loopRunning, workflows: worker.executor.workflows });
+      app = await http.buildApp({
+        rt,
+        loopRunning: () => loopRunning,
+        workflows: claimed.executor.workflows,
+      });
       const url = await listen(app, config.host, config.port);
       log.info({ url, docs: `${url}/docs` }, 'ursa http api listening');
       // After listening: a start that fails (a port in use) leaves no token behind.
@@ -146,16 +151,16 @@ async function runWorker(
       process.once('SIGINT', () => done(false));
       process.once('SIGTERM', () => done(false));
     });
-    const startUp = worker.start();
+    const startUp = claimed.start();
     const early = await Promise.race([startUp.then(() => undefined), signalled]);
     if (early === undefined) {
       loopRunning = true;
-      log.info({ db: store.location, worker: worker.id }, 'ursa worker running');
+      log.info({ db: store.location, worker: claimed.id }, 'ursa worker running');
     } else {
       // stop() below waits for the start-up to reach a safe point; its failure is of no use now.
       startUp.catch(() => {});
     }
-    const lost = early ?? (await Promise.race([signalled, worker.lost.then(() => true as const)]));
+    const lost = early ?? (await Promise.race([signalled, claimed.lost.then(() => true as const)]));
     log.info('stopping: no new claims; finishing running processes');
     loopRunning = false;
     if (app !== undefined) {
@@ -164,10 +169,10 @@ async function runWorker(
       await closing.close();
     }
     holding = false;
-    await worker.stop();
+    await claimed.stop();
     log.info('stopped');
     if (lost) {
-      throw new UrsaError(
+      throw new InfrastructureError(
         'STORE_LOCKED',
         `store: ${store.location}: another Ursa process took this store over while this one stalled past its lease; this one stopped — a SQLite store serves one process, use PostgreSQL (--db postgres://…) for several workers`,
         { field: 'db', value: store.location },
@@ -176,7 +181,7 @@ async function runWorker(
   } finally {
     await app?.close();
     // A start that failed after taking the store (a port in use) gives it back.
-    if (holding) await worker.stop().catch(() => {});
+    if (holding) await worker?.stop().catch(() => {});
     await close();
   }
 }

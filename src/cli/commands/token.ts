@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UrsaError } from '../../errors/index.js';
 import { validateName } from '../../scheduler/name.js';
-import { MAX_ROTATION_GRACE_MS, ROLES, type Role, type TokenRecord } from '../../store/tokens.js';
+import { MAX_ROTATION_GRACE_MS, ROLES, type Role, type TokenRecord } from '../../service/records.js';
 import { MS_PER_DAY } from '../../time/calendar.js';
 import { formatDuration, parseFixedDuration } from '../../time/duration.js';
 import { formatInstant, parseInstant } from '../../time/instant.js';

@@ -5,6 +5,7 @@ import { LOCAL_DEFAULT_USER } from '../../client/local.js';
 import { UrsaError } from '../../errors/index.js';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
 import type { Caller } from '../../service/caller.js';
+import type { WorkflowRun } from '../../service/records.js';
 import {
   getWorkflow,
   getWorkflowRun,
@@ -13,7 +14,6 @@ import {
   startWorkflow,
   stopWorkflowRun,
 } from '../../service/workflows.js';
-import type { WorkflowRun } from '../../store/workflow-runs.js';
 import { openContext, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
 import { scope } from './store-commands.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { UrsaError } from '../../errors/index.js';
+import { InfrastructureError } from '../../errors/index.js';
 import type { AppOptions } from '../app.js';
 
 /** `/healthz` (process up), `/readyz` (store reachable, loop running) and `/metrics` (Prometheus). */
@@ -32,12 +32,12 @@ export async function healthRoutes(app: FastifyInstance, options: AppOptions): P
     async () => {
       try {
         await options.rt.repos.store.db.selectFrom('schedule_state').select('name').limit(1).execute();
-      } catch {
-        throw new UrsaError('STORE_UNAVAILABLE', 'the store does not answer');
+      } catch (error) {
+        throw new InfrastructureError('STORE_UNAVAILABLE', 'the store does not answer', { cause: error });
       }
       const loop = options.loopRunning?.() ?? false;
       if (options.loopRunning !== undefined && !loop)
-        throw new UrsaError('STORE_UNAVAILABLE', 'the scheduling loop is not running');
+        throw new InfrastructureError('STORE_UNAVAILABLE', 'the scheduling loop is not running');
       return { status: 'ready' as const, store: options.rt.repos.store.dialect, loop };
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
+import type { WorkflowRun } from '../../service/records.js';
 import {
   getWorkflow,
   getWorkflowRun,
@@ -10,7 +11,6 @@ import {
   startWorkflow,
   stopWorkflowRun,
 } from '../../service/workflows.js';
-import type { WorkflowRun } from '../../store/workflow-runs.js';
 import { formatInstant } from '../../time/instant.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
