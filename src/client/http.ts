@@ -1,3 +1,14 @@
+import type {
+  DeleteView,
+  DocumentPage,
+  InboxItemPage,
+  MarkReadBody,
+  MarkReadView,
+  ProjectRefreshView,
+  StopBody,
+  StopView,
+  TenantRefreshView,
+} from '../contract/index.js';
 import {
   type ErrorCode,
   errorCatalogue,
@@ -7,24 +18,7 @@ import {
   type UrsaErrorDetails,
 } from '../errors/index.js';
 import { validateName } from '../scheduler/name.js';
-import type {
-  ClientScope,
-  DocumentSummary,
-  DocumentView,
-  EventPage,
-  FireView,
-  HistoryPage,
-  InboxItemView,
-  InboxPage,
-  InboxRequest,
-  PageRequest,
-  RefreshView,
-  RunPage,
-  SchedulerDetail,
-  SchedulerList,
-  SetView,
-  UrsaClient,
-} from './types.js';
+import type * as C from './types.js';
 
 /** The part of the global `fetch` the client uses (tests pass their own). */
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -41,7 +35,7 @@ export interface HttpClientOptions {
   readonly baseUrl: string;
   /** A bearer token (decisions §6). */
   readonly token: string;
-  readonly scope: ClientScope;
+  readonly scope: C.ClientScope;
   /** Defaults to the global `fetch`. */
   readonly fetch?: Fetch | undefined;
   readonly timeoutMs?: number | undefined;
@@ -140,9 +134,9 @@ const segments = (path: string) => path.split('/').map(encodeURIComponent).join(
  * token. Errors come back as the {@link UrsaError}s the server raised ({@link problemToError});
  * a server that cannot be reached is `STORE_UNAVAILABLE`, naming the URL.
  */
-export class HttpClient implements UrsaClient {
+export class HttpClient implements C.UrsaClient {
   readonly kind = 'remote' as const;
-  readonly scope: ClientScope;
+  readonly scope: C.ClientScope;
   readonly #base: URL;
   readonly #token: string;
   readonly #fetch: Fetch;
@@ -251,16 +245,16 @@ export class HttpClient implements UrsaClient {
     return body as T;
   }
 
-  listSchedulers(): Promise<SchedulerList> {
-    return this.#call<SchedulerList>({ method: 'GET', path: this.#project('scheduler') });
+  listSchedulers(): Promise<C.SchedulerList> {
+    return this.#call<C.SchedulerList>({ method: 'GET', path: this.#project('scheduler') });
   }
 
-  getScheduler(name: string): Promise<SchedulerDetail> {
+  getScheduler(name: string): Promise<C.SchedulerDetail> {
     validateName(name, 'scheduler name');
     return this.#call({ method: 'GET', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
   }
 
-  setScheduler(name: string, yaml: string): Promise<SetView> {
+  setScheduler(name: string, yaml: string): Promise<C.SetView> {
     // Checked here as the service checks it, so a bad name gets the error it gets locally.
     validateName(name, 'scheduler name');
     return this.#call({
@@ -270,12 +264,12 @@ export class HttpClient implements UrsaClient {
     });
   }
 
-  deleteScheduler(name: string): Promise<{ trashPath: string }> {
+  deleteScheduler(name: string): Promise<DeleteView> {
     validateName(name, 'scheduler name');
     return this.#call({ method: 'DELETE', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
   }
 
-  fire(name: string): Promise<FireView> {
+  fire(name: string): Promise<C.FireView> {
     return this.#call({ method: 'POST', path: this.#project(`scheduler/${encodeURIComponent(name)}/fire`) });
   }
 
@@ -290,7 +284,7 @@ export class HttpClient implements UrsaClient {
     }
   }
 
-  runs(name: string, page: PageRequest): Promise<RunPage> {
+  runs(name: string, page: C.PageRequest): Promise<C.RunPage> {
     return this.#call({
       method: 'GET',
       path: this.#project(`scheduler/${encodeURIComponent(name)}/runs`),
@@ -298,7 +292,7 @@ export class HttpClient implements UrsaClient {
     });
   }
 
-  events(name: string, page: PageRequest): Promise<EventPage> {
+  events(name: string, page: C.PageRequest): Promise<C.EventPage> {
     return this.#call({
       method: 'GET',
       path: this.#project(`scheduler/${encodeURIComponent(name)}/events`),
@@ -310,26 +304,27 @@ export class HttpClient implements UrsaClient {
    * The project (`POST …/scheduler/refresh`; a delta refresh of one `name` is a project refresh
    * here, with the same result) or, with `allProjects`, the tenant (`POST /brain/:tenant/scheduler/refresh`).
    */
-  async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
+  async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<C.RefreshView[]> {
     const { tenant, project } = this.scope;
     if (options.allProjects) {
-      const body = await this.#call<{
-        projects: readonly (Omit<RefreshView, 'tenant'> & { project: string })[];
-      }>({ method: 'POST', path: this.#tenant('scheduler/refresh') });
+      const body = await this.#call<TenantRefreshView>({
+        method: 'POST',
+        path: this.#tenant('scheduler/refresh'),
+      });
       return body.projects.map((p) => ({ ...p, tenant }));
     }
-    const body = await this.#call<Omit<RefreshView, 'tenant' | 'project'>>({
+    const body = await this.#call<ProjectRefreshView>({
       method: 'POST',
       path: this.#project('scheduler/refresh'),
     });
     return [{ tenant, project, active: body.active, registered: body.registered, invalid: body.invalid }];
   }
 
-  docCat(path: string): Promise<DocumentView> {
+  docCat(path: string): Promise<C.DocumentView> {
     return this.#call({ method: 'GET', path: this.#project(`documents/${segments(path)}`) });
   }
 
-  docHistory(path: string, page: PageRequest): Promise<HistoryPage> {
+  docHistory(path: string, page: C.PageRequest): Promise<C.HistoryPage> {
     return this.#call({
       method: 'GET',
       path: this.#project(`documents/${segments(path)}/history`),
@@ -338,11 +333,11 @@ export class HttpClient implements UrsaClient {
   }
 
   /** Every page of `GET …/documents?prefix=` (the API pages by path). */
-  async docLs(prefix: string): Promise<DocumentSummary[]> {
-    const documents: DocumentSummary[] = [];
+  async docLs(prefix: string): Promise<C.DocumentSummary[]> {
+    const documents: C.DocumentSummary[] = [];
     let after: string | undefined;
     do {
-      const page = await this.#call<{ documents: DocumentSummary[]; nextCursor: string | null }>({
+      const page = await this.#call<DocumentPage>({
         method: 'GET',
         path: this.#project('documents'),
         query: { prefix, limit: DOCUMENT_PAGE, after },
@@ -354,8 +349,8 @@ export class HttpClient implements UrsaClient {
   }
 
   /** `GET /brain/:tenant/inbox`: without `user`, the server shows the token's user's items. */
-  async inbox(request: InboxRequest): Promise<InboxPage> {
-    const page = await this.#call<{ items: InboxItemView[]; nextCursor: number | null }>({
+  async inbox(request: C.InboxRequest): Promise<C.InboxPage> {
+    const page = await this.#call<InboxItemPage>({
       method: 'GET',
       path: this.#tenant('inbox'),
       query: {
@@ -376,19 +371,21 @@ export class HttpClient implements UrsaClient {
     user: string | undefined,
     ids: readonly number[],
   ): Promise<{ user: string | null; count: number }> {
-    const body = await this.#call<{ marked: number }>({
+    const request: MarkReadBody = user === undefined ? { ids: [...ids] } : { ids: [...ids], user };
+    const body = await this.#call<MarkReadView>({
       method: 'POST',
       path: this.#tenant('inbox/read'),
-      body: user === undefined ? { ids } : { ids, user },
+      body: request,
     });
     return { user: user ?? null, count: body.marked };
   }
 
-  processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
+  processStop(processId: string, reason: string): Promise<StopView> {
+    const body: StopBody = { reason };
     return this.#call({
       method: 'POST',
       path: this.#project(`processes/${encodeURIComponent(processId)}/stop`),
-      body: { reason },
+      body,
     });
   }
 

@@ -1,21 +1,21 @@
 import { UrsaError } from '../errors/index.js';
+import type { Runtime } from '../runtime/context.js';
+import type { RefreshResult } from '../runtime/registrar.js';
+import { actorOf, type Caller } from '../service/caller.js';
+import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
+import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
+import { fireScheduler, stopProcess } from '../service/runs.js';
+import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import {
   documentSummaryView,
   documentView,
   historyEntryView,
   inboxItemView,
   lineView,
+  refreshView as projectRefreshView,
   runView,
-} from '../http/routes/schemas.js';
-import type { Runtime } from '../runtime/context.js';
-import type { RefreshResult } from '../runtime/registrar.js';
-import { schedulerPath } from '../scheduler/paths.js';
-import { actorOf, type Caller } from '../service/caller.js';
-import { listSchedulers } from '../service/listing.js';
-import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
-import { fireScheduler, stopProcess } from '../service/runs.js';
-import { deleteScheduler, setScheduler } from '../service/schedulers.js';
-import { formatInstant } from '../time/instant.js';
+  setView,
+} from '../service/views.js';
 import type {
   ClientScope,
   DocumentSummary,
@@ -40,16 +40,9 @@ export const LOCAL_DEFAULT_USER = 'admin';
 /** How recent a worker's lease must be for it to count as running (its heartbeat is every second). */
 const LIVE_WORKER_MS = 5_000;
 
-const iso = (epochMs: number | null) => (epochMs === null ? null : formatInstant(epochMs));
-
+/** A refresh as the client port names it: the REST view with its tenant and project. */
 function refreshView(r: RefreshResult): RefreshView {
-  return {
-    tenant: r.tenant,
-    project: r.project,
-    active: r.active,
-    registered: [...r.registered],
-    invalid: r.failures.map((f) => ({ path: f.path, message: f.message })),
-  };
+  return { tenant: r.tenant, project: r.project, ...projectRefreshView(r) };
 }
 
 /**
@@ -75,34 +68,12 @@ export class LocalClient implements UrsaClient {
     return listSchedulers(this.rt, this.scope.tenant, this.scope.project);
   }
 
-  async getScheduler(name: string): Promise<SchedulerDetail> {
-    const { repos } = this.rt;
-    const { tenant, project } = this.scope;
-    const path = schedulerPath(name);
-    const own = await repos.documents.get({ tenant, project, path });
-    const doc = own ?? (await repos.documents.get({ tenant, project: '_tenant', path }));
-    if (doc === undefined) {
-      throw new UrsaError(
-        'NOT_FOUND',
-        `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-      );
-    }
-    const state = await repos.schedules.get({ tenant, project, name });
-    return {
-      name,
-      path: doc.path,
-      source: own === undefined ? 'tenant' : 'project',
-      version: doc.version,
-      yaml: doc.body,
-      createdBy: doc.createdBy,
-      updatedAt: formatInstant(doc.updatedAt),
-      nextRunAt: iso(state?.nextRunAt ?? null),
-    };
+  getScheduler(name: string): Promise<SchedulerDetail> {
+    return getSchedulerDetail(this.rt, this.scope.tenant, this.scope.project, name);
   }
 
   async setScheduler(name: string, yaml: string): Promise<SetView> {
-    const result = await setScheduler(this.rt, this.#caller, name, yaml);
-    return { ...result, warnings: [...result.warnings], filledTimezone: result.filledTimezone ?? null };
+    return setView(await setScheduler(this.rt, this.#caller, name, yaml));
   }
 
   deleteScheduler(name: string): Promise<{ trashPath: string }> {

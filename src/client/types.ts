@@ -1,103 +1,52 @@
 /**
  * The client port of the CLI (issue #7 item 7): what a command may ask of Ursa, answered either by
  * a local store ({@link LocalClient}) or by a server over REST ({@link HttpClient}), with the same
- * values either way. The views are the REST API's shapes: instants as ISO-8601 UTC text
- * (`formatInstant`), absent values as `null`. Errors are {@link UrsaError}s with the code, message
- * and field the service raised, wherever it ran.
+ * values either way. The views are the REST API's, inferred from the zod schemas of src/contract
+ * (issue #21 item 4): instants as ISO-8601 UTC text (`formatInstant`), absent values as `null`.
+ * Only what the CLI asks beyond one REST answer (a scope, a page request, a refresh named by
+ * project, whose inbox) is typed here. Errors are {@link UrsaError}s with the code, message and
+ * field the service raised, wherever it ran.
  */
 
-import type { ActorInterface, DocumentAction } from '../store/audit.js';
+import type {
+  DeleteView,
+  DocumentSummary,
+  DocumentView,
+  EventPage,
+  FireView,
+  HistoryPage,
+  InboxItemPage,
+  ProjectRefreshView,
+  RunPage,
+  SchedulerDetail,
+  SchedulerList,
+  SetView,
+  StopView,
+} from '../contract/index.js';
+
+export type {
+  DeleteView,
+  DocumentSummary,
+  DocumentView,
+  EventPage,
+  EventView,
+  FireView,
+  HistoryEntryView,
+  HistoryPage,
+  InboxItemView,
+  LastRun,
+  RunPage,
+  RunView,
+  SchedulerDetail,
+  SchedulerList,
+  SchedulerSummary,
+  SetView,
+} from '../contract/index.js';
 
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
 export interface ClientScope {
   readonly tenant: string;
   readonly project: string;
-}
-
-/** A scheduler of a project after the cascade, as `GET …/scheduler` lists it. */
-export interface SchedulerSummary {
-  readonly name: string;
-  readonly description: string;
-  readonly cron: string | null;
-  readonly at: string | null;
-  readonly timezone: string;
-  readonly enabled: boolean;
-  readonly overlap: string;
-  readonly lockMode: string;
-  readonly tags: readonly string[];
-  readonly source: 'project' | 'tenant';
-  readonly nextRunAt: string | null;
-  readonly lastRun: { readonly at: string; readonly outcome: string; readonly correlationId: string } | null;
-}
-
-/** A document that could not be loaded: its path and every reason, in one message. */
-export interface InvalidDocument {
-  readonly path: string;
-  readonly message: string;
-}
-
-export interface SchedulerList {
-  readonly schedulers: readonly SchedulerSummary[];
-  readonly invalid: readonly InvalidDocument[];
-}
-
-/** One scheduler document, as `GET …/scheduler/:name` returns it. */
-export interface SchedulerDetail {
-  readonly name: string;
-  readonly path: string;
-  readonly source: 'project' | 'tenant';
-  readonly version: number;
-  readonly yaml: string;
-  readonly createdBy: string;
-  readonly updatedAt: string;
-  readonly nextRunAt: string | null;
-}
-
-/** What a scheduler write did (`PUT …/scheduler/:name`). */
-export interface SetView {
-  readonly path: string;
-  readonly created: boolean;
-  readonly version: number;
-  readonly warnings: readonly string[];
-  /** The zone written into a document that had none (spec §10c); null when it named one. */
-  readonly filledTimezone: string | null;
-}
-
-/** A manual fire (spec §9 `scheduler_fire`). */
-export interface FireView {
-  readonly correlationId: string;
-  readonly logPath: string;
-}
-
-/** One run from the activity feed (spec §7). */
-export interface RunView {
-  readonly correlationId: string;
-  readonly scheduler: string;
-  readonly trigger: string;
-  readonly scheduledFor: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  readonly outcome: string;
-  readonly durationMs: number | null;
-  readonly coalesced: boolean;
-  readonly coalescedUntil: string | null;
-  readonly reason: string | null;
-  readonly processId: string | null;
-  readonly sessionId: string | null;
-  readonly logPath: string | null;
-}
-
-/** One feed line of a scheduler (spec §7). */
-export interface EventView {
-  readonly id: number;
-  readonly at: string;
-  readonly kind: 'START' | 'END' | 'SKIPPED';
-  readonly refType: 'SCHEDULER';
-  readonly refId: string;
-  readonly traceId: string;
-  readonly outcome: string;
-  readonly logPath: string | null;
-  readonly payload: Readonly<Record<string, unknown>>;
 }
 
 /** A page request: at most `limit` entries, below the cursor `before` when given. */
@@ -106,80 +55,8 @@ export interface PageRequest {
   readonly before?: number | undefined;
 }
 
-export interface RunPage {
-  readonly runs: readonly RunView[];
-  readonly nextCursor: number | null;
-}
-
-export interface EventPage {
-  readonly events: readonly EventView[];
-  readonly nextCursor: number | null;
-}
-
-/** What a refresh of one project did (spec §8). */
-export interface RefreshView {
-  readonly tenant: string;
-  readonly project: string;
-  /** False when the project is not active (spec §3): it was unloaded. */
-  readonly active: boolean;
-  readonly registered: readonly string[];
-  readonly invalid: readonly InvalidDocument[];
-}
-
-/** A document as listed (without its body). */
-export interface DocumentSummary {
-  readonly path: string;
-  readonly version: number;
-  readonly createdBy: string;
-  readonly updatedAt: string;
-  readonly expiresAt: string | null;
-}
-
-/** A document with its body. */
-export interface DocumentView extends DocumentSummary {
-  readonly body: string;
-}
-
-/** One entry of a document's history (issue #19): a version written, a delete or a restore, and by whom. */
-export interface HistoryEntryView {
-  /** Increasing; the cursor of the next page. */
-  readonly id: number;
-  readonly version: number;
-  readonly at: string;
-  readonly action: DocumentAction;
-  /** Where the document was (a delete: the path it was deleted from). */
-  readonly path: string;
-  /** A delete or restore: the document's path in `_vance/trash/`. */
-  readonly trashPath: string | null;
-  readonly user: string;
-  /** The id of the bearer token used; null for a local command, a library call or Ursa itself. */
-  readonly tokenId: string | null;
-  readonly interface: ActorInterface;
-  /** True for an agent's tool call. */
-  readonly agent: boolean;
-}
-
-/** A page of a document's history, newest first. */
-export interface HistoryPage {
-  readonly path: string;
-  readonly history: readonly HistoryEntryView[];
-  readonly nextCursor: number | null;
-}
-
-/** An inbox item (decisions §2). */
-export interface InboxItemView {
-  readonly id: number;
-  readonly user: string;
-  readonly kind: string;
-  readonly title: string;
-  readonly body: string;
-  readonly project: string | null;
-  readonly scheduler: string | null;
-  readonly correlationId: string | null;
-  readonly logPath: string | null;
-  readonly createdAt: string;
-  readonly readAt: string | null;
-}
+/** What a refresh of one project did (spec §8): the REST answer, with the tenant and project it was of. */
+export type RefreshView = ProjectRefreshView & { readonly tenant: string; readonly project: string };
 
 export interface InboxRequest extends PageRequest {
   /** Whose inbox; absent: the caller's (the token's user remotely, `admin` locally). */
@@ -188,12 +65,8 @@ export interface InboxRequest extends PageRequest {
   readonly all: boolean;
 }
 
-export interface InboxPage {
-  /** Whose items these are; null when the server chose (the token's user) and did not say. */
-  readonly user: string | null;
-  readonly items: readonly InboxItemView[];
-  readonly nextCursor: number | null;
-}
+/** A page of the inbox (`GET /brain/:tenant/inbox`) and whose it is: null when the server chose (the token's user) and did not say. */
+export type InboxPage = InboxItemPage & { readonly user: string | null };
 
 /**
  * Everything the CLI reads or changes of scheduling data, on one tenant and project
@@ -208,7 +81,7 @@ export interface UrsaClient {
   /** @throws UrsaError `NOT_FOUND` when neither the project nor `_tenant` has it. */
   getScheduler(name: string): Promise<SchedulerDetail>;
   setScheduler(name: string, yaml: string): Promise<SetView>;
-  deleteScheduler(name: string): Promise<{ readonly trashPath: string }>;
+  deleteScheduler(name: string): Promise<DeleteView>;
   fire(name: string): Promise<FireView>;
   /** Whether a worker runs that will start a fired run; undefined when that cannot be told. */
   workerRunning(): Promise<boolean | undefined>;
@@ -233,6 +106,6 @@ export interface UrsaClient {
     user: string | undefined,
     ids: readonly number[],
   ): Promise<{ readonly user: string | null; readonly count: number }>;
-  processStop(processId: string, reason: string): Promise<{ readonly stopping: boolean }>;
+  processStop(processId: string, reason: string): Promise<StopView>;
   close(): Promise<void>;
 }

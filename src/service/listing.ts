@@ -1,38 +1,22 @@
 import { loadProjectSchedulers } from '../catalog/catalog.js';
+import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
+import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import { schedulerPath } from '../scheduler/paths.js';
+import { TENANT_PROJECT } from '../store/documents.js';
 import { formatInstant } from '../time/instant.js';
-
-/** A scheduler of a project after the cascade, as people see it (REST, CLI, web). Instants are ISO-8601 UTC. */
-export interface SchedulerListing {
-  readonly name: string;
-  readonly description: string;
-  readonly cron: string | null;
-  readonly at: string | null;
-  readonly timezone: string;
-  readonly enabled: boolean;
-  readonly overlap: string;
-  readonly lockMode: string;
-  readonly tags: readonly string[];
-  readonly source: 'project' | 'tenant';
-  readonly nextRunAt: string | null;
-  /** The newest feed line of the scheduler (spec §7 "last run"), if any. */
-  readonly lastRun: { readonly at: string; readonly outcome: string; readonly correlationId: string } | null;
-}
 
 /**
  * The schedulers of a project, sorted by name, with their next run (schedule state) and last run
- * (activity feed), and the documents that could not be loaded. One listing for the REST API and
+ * (activity feed; spec §7 "last run"), and the documents that could not be loaded, as the REST
+ * contract's `SchedulerList` (instants ISO-8601 UTC). One listing for the REST API and
  * the CLI's local client, so both answer alike; lock modes are not applied (spec §10b: people see all).
  */
-export async function listSchedulers(
-  rt: Runtime,
-  tenant: string,
-  project: string,
-): Promise<{ schedulers: SchedulerListing[]; invalid: { path: string; message: string }[] }> {
+export async function listSchedulers(rt: Runtime, tenant: string, project: string): Promise<SchedulerList> {
   const { repos } = rt;
   const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
   const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
-  const list: SchedulerListing[] = [];
+  const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const d = s.definition;
     const last = await repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
@@ -56,4 +40,41 @@ export async function listSchedulers(
     });
   }
   return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+}
+
+/**
+ * One scheduler document of a project, or the tenant-wide one of that name (spec §3 cascade), with
+ * its next run: `GET …/scheduler/:name` and the CLI's `scheduler get`. `version` is the project's
+ * own document's version when `source` is `project` (the ETag a conditional write compares).
+ *
+ * @throws UrsaError `NOT_FOUND` when neither the project nor `_tenant` has it (the message names
+ *   both; REST replaces it by its uniform answer).
+ */
+export async function getSchedulerDetail(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<SchedulerDetail> {
+  const { repos } = rt;
+  const path = schedulerPath(name);
+  const own = await repos.documents.get({ tenant, project, path });
+  const doc = own ?? (await repos.documents.get({ tenant, project: TENANT_PROJECT, path }));
+  if (doc === undefined) {
+    throw new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+    );
+  }
+  const next = (await repos.schedules.get({ tenant, project, name }))?.nextRunAt ?? null;
+  return {
+    name,
+    path: doc.path,
+    source: own === undefined ? 'tenant' : 'project',
+    version: doc.version,
+    yaml: doc.body,
+    createdBy: doc.createdBy,
+    updatedAt: formatInstant(doc.updatedAt),
+    nextRunAt: next === null ? null : formatInstant(next),
+  };
 }

@@ -1,18 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
+import { type ActorInterface, DOCUMENT_ACTIONS } from '../contract/vocabulary.js';
 import { checkLimit } from './feed.js';
 import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
 import type { AuditLogTable, Database } from './schema.js';
 
-/**
- * Through what an action came (an audit row's `interface`, also on the wire in a document's
- * history): the REST API, MCP (an agent's tool call, over HTTP or stdio), a local `ursa` command
- * on the store, an application embedding Ursa, or Ursa itself (a fired one-shot moved to the trash).
- */
-export const ACTOR_INTERFACES = ['rest', 'mcp', 'cli', 'library', 'ursa'] as const;
-
-/** One of {@link ACTOR_INTERFACES}. */
-export type ActorInterface = (typeof ACTOR_INTERFACES)[number];
+// On the wire too (a document's history), so the contract keeps the lists (issue #21 item 4).
+export {
+  ACTOR_INTERFACES,
+  type ActorInterface,
+  DOCUMENT_ACTIONS,
+  type DocumentAction,
+} from '../contract/vocabulary.js';
 
 /** Who did an action (issue #19): the user, the bearer token's id (null without one), through what, and whether an agent did it. */
 export interface Actor {
@@ -38,12 +37,6 @@ export function cliActor(user: string): Actor {
 
 /** What an audit row is about. */
 export type AuditSubject = 'document' | 'scheduler' | 'process' | 'workflow-run' | 'project';
-
-/** What is done to a document: the actions of its history (versions written, deletes, restores). */
-export const DOCUMENT_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
-
-/** One of {@link DOCUMENT_ACTIONS}. */
-export type DocumentAction = (typeof DOCUMENT_ACTIONS)[number];
 
 /** What was done: document versions and deletes, restores; fires, stops and refreshes. */
 export const AUDIT_ACTIONS = [...DOCUMENT_ACTIONS, 'fire', 'stop', 'refresh'] as const;

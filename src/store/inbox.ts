@@ -1,19 +1,12 @@
 import type { Insertable, Selectable } from 'kysely';
+import { INBOX_KINDS, type InboxKind } from '../contract/vocabulary.js';
 import { UrsaError } from '../errors/index.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
 import type { InboxTable } from './schema.js';
 
-/** What an inbox item is about (decisions §2). */
-export const INBOX_KINDS = ['run-failed', 'one-shot-late', 'one-shot-refused', 'document-invalid'] as const;
-
-/**
- * What an inbox item is about: `run-failed` (a run ended failed, spec §4.1), `one-shot-late` (an
- * `at:` scheduler caught up late, spec §12), `one-shot-refused` (an `at:` scheduler's start was
- * refused and it stays scheduled, spec §10a), `document-invalid` (a scheduler or recipe document
- * failed validation, spec §8).
- */
-export type InboxKind = (typeof INBOX_KINDS)[number];
+// On the wire too (the inbox), so the contract keeps the list (issue #21 item 4).
+export { INBOX_KINDS, type InboxKind } from '../contract/vocabulary.js';
 
 /** A new inbox item for one user of a tenant. Instants are UTC epoch milliseconds. */
 export interface NewInboxItem {

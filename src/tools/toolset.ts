@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import {
+  documentSchema,
+  fireResultSchema,
+  lastRunSchema,
+  refreshSchema,
+  schedulerDetailSchema,
+  schedulerSummarySchema,
+  setResultSchema,
+} from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
@@ -48,24 +57,25 @@ const name = z
   .string()
   .describe('The scheduler name: letters, digits, ".", "_", "-" (the file name without .yaml).');
 
-const schedulerSummary = z.object({
-  name: z.string(),
-  description: z.string(),
-  cron: z.string().optional(),
-  at: z.string().optional(),
-  timezone: z.string(),
-  enabled: z.boolean(),
-  lastRun: z.object({ at: z.string(), outcome: z.string() }).nullable(),
-  nextRun: z.string().nullable(),
-  locked: z.literal(true).optional(),
-});
+/**
+ * A scheduler as an agent sees it: the fields of the REST listing (src/contract) an agent needs,
+ * by the same names (`nextRunAt`), and `locked` when it may not change it (spec §10b). The last
+ * run says when and how it ended, not which run (an agent follows runs by the logPath of a fire).
+ */
+const schedulerSummary = schedulerSummarySchema
+  .pick({ name: true, description: true, cron: true, at: true, timezone: true, enabled: true })
+  .extend({
+    lastRun: lastRunSchema.pick({ at: true, outcome: true }).nullable(),
+    nextRunAt: schedulerSummarySchema.shape.nextRunAt,
+    locked: z.literal(true).optional(),
+  });
 
 const list = defineTool({
   name: 'scheduler_list',
   toolset: 'default',
   label: 'read-only',
   description:
-    'List the schedulers of the current project: name, description, cron (six fields with seconds) or at (a one-time instant), time zone, whether it is enabled, its last run (from the activity feed) and its next run. Schedulers marked "locked": true are read-only for you: another one already covers that job, so do not create a duplicate. Use scheduler_get for a full YAML document.',
+    'List the schedulers of the current project: name, description, cron (six fields with seconds) or at (a one-time instant), time zone, whether it is enabled, its last run (lastRun, from the activity feed) and its next run (nextRunAt). Schedulers marked "locked": true are read-only for you: another one already covers that job, so do not create a duplicate. Use scheduler_get for a full YAML document.',
   input: z.object({}),
   output: z.object({ schedulers: z.array(schedulerSummary) }),
   handler: async (scope) => ({
@@ -74,11 +84,12 @@ const list = defineTool({
       return {
         name,
         description: d.description,
-        ...(d.trigger.kind === 'cron' ? { cron: d.trigger.expression } : { at: d.trigger.at }),
+        cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
+        at: d.trigger.kind === 'at' ? d.trigger.at : null,
         timezone: d.zone.id,
         enabled: d.enabled,
         lastRun: lastRun === undefined ? null : { at: formatInstant(lastRun.at), outcome: lastRun.outcome },
-        nextRun: nextRunAt === null ? null : formatInstant(nextRunAt),
+        nextRunAt: nextRunAt === null ? null : formatInstant(nextRunAt),
         ...(locked ? { locked: true as const } : {}),
       };
     }),
@@ -101,9 +112,7 @@ const get = defineTool({
   description:
     'Return the complete YAML document of one scheduler of the current project (its own, or the tenant-wide one of that name). "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({ name }),
-  output: z.object({
-    name: z.string(),
-    yaml: z.string(),
+  output: schedulerDetailSchema.pick({ name: true, yaml: true }).extend({
     locked: z.boolean(),
     version: z.number().describe("The project's own document's version; 0 for a tenant-wide scheduler"),
   }),
@@ -119,12 +128,10 @@ const set = defineTool({
   label: 'write',
   description: `Create a scheduler, or replace one you may change, from a YAML document. Required: description; exactly one of cron (Spring/Quartz, six fields including seconds, e.g. "0 0 9 * * MON-FRI") or at (one time, e.g. "2026-05-14T08:00:00"); recipe. Optional: timezone (IANA; when you leave it out, the user's own time zone is written in, so "9 AM" means their 9 AM), params, initialMessage, enabled, overlap (skip | queue | cancelPrevious), tags, lockMode (full | protected | hidden — you may restrict, never unlock). runAs may only be your user, or left out. Example:\n${SCHEDULER_EXAMPLE}\nReturns created true or false. Errors name the field and what is allowed; a LOCKED error means a person locked that scheduler.`,
   input: z.object({ name, yaml: z.string().describe('The scheduler YAML document.'), expectedVersion }),
-  output: z.object({
+  // `timezone`: the zone the document has now (filled in or its own), named as in scheduler_list.
+  output: setResultSchema.pick({ created: true, version: true, warnings: true }).extend({
     name: z.string(),
-    created: z.boolean(),
-    version: z.number(),
     timezone: z.string().nullable(),
-    warnings: z.array(z.string()),
   }),
   handler: async (scope, input) => {
     const result = await scope.set(input.name, input.yaml, input.expectedVersion);
@@ -159,10 +166,7 @@ const refresh = defineTool({
   description:
     'Re-read every scheduler document of the current project and register the valid ones. Returns the registered names and the documents that are invalid, with why.',
   input: z.object({}),
-  output: z.object({
-    registered: z.array(z.string()),
-    invalid: z.array(z.object({ path: z.string(), message: z.string() })),
-  }),
+  output: refreshSchema.pick({ registered: true, invalid: true }),
   handler: (scope) => scope.refresh(),
 });
 
@@ -173,7 +177,7 @@ const fire = defineTool({
   description:
     'Fire a scheduler now, bypassing its schedule but not its overlap policy. Returns the correlationId and the logPath of the run log; read it with document_read to follow the run (its outcome is "pending" until the run ends).',
   input: z.object({ name }),
-  output: z.object({ correlationId: z.string(), logPath: z.string() }),
+  output: fireResultSchema,
   handler: (scope, input) => scope.fire(input.name),
 });
 
@@ -187,7 +191,7 @@ const documentRead = defineTool({
   label: 'read-only',
   description: `Read one run-log document of the current project (Markdown with YAML front matter: outcome, timeline, the process output). Only paths under ${RUN_LOG_PREFIX} can be read.`,
   input: z.object({ path: logPath }),
-  output: z.object({ path: z.string(), body: z.string() }),
+  output: documentSchema.pick({ path: true, body: true }),
   handler: (scope, input) => scope.runLog(input.path),
 });
 

@@ -1,124 +1,41 @@
-import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../../src/client/types.js';
+import type {
+  DeleteView,
+  DocumentPage,
+  DocumentView,
+  FireView,
+  InboxItemPage,
+  MarkReadBody,
+  MarkReadView,
+  Problem,
+  ProcessView,
+  ProjectRefreshView,
+  RunDetail,
+  RunPage,
+  RunView,
+  SchedulerDetail,
+  SchedulerList,
+  SchedulerSummary,
+  SetView,
+} from '../../src/contract/index.js';
 
 /**
- * The REST API of `ursa serve` (src/http/routes/schedulers.ts and resources.ts) as the page uses
- * it: every call carries the bearer token; every error arrives as application/problem+json and
- * becomes an {@link ApiError} with its code, detail and field paths.
+ * The REST API of `ursa serve` (src/http/routes) as the page uses it: every call carries the
+ * bearer token; every error arrives as application/problem+json and becomes an {@link ApiError}
+ * with its code, detail and field paths. The shapes are the REST contract's (src/contract,
+ * inferred from its zod schemas), imported as types only, so no zod and no node code reach the
+ * bundle (issue #21 item 4).
  */
 
-export interface Issue {
-  readonly path: string;
-  readonly message: string;
-}
+/** One problem of a refused request: a field path and what is wrong with it. */
+export type Issue = NonNullable<Problem['errors']>[number];
 
-// The REST shapes the CLI's client port already names (one definition for both clients).
-export type { SchedulerDetail, SchedulerList, SchedulerSummary };
-
-export interface SaveResult {
-  readonly path: string;
-  readonly created: boolean;
-  readonly version: number;
-  readonly warnings: readonly string[];
-  readonly filledTimezone: string | null;
-}
-
-export interface RefreshResult {
-  readonly active: boolean;
-  readonly registered: readonly string[];
-  readonly invalid: readonly Issue[];
-}
-
-export interface Fired {
-  readonly correlationId: string;
-  readonly logPath: string;
-}
+export type { RunDetail, SchedulerDetail, SchedulerList, SchedulerSummary };
 
 /** A run from the feed (GET …/scheduler/:name/runs). */
-export interface RunSummary {
-  readonly correlationId: string;
-  readonly scheduler: string;
-  readonly trigger: string;
-  readonly scheduledFor: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  readonly outcome: string;
-  readonly durationMs: number | null;
-  readonly coalesced: boolean;
-  readonly coalescedUntil: string | null;
-  readonly reason: string | null;
-  readonly processId: string | null;
-  readonly sessionId: string | null;
-  readonly logPath: string | null;
-}
+export type RunSummary = RunView;
 
-/** A run from the runs table with its run log (GET …/runs/:correlationId). */
-export interface RunDetail {
-  readonly correlationId: string;
-  readonly tenant: string;
-  readonly project: string;
-  readonly scheduler: string;
-  readonly trigger: string;
-  readonly scheduledFor: string;
-  readonly coalesced: boolean;
-  readonly coalescedUntil: string | null;
-  readonly claimedAt: string;
-  readonly state: string;
-  readonly outcome: string;
-  readonly reason: string | null;
-  readonly runAs: string;
-  readonly sessionId: string | null;
-  readonly processId: string | null;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  readonly workerId: string | null;
-  readonly attempt: number;
-  readonly fencingToken: number | null;
-  readonly logPath: string;
-  readonly log: string | null;
-}
-
-export interface ProcessDetail {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly recipe: string;
-  readonly engine: string;
-  readonly status: string;
-  readonly ownerUser: string;
-  readonly triggerOrigin: {
-    readonly source: string;
-    readonly scheduledFor: string;
-    readonly correlationId: string;
-    readonly trigger: string;
-  };
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly initialMessage: string | null;
-  readonly createdAt: string;
-  readonly startedAt: string | null;
-  readonly endedAt: string | null;
-  readonly exitCode: number | null;
-  readonly reason: string | null;
-  readonly outputTail: string | null;
-  readonly errorTail: string | null;
-}
-
-export interface InboxItem {
-  readonly id: number;
-  readonly user: string;
-  readonly kind: string;
-  readonly title: string;
-  readonly body: string;
-  readonly project: string | null;
-  readonly scheduler: string | null;
-  readonly correlationId: string | null;
-  readonly logPath: string | null;
-  readonly createdAt: string;
-  readonly readAt: string | null;
-}
-
-export interface DocumentSummary {
-  readonly path: string;
-  readonly version: number;
-}
+/** What a refresh of the project did (POST …/scheduler/refresh). */
+export type RefreshResult = ProjectRefreshView;
 
 /** A problem document (RFC 9457) from the server, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -186,7 +103,7 @@ export class Api {
       parsed = null;
     }
     if (!response.ok) {
-      const problem = (parsed ?? {}) as { code?: string; detail?: string; errors?: Issue[] };
+      const problem = (parsed ?? {}) as Partial<Problem>;
       const error = new ApiError(
         response.status,
         problem.code ?? `HTTP_${response.status}`,
@@ -211,14 +128,14 @@ export class Api {
     return this.#call('GET', `${this.#project(scope)}/scheduler/${seg(name)}`);
   }
 
-  putScheduler(scope: Scope, name: string, yaml: string): Promise<SaveResult> {
+  putScheduler(scope: Scope, name: string, yaml: string): Promise<SetView> {
     return this.#call('PUT', `${this.#project(scope)}/scheduler/${seg(name)}`, {
       type: 'application/yaml',
       text: yaml,
     });
   }
 
-  deleteScheduler(scope: Scope, name: string): Promise<{ trashPath: string }> {
+  deleteScheduler(scope: Scope, name: string): Promise<DeleteView> {
     return this.#call('DELETE', `${this.#project(scope)}/scheduler/${seg(name)}`);
   }
 
@@ -226,11 +143,11 @@ export class Api {
     return this.#call('POST', `${this.#project(scope)}/scheduler/refresh`);
   }
 
-  fire(scope: Scope, name: string): Promise<Fired> {
+  fire(scope: Scope, name: string): Promise<FireView> {
     return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/fire`);
   }
 
-  runs(scope: Scope, name: string, limit = 20): Promise<{ runs: RunSummary[]; nextCursor: number | null }> {
+  runs(scope: Scope, name: string, limit = 20): Promise<RunPage> {
     return this.#call('GET', `${this.#project(scope)}/scheduler/${seg(name)}/runs?limit=${limit}`);
   }
 
@@ -238,29 +155,27 @@ export class Api {
     return this.#call('GET', `${this.#project(scope)}/runs/${seg(correlationId)}`);
   }
 
-  process(scope: Scope, id: string): Promise<ProcessDetail> {
+  process(scope: Scope, id: string): Promise<ProcessView> {
     return this.#call('GET', `${this.#project(scope)}/processes/${seg(id)}`);
   }
 
-  documents(
-    scope: Scope,
-    prefix: string,
-  ): Promise<{ documents: DocumentSummary[]; nextCursor: string | null }> {
+  documents(scope: Scope, prefix: string): Promise<DocumentPage> {
     return this.#call('GET', `${this.#project(scope)}/documents?prefix=${seg(prefix)}&limit=1000`);
   }
 
-  document(scope: Scope, path: string): Promise<DocumentSummary & { body: string }> {
+  document(scope: Scope, path: string): Promise<DocumentView> {
     return this.#call('GET', `${this.#project(scope)}/documents/${docPath(path)}`);
   }
 
-  inbox(tenant: string, all: boolean): Promise<{ items: InboxItem[]; nextCursor: number | null }> {
+  inbox(tenant: string, all: boolean): Promise<InboxItemPage> {
     return this.#call('GET', `/brain/${seg(tenant)}/inbox?limit=100&all=${all ? 'true' : 'false'}`);
   }
 
-  markRead(tenant: string, ids: readonly number[]): Promise<{ marked: number }> {
+  markRead(tenant: string, ids: readonly number[]): Promise<MarkReadView> {
+    const body: MarkReadBody = { ids: [...ids] };
     return this.#call('POST', `/brain/${seg(tenant)}/inbox/read`, {
       type: 'application/json',
-      text: JSON.stringify({ ids }),
+      text: JSON.stringify(body),
     });
   }
 }

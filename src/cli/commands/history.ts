@@ -7,6 +7,7 @@ import type {
   RunView,
   UrsaClient,
 } from '../../client/types.js';
+import { inboxItemSchema } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -65,20 +66,12 @@ function runJson(run: RunView) {
   };
 }
 
-function inboxJson(item: InboxItemView) {
-  return {
-    id: item.id,
-    user: item.user,
-    kind: item.kind,
-    title: item.title,
-    body: item.body,
-    project: item.project,
-    scheduler: item.scheduler,
-    correlationId: item.correlationId,
-    logPath: item.logPath,
-    createdAt: item.createdAt,
-    readAt: item.readAt,
-  };
+/** The fields of an inbox item, in the contract's order (`ursa inbox --json`). */
+const INBOX_FIELDS = Object.keys(inboxItemSchema.shape) as (keyof InboxItemView)[];
+
+/** `ursa inbox --json`: an item as the contract has it; fields a newer server adds are left out. */
+function inboxJson(item: InboxItemView): Partial<InboxItemView> {
+  return Object.fromEntries(INBOX_FIELDS.map((field) => [field, item[field]]));
 }
 
 /**

@@ -1,82 +1,48 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import {
+  documentOrHistorySchema,
+  documentPageSchema,
+  documentParams,
+  documentsQuery,
+  historyQuery,
+  inboxPageSchema,
+  inboxQuery,
+  markReadBody,
+  markReadResultSchema,
+  problemSchema,
+  processParams,
+  processSchema,
+  projectParams,
+  runDetailSchema,
+  runParams,
+  stopBody,
+  stopResultSchema,
+  tenantParams,
+  tenantRefreshSchema,
+} from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { actorOf } from '../../service/caller.js';
 import { refreshTenantAs } from '../../service/refresh.js';
 import { stopProcess } from '../../service/runs.js';
+import {
+  documentSummaryView,
+  documentView,
+  historyEntryView,
+  inboxItemView,
+  processView,
+  refreshView,
+  runDetailView,
+} from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';
 import { withEtag } from '../conditional.js';
-import {
-  documentParams,
-  documentSchema,
-  documentSummarySchema,
-  documentSummaryView,
-  documentView,
-  hidingNotFound,
-  historyEntryView,
-  historySchema,
-  inboxItemSchema,
-  inboxItemView,
-  notFound,
-  problemSchema,
-  processParams,
-  processSchema,
-  processView,
-  projectParams,
-  refreshSchema,
-  runDetailSchema,
-  runDetailView,
-  runParams,
-  tenantParams,
-  userName,
-} from './schemas.js';
+import { hidingNotFound, notFound } from '../not-found.js';
 
 const PROJECT = '/brain/:tenant/project/:project';
 
-const limit = (fallback: number) => z.coerce.number().int().min(1).max(1000).default(fallback);
-
-const documentsQuery = z.strictObject({
-  prefix: z.string().max(1024).default('').describe('Only documents whose path starts with this'),
-  limit: limit(100),
-  after: z
-    .string()
-    .min(1)
-    .max(1024)
-    .optional()
-    .describe('The nextCursor of the previous page: only paths after this one'),
-});
-
 /** The suffix of a document path that asks for its history (issue #19). */
 const HISTORY_SUFFIX = '/history';
-
-const historyQuery = z.strictObject({
-  limit: limit(100).describe('history only: at most this many entries'),
-  before: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('history only: the nextCursor of the previous page'),
-});
-
-const inboxQuery = z.strictObject({
-  user: userName.optional().describe("Whose inbox; default the token's user (another user needs admin)"),
-  all: z.enum(['true', 'false']).default('false').describe('true: read items too; default unread only'),
-  limit: limit(20),
-  before: z.coerce.number().int().min(1).optional().describe('The nextCursor of the previous page'),
-});
-
-// Optional: a POST without a body reaches the handler as null (or undefined).
-const stopBody = z
-  .strictObject({ reason: z.string().min(1).max(200).describe('Why; the run log and END line say it') })
-  .nullish();
-
-const markReadBody = z.strictObject({
-  ids: z.array(z.number().int().min(1)).min(1).max(1000),
-  user: userName.optional().describe("Whose items; default the token's user (another user needs admin)"),
-});
 
 /**
  * Runs by correlationId, documents, processes, the inbox and tenant refresh (issue #7; decisions
@@ -117,7 +83,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
         params: projectParams,
         querystring: documentsQuery,
         response: {
-          200: z.object({ documents: z.array(documentSummarySchema), nextCursor: z.string().nullable() }),
+          200: documentPageSchema,
           ...errors,
         },
       },
@@ -145,7 +111,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
           'One document by path, e.g. a run log _vance/logs/scheduler/<name>/….md (its version is the ETag); <path>/history: who wrote each version, deleted and restored it, newest first',
         params: documentParams,
         querystring: historyQuery,
-        response: { 200: z.union([documentSchema, historySchema]), ...errors },
+        response: { 200: documentOrHistorySchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -192,9 +158,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
         params: processParams,
         body: stopBody,
         response: {
-          200: z.object({
-            stopping: z.boolean().describe('false when the process had already ended or was being stopped'),
-          }),
+          200: stopResultSchema,
           ...errors,
         },
       },
@@ -218,7 +182,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
         params: tenantParams,
         querystring: inboxQuery,
         response: {
-          200: z.object({ items: z.array(inboxItemSchema), nextCursor: z.number().nullable() }),
+          200: inboxPageSchema,
           ...errors,
         },
       },
@@ -249,7 +213,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
         summary: 'Mark inbox items read; ids of other users or already read are left alone',
         params: tenantParams,
         body: markReadBody,
-        response: { 200: z.object({ marked: z.number() }), ...errors },
+        response: { 200: markReadResultSchema, ...errors },
       },
     },
     async (request) => {
@@ -270,7 +234,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
         summary: 'Re-read the scheduler documents of every project of the tenant',
         params: tenantParams,
         response: {
-          200: z.object({ projects: z.array(refreshSchema.extend({ project: z.string() })) }),
+          200: tenantRefreshSchema,
           ...errors,
         },
       },
@@ -281,12 +245,10 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       const results = await refreshTenantAs(rt, actorOf(caller), tenant);
       return {
         projects: results
-          .map((result) => ({
-            project: result.project,
-            active: result.active,
-            registered: [...result.registered].sort(),
-            invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
-          }))
+          .map((result) => {
+            const view = refreshView(result);
+            return { project: result.project, ...view, registered: view.registered.sort() };
+          })
           .sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0)),
       };
     },

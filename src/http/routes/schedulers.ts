@@ -1,49 +1,32 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { schedulerPath } from '../../scheduler/paths.js';
+import {
+  deleteResultSchema,
+  eventPageSchema,
+  fireResultSchema,
+  pageQuery,
+  problemSchema,
+  projectParams,
+  refreshSchema,
+  runPageSchema,
+  schedulerDetailSchema,
+  schedulerListSchema,
+  schedulerParams,
+  setResultSchema,
+  yamlBody,
+} from '../../contract/index.js';
 import { actorOf } from '../../service/caller.js';
-import { listSchedulers } from '../../service/listing.js';
+import { getSchedulerDetail, listSchedulers } from '../../service/listing.js';
 import { refreshProjectAs } from '../../service/refresh.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
-import { formatInstant } from '../../time/instant.js';
+import { lineView, refreshView, runView, setView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
-import {
-  feedLineSchema,
-  hidingNotFound,
-  lineView,
-  notFound,
-  problemSchema,
-  projectParams,
-  runSchema,
-  runView,
-  schedulerParams,
-} from './schemas.js';
+import { hidingNotFound } from '../not-found.js';
 
 const BASE = '/brain/:tenant/project/:project/scheduler';
-
-const summary = z.object({
-  name: z.string(),
-  description: z.string(),
-  cron: z.string().nullable(),
-  at: z.string().nullable(),
-  timezone: z.string(),
-  enabled: z.boolean(),
-  overlap: z.string(),
-  lockMode: z.string(),
-  tags: z.array(z.string()),
-  source: z.enum(['project', 'tenant']),
-  nextRunAt: z.string().nullable(),
-  lastRun: z.object({ at: z.string(), outcome: z.string(), correlationId: z.string() }).nullable(),
-});
-
-const pageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(20),
-  before: z.coerce.number().int().min(1).optional(),
-});
 
 /** Scheduler endpoints of spec §10 (list, detail, PUT, DELETE, refresh, fire, events) and a scheduler's runs. */
 export async function schedulerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
@@ -61,10 +44,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         summary: 'List the schedulers of a project (after the cascade)',
         params: projectParams,
         response: {
-          200: z.object({
-            schedulers: z.array(summary),
-            invalid: z.array(z.object({ path: z.string(), message: z.string() })),
-          }),
+          200: schedulerListSchema,
           ...errors,
         },
       },
@@ -72,11 +52,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request) => {
       const { tenant, project } = request.params;
       callerFor(request, tenant, project, 'read');
-      const listing = await listSchedulers(rt, tenant, project);
-      return {
-        schedulers: listing.schedulers.map((l) => ({ ...l, tags: [...l.tags] })),
-        invalid: listing.invalid,
-      };
+      return listSchedulers(rt, tenant, project);
     },
   );
 
@@ -89,16 +65,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
           "One scheduler: its YAML document and where it comes from; a project's own carries its version as ETag (for If-Match)",
         params: schedulerParams,
         response: {
-          200: z.object({
-            name: z.string(),
-            path: z.string(),
-            source: z.enum(['project', 'tenant']),
-            version: z.number(),
-            yaml: z.string(),
-            createdBy: z.string(),
-            updatedAt: z.string(),
-            nextRunAt: z.string().nullable(),
-          }),
+          200: schedulerDetailSchema,
           ...errors,
         },
       },
@@ -106,24 +73,11 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request, reply) => {
       const { tenant, project, name } = request.params;
       callerFor(request, tenant, project, 'read');
-      const own = await rt.repos.documents.get({ tenant, project, path: schedulerPath(name) });
-      const doc =
-        own ?? (await rt.repos.documents.get({ tenant, project: '_tenant', path: schedulerPath(name) }));
       // The same body as another tenant's scheduler (decisions §6): no name, no tenant.
-      if (doc === undefined) throw notFound();
-      const state = await rt.repos.schedules.get({ tenant, project, name });
+      const detail = await hidingNotFound(() => getSchedulerDetail(rt, tenant, project, name));
       // Only the project's own document: a write to this path never replaces the _tenant one.
-      if (own !== undefined) withEtag(reply, own.version);
-      return {
-        name,
-        path: doc.path,
-        source: own === undefined ? ('tenant' as const) : ('project' as const),
-        version: doc.version,
-        yaml: doc.body,
-        createdBy: doc.createdBy,
-        updatedAt: formatInstant(doc.updatedAt),
-        nextRunAt: state?.nextRunAt === null || state === undefined ? null : formatInstant(state.nextRunAt),
-      };
+      if (detail.source === 'project') withEtag(reply, detail.version);
+      return detail;
     },
   );
 
@@ -137,22 +91,10 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         params: schedulerParams,
         // The 64 KiB limit is in bytes of UTF-8, checked with the document (DOCUMENT_INVALID), the
         // same for YAML text and {yaml}.
-        body: z.union([z.string(), z.strictObject({ yaml: z.string() })]),
+        body: yamlBody,
         response: {
-          200: z.object({
-            path: z.string(),
-            created: z.boolean(),
-            version: z.number(),
-            warnings: z.array(z.string()),
-            filledTimezone: z.string().nullable(),
-          }),
-          201: z.object({
-            path: z.string(),
-            created: z.boolean(),
-            version: z.number(),
-            warnings: z.array(z.string()),
-            filledTimezone: z.string().nullable(),
-          }),
+          200: setResultSchema,
+          201: setResultSchema,
           ...writeErrors,
         },
       },
@@ -164,7 +106,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       const result = await setScheduler(rt, caller, name, yaml, ifMatch(request));
       return withEtag(reply, result.version)
         .status(result.created ? 201 : 200)
-        .send({ ...result, warnings: [...result.warnings], filledTimezone: result.filledTimezone ?? null });
+        .send(setView(result));
     },
   );
 
@@ -176,7 +118,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         summary:
           'Delete a scheduler (its document goes to the trash); with If-Match: "<version>" only while it is at that version (else 412)',
         params: schedulerParams,
-        response: { 200: z.object({ trashPath: z.string() }), ...writeErrors },
+        response: { 200: deleteResultSchema, ...writeErrors },
       },
     },
     async (request) => {
@@ -195,11 +137,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         summary: 'Re-read every scheduler document of the project',
         params: projectParams,
         response: {
-          200: z.object({
-            active: z.boolean(),
-            registered: z.array(z.string()),
-            invalid: z.array(z.object({ path: z.string(), message: z.string() })),
-          }),
+          200: refreshSchema,
           ...errors,
         },
       },
@@ -207,12 +145,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request) => {
       const { tenant, project } = request.params;
       const caller = callerFor(request, tenant, project, 'admin');
-      const result = await refreshProjectAs(rt, actorOf(caller), tenant, project);
-      return {
-        active: result.active,
-        registered: [...result.registered],
-        invalid: result.failures.map((f) => ({ path: f.path, message: f.message })),
-      };
+      return refreshView(await refreshProjectAs(rt, actorOf(caller), tenant, project));
     },
   );
 
@@ -223,7 +156,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         tags: ['schedulers'],
         summary: 'Fire now, through the overlap policy',
         params: schedulerParams,
-        response: { 202: z.object({ correlationId: z.string(), logPath: z.string() }), ...errors },
+        response: { 202: fireResultSchema, ...errors },
       },
     },
     async (request, reply) => {
@@ -244,7 +177,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         params: schedulerParams,
         querystring: pageQuery,
         response: {
-          200: z.object({ events: z.array(feedLineSchema), nextCursor: z.number().nullable() }),
+          200: eventPageSchema,
           ...errors,
         },
       },
@@ -271,7 +204,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         params: schedulerParams,
         querystring: pageQuery,
         response: {
-          200: z.object({ runs: z.array(runSchema), nextCursor: z.number().nullable() }),
+          200: runPageSchema,
           ...errors,
         },
       },

@@ -1,8 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import {
+  documentSchema,
+  problemSchema,
+  projectParams,
+  schedulerParams,
+  workflowListSchema,
+  workflowRunParams,
+  workflowRunSchema,
+  workflowSetResultSchema,
+  workflowStartBody,
+  workflowStopResultSchema,
+  yamlBody,
+} from '../../contract/index.js';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
 import type { WorkflowRun } from '../../service/records.js';
+import { documentSummaryView, documentView, workflowRunView } from '../../service/views.js';
 import {
   getWorkflow,
   getWorkflowRun,
@@ -15,77 +28,8 @@ import { formatInstant } from '../../time/instant.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
-import {
-  documentSchema,
-  documentSummarySchema,
-  documentSummaryView,
-  documentView,
-  problemSchema,
-  projectParams,
-  schedulerParams,
-} from './schemas.js';
 
 const BASE = '/brain/:tenant/project/:project';
-
-const runParams = z.strictObject({
-  tenant: projectParams.shape.tenant,
-  project: projectParams.shape.project,
-  id: z.string().regex(/^[0-9a-f]{8}$/, 'expected 8 hex digits'),
-});
-
-const iso = (ms: number | null) => (ms === null ? null : formatInstant(ms));
-
-const stepSchema = z.object({
-  name: z.string(),
-  recipe: z.string(),
-  status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled', 'skipped']),
-  processId: z.string().nullable(),
-  output: z.string().nullable(),
-  reason: z.string().nullable(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
-});
-
-const workflowRunSchema = z.object({
-  workflowRunId: z.string(),
-  workflow: z.string(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
-  params: z.record(z.string(), z.unknown()),
-  runAs: z.string(),
-  sessionId: z.string(),
-  correlationId: z.string().nullable().describe('The scheduler run that started it, if a scheduler did'),
-  reason: z.string().nullable(),
-  createdAt: z.string(),
-  endedAt: z.string().nullable(),
-  document: z.string().describe('The workflow document as it was at start'),
-  steps: z.array(stepSchema),
-});
-
-function workflowRunView(run: WorkflowRun): z.infer<typeof workflowRunSchema> {
-  return {
-    workflowRunId: run.id,
-    workflow: run.workflow,
-    status: run.status,
-    params: { ...run.params },
-    runAs: run.runAs,
-    sessionId: run.sessionId,
-    correlationId: run.correlationId,
-    reason: run.reason,
-    createdAt: formatInstant(run.createdAt),
-    endedAt: iso(run.endedAt),
-    document: run.document,
-    steps: run.steps.map((s) => ({
-      name: s.name,
-      recipe: s.recipe,
-      status: s.status,
-      processId: s.processId,
-      output: s.output,
-      reason: s.reason,
-      startedAt: iso(s.startedAt),
-      endedAt: iso(s.endedAt),
-    })),
-  };
-}
 
 /**
  * Workflows (issue #10): their documents (list, get, set) and their runs (start, get with steps,
@@ -104,7 +48,7 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
         tags: ['workflows'],
         summary: 'The workflow documents of a project (_vance/workflows/*.yaml), without bodies',
         params: projectParams,
-        response: { 200: z.object({ workflows: z.array(documentSummarySchema) }), ...errors },
+        response: { 200: workflowListSchema, ...errors },
       },
     },
     async (request) => {
@@ -142,10 +86,10 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
         params: schedulerParams,
         // The 64 KiB limit is in bytes of UTF-8, checked with the document (DOCUMENT_INVALID), the
         // same for YAML text and {yaml}.
-        body: z.union([z.string(), z.strictObject({ yaml: z.string() })]),
+        body: yamlBody,
         response: {
-          200: z.object({ path: z.string(), created: z.boolean(), version: z.number() }),
-          201: z.object({ path: z.string(), created: z.boolean(), version: z.number() }),
+          200: workflowSetResultSchema,
+          201: workflowSetResultSchema,
           ...errors,
           412: problemSchema,
         },
@@ -169,10 +113,7 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
         tags: ['workflows'],
         summary: 'Start a run of a workflow as the caller; it runs in the background',
         params: schedulerParams,
-        body: z
-          .strictObject({ params: z.record(z.string(), z.unknown()).default({}) })
-          .nullish()
-          .describe('Parameters over the workflow defaults'),
+        body: workflowStartBody,
         response: { 201: workflowRunSchema, ...errors },
       },
     },
@@ -190,7 +131,7 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
       schema: {
         tags: ['workflows'],
         summary: 'One workflow run with its steps',
-        params: runParams,
+        params: workflowRunParams,
         response: { 200: workflowRunSchema, ...errors },
       },
     },
@@ -206,9 +147,9 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
       schema: {
         tags: ['workflows'],
         summary: 'Stop a workflow run: its running step is stopped, the rest skipped (status cancelled)',
-        params: runParams,
+        params: workflowRunParams,
         response: {
-          200: z.object({ stopping: z.boolean().describe('false when the run had already ended') }),
+          200: workflowStopResultSchema,
           ...errors,
         },
       },

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * The pieces every part of the REST contract shares: path parameters, the problem document,
+ * instants, outcomes, names and ids, the page query. Path and query objects are strict (an unknown
+ * member is a 400), views are not (decisions §6 name rule; spec §10).
+ */
+
+/** Path segments: tenant and project names (decisions §6 name rule, `_tenant` allowed). */
+export const segment = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'a name: letters, digits, ".", "_", "-", at most 128');
+
+/** An opaque id of a run or process (`run_<uuid>`, `proc_<uuid>`). */
+export const id = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/, 'an id: letters, digits, ".", "_", "-"');
+
+/** User names (decisions §6 name rule). */
+export const userName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'a user name: letters, digits, ".", "_", "-", at most 128');
+
+export const tenantParams = z.strictObject({ tenant: segment });
+export const projectParams = z.strictObject({ tenant: segment, project: segment });
+export const schedulerParams = z.strictObject({ tenant: segment, project: segment, name: segment });
+export const runParams = z.strictObject({ tenant: segment, project: segment, correlationId: id });
+export const processParams = z.strictObject({ tenant: segment, project: segment, id });
+export const documentParams = z.strictObject({
+  tenant: segment,
+  project: segment,
+  '*': z.string().min(1, 'a document path is required').max(1024),
+});
+
+/** RFC 9457 problem document with Ursa's stable code (docs/errors.md). */
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number(),
+  code: z.string(),
+  detail: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  allowed: z.string().optional(),
+});
+
+/** An instant on the wire: ISO-8601 UTC text (`formatInstant`). */
+export const instant = z.string().describe('ISO-8601 UTC instant');
+
+/** A run's outcome (spec §9a), as the feed, the runs table and the run log say it. */
+export const outcome = z
+  .string()
+  .describe(
+    'pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire | ' +
+      'skipped_deleted | skipped_disabled (the scheduler was deleted or disabled before the run started)',
+  );
+
+/** `?limit=`: 1 to 1000, `fallback` when absent. */
+export const limitQuery = (fallback: number) => z.coerce.number().int().min(1).max(1000).default(fallback);
+
+/** `?limit=&before=`: a page of a feed, newest first, below the cursor `before`. */
+export const pageQuery = z.strictObject({
+  limit: limitQuery(20),
+  before: z.coerce.number().int().min(1).optional(),
+});
+
+/** A document that could not be loaded: its path and every reason, in one message. */
+export const invalidDocumentSchema = z.object({ path: z.string(), message: z.string() });
+
+/** A create-or-replace of a YAML document: the text itself (application/yaml) or `{"yaml": "..."}`. */
+export const yamlBody = z.union([z.string(), z.strictObject({ yaml: z.string() })]);

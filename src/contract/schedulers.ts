@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { instant, invalidDocumentSchema, outcome } from './common.js';
+
+/**
+ * The scheduler endpoints of spec §10 (`/brain/:tenant/project/:project/scheduler…`): what they
+ * answer. The agent tools (src/tools/toolset.ts) pick their fields from these, so a field has one
+ * name everywhere (`nextRunAt`, never `nextRun`).
+ */
+
+/** The newest feed line of a scheduler (spec §7 "last run"): when, how it ended, its run. */
+export const lastRunSchema = z.object({ at: z.string(), outcome: z.string(), correlationId: z.string() });
+
+/** A scheduler of a project after the cascade, as `GET …/scheduler` lists it (REST, CLI, web). */
+export const schedulerSummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  cron: z.string().nullable(),
+  at: z.string().nullable(),
+  timezone: z.string(),
+  enabled: z.boolean(),
+  overlap: z.string(),
+  lockMode: z.string(),
+  tags: z.array(z.string()),
+  source: z.enum(['project', 'tenant']),
+  nextRunAt: z.string().nullable(),
+  lastRun: lastRunSchema.nullable(),
+});
+
+/** `GET …/scheduler`: the schedulers by name, and the documents that could not be loaded. */
+export const schedulerListSchema = z.object({
+  schedulers: z.array(schedulerSummarySchema),
+  invalid: z.array(invalidDocumentSchema),
+});
+
+/** One scheduler document, as `GET …/scheduler/:name` returns it. */
+export const schedulerDetailSchema = z.object({
+  name: z.string(),
+  path: z.string(),
+  source: z.enum(['project', 'tenant']),
+  version: z.number(),
+  yaml: z.string(),
+  createdBy: z.string(),
+  updatedAt: z.string(),
+  nextRunAt: z.string().nullable(),
+});
+
+/**
+ * What a scheduler write did (`PUT …/scheduler/:name`): `filledTimezone` is the zone written
+ * into a document that had none (spec §10c), null when it named one.
+ */
+export const setResultSchema = z.object({
+  path: z.string(),
+  created: z.boolean(),
+  version: z.number(),
+  warnings: z.array(z.string()),
+  filledTimezone: z.string().nullable(),
+});
+
+/** `DELETE …/scheduler/:name`: where the document went in the trash. */
+export const deleteResultSchema = z.object({ trashPath: z.string() });
+
+/** A manual fire (spec §9 `scheduler_fire`): the run's correlation id and its run log. */
+export const fireResultSchema = z.object({ correlationId: z.string(), logPath: z.string() });
+
+/** What a refresh of one project did (spec §8); `active` false: the project was unloaded (spec §3). */
+export const refreshSchema = z.object({
+  active: z.boolean(),
+  registered: z.array(z.string()),
+  invalid: z.array(invalidDocumentSchema),
+});
+
+/** `POST /brain/:tenant/scheduler/refresh`: every project's refresh, by project name. */
+export const tenantRefreshSchema = z.object({
+  projects: z.array(refreshSchema.extend({ project: z.string() })),
+});
+
+/** One line of a scheduler's activity feed (spec §7); payload instants are ISO-8601 too. */
+export const feedLineSchema = z.object({
+  id: z.number(),
+  at: instant,
+  kind: z.enum(['START', 'END', 'SKIPPED']),
+  refType: z.literal('SCHEDULER'),
+  refId: z.string(),
+  traceId: z.string(),
+  outcome,
+  logPath: z.string().nullable(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/** `GET …/scheduler/:name/events`: feed lines newest first; `nextCursor` is the next page's `before`. */
+export const eventPageSchema = z.object({
+  events: z.array(feedLineSchema),
+  nextCursor: z.number().nullable(),
+});
+
+/** A run of a scheduler as the activity feed tells it. */
+export const runSchema = z.object({
+  correlationId: z.string(),
+  scheduler: z.string(),
+  trigger: z.string(),
+  scheduledFor: instant,
+  startedAt: instant.nullable(),
+  endedAt: instant.nullable(),
+  outcome,
+  durationMs: z.number().nullable(),
+  coalesced: z.boolean(),
+  coalescedUntil: instant.nullable(),
+  reason: z.string().nullable(),
+  processId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  logPath: z.string().nullable(),
+});
+
+/** `GET …/scheduler/:name/runs`: runs newest first; `nextCursor` is the next page's `before`. */
+export const runPageSchema = z.object({ runs: z.array(runSchema), nextCursor: z.number().nullable() });
