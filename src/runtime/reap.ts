@@ -62,9 +62,7 @@ export async function reap(
   const now = clock.now();
   // Not a list of live workers read once: each statement below decides who is dead as it runs,
   // so a worker that registers or renews while the leftovers are ended (seconds) keeps its work.
-  const liveness: Liveness = othersDead
-    ? { kind: 'only', workerId: workerId }
-    : leaseLiveness(now, deadAfterMs);
+  const liveness: Liveness = othersDead ? { kind: 'only', workerId } : leaseLiveness(now, deadAfterMs);
   let lost = 0;
   let resumed = 0;
   // Manual fires are handed to workers this way: routine, not the work of a lost worker; so are
@@ -94,7 +92,7 @@ export async function reap(
   const orphans = await repos.runs.orphaned('claimed', liveness, LOST_LIMIT);
   const taken = await resumeClaimed(rt, executor, orphans, {
     takeOver: true,
-    stopping: stopping,
+    stopping,
   }).catch((error: unknown) => {
     defer(error);
     return { resumed: 0, manualFires: 0 };
