@@ -19,18 +19,11 @@ import { workflowPath } from '../workflows/paths.js';
 import type { TemplateLimits } from '../workflows/template-limits.js';
 
 /** A scheduler as it applies to one project after the cascade (spec §3). */
-export interface EffectiveScheduler {
-  readonly definition: SchedulerDefinition;
+export type EffectiveScheduler = CheckedScheduler & {
   readonly source: 'project' | 'tenant';
   /** The document it was checked from; the body is not kept (a cache holds many of these, issue #11). */
   readonly document: DocumentHead;
-  /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
-  readonly runAs: string;
-  /** A recipe target: the recipe it resolved to when checked (project → `_tenant` → built-in). */
-  readonly recipe?: RecipeDefinition | undefined;
-  /** A workflow target: the workflow it resolved to when checked (project → `_tenant`). */
-  readonly workflow?: WorkflowDefinition | undefined;
-}
+};
 
 /** The recipe of a scheduler with a recipe target (checked when it was loaded). */
 export function recipeOf(scheduler: EffectiveScheduler): RecipeDefinition {
@@ -147,12 +140,20 @@ function issuesOf(error: UrsaError): readonly ValidationIssue[] {
 }
 
 /** What {@link checkScheduler} makes of a valid scheduler document. */
-export interface CheckedScheduler {
+export type CheckedScheduler = {
   readonly definition: SchedulerDefinition;
+  /** The user runs go out as: `runAs`, else the document's `createdBy` (spec §2). */
   readonly runAs: string;
-  readonly recipe?: RecipeDefinition | undefined;
-  readonly workflow?: WorkflowDefinition | undefined;
-}
+} & ResolvedTarget;
+
+/**
+ * What a checked scheduler's target resolved to when it was checked, one of two: a recipe target's
+ * recipe (project → `_tenant` → built-in), or a workflow target's workflow (project → `_tenant`,
+ * spec §4.2).
+ */
+export type ResolvedTarget =
+  | { readonly recipe: RecipeDefinition; readonly workflow?: undefined }
+  | { readonly workflow: WorkflowDefinition; readonly recipe?: undefined };
 
 /**
  * Parses and checks one scheduler document for the project it fires in: the document itself

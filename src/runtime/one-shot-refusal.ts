@@ -1,6 +1,7 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { startRefusal } from '../decisions/start-refusal.js';
 import { LEASE_LOST } from '../fencing/lease.js';
+import { RunOutcome } from '../runs/outcomes.js';
 import { feedRow } from '../store/feed.js';
 import { inboxRow } from '../store/inbox.js';
 import { releaseOneShot } from '../store/refusals.js';
@@ -20,7 +21,7 @@ import { feedLineOf, type RunRecorder } from './recorder.js';
  */
 
 /** The outcome of a refused one-shot run, in its feed line, run log and metrics. */
-export const REFUSED = 'refused';
+export const REFUSED = RunOutcome.REFUSED;
 
 /** When a refused one-shot is tried again, as the feed and the inbox tell its user. */
 const RETRIED = 'when its project is refreshed or a worker starts';

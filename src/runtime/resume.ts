@@ -2,6 +2,7 @@ import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catal
 import type { Run } from '../store/runs.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Runtime } from './context.js';
+import type { Dispatch } from './dispatch-context.js';
 import type { Executor } from './executor.js';
 import { projectKey } from './run-records.js';
 
@@ -55,9 +56,11 @@ export async function resumeClaimed(
   }
   let resumed = 0;
   let manualFires = 0;
-  const batch: { run: Run; scheduler: EffectiveScheduler }[] = [];
+  const batch: Dispatch[] = [];
   for (const read of held) {
-    const run: Run = { ...read, workerId: executor.workerId };
+    // Read as claimed (and taken over as claimed): nothing else is resumed.
+    if (read.state !== 'claimed') continue;
+    const run = { ...read, workerId: executor.workerId };
     const scheduler = schedulers.get(schedulerKeyString(run));
     if (scheduler === undefined) {
       if (options.takeOver) await endGone(rt, executor, run);

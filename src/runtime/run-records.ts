@@ -1,5 +1,6 @@
 import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
 import { mergeParams } from '../recipes/resolve.js';
+import type { FencedRun, StartedProcess } from '../runs/run.js';
 import { feedRow } from '../store/feed.js';
 import type { Opening, WorkflowStartRecord } from '../store/lanes.js';
 import { type NewProcess, processRow } from '../store/processes.js';
@@ -13,13 +14,13 @@ import { absorbedBy, feedLineOf } from './recorder.js';
 
 /** The process of a run that starts (`run.processId`, `run.sessionId` and `run.startedAt` set). */
 export function processOf(
-  run: Run,
+  run: StartedProcess,
   scheduler: EffectiveScheduler,
   params: Readonly<Record<string, unknown>>,
   status: 'ready' | 'running',
 ): NewProcess {
   return {
-    id: run.processId as string,
+    id: run.processId,
     tenant: run.tenant,
     project: run.project,
     sessionId: run.sessionId as string,
@@ -35,7 +36,7 @@ export function processOf(
     },
     params,
     initialMessage: scheduler.definition.initialMessage ?? null,
-    createdAt: run.startedAt as number,
+    createdAt: run.startedAt,
   };
 }
 
@@ -50,12 +51,12 @@ export function runParams(scheduler: EffectiveScheduler): Record<string, unknown
  * at that instant) and its START line at `run.startedAt`.
  */
 export function openingOf(
-  run: Run,
+  run: StartedProcess,
   scheduler: EffectiveScheduler,
   params: Readonly<Record<string, unknown>>,
   status: 'ready' | 'running',
 ): Opening {
-  const startedAt = run.startedAt as number;
+  const { startedAt } = run;
   return {
     process: processRow(processOf(run, scheduler, params, status), status === 'running' ? startedAt : null),
     line: feedRow(feedLineOf(run, 'START', startedAt, 'pending', startDetails(run, scheduler))),
@@ -86,14 +87,14 @@ export function startDetails(started: Run, scheduler: EffectiveScheduler): Recor
  * own, a START line naming the workflow run it started.
  */
 export function workflowStartRecord(
-  started: Run,
+  started: FencedRun<null>,
   workflowRunId: string,
   workflow: string,
 ): WorkflowStartRecord {
-  const startedAt = started.startedAt as number;
+  const { startedAt } = started;
   return {
     correlationId: started.correlationId,
-    fencingToken: started.fencingToken as number,
+    fencingToken: started.fencingToken,
     startedAt,
     line: feedRow(
       feedLineOf(started, 'START', startedAt, 'pending', { workflowRunId, workflow, runAs: started.runAs }),

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
+import type { ClaimedRun, SkippedRun } from '../runs/run.js';
+import { claimRun, skipMisfire } from '../runs/transitions.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
 import type { Claim, ScheduleState } from '../store/schedules.js';
 import type { Runtime } from './context.js';
+import type { Dispatch } from './dispatch-context.js';
 import type { Executor } from './executor.js';
 import type { RunFaults } from './faults.js';
 import { refreshProject } from './registrar.js';
@@ -38,7 +41,8 @@ export const SEED_LIMIT = 10_000;
 
 /** A due occurrence of this tick: the run its claim inserts, and whether it is recorded skipped. */
 interface Candidate {
-  readonly run: Run;
+  /** Claimed, or skipped at its claim for a misfire (decisions §4). */
+  readonly run: ClaimedRun | SkippedRun;
   readonly scheduler: EffectiveScheduler;
   readonly skip: boolean;
   readonly claim: Claim;
@@ -99,7 +103,7 @@ export class Ticker {
       }
       return claims.map((c) => c.claim);
     });
-    const fire: Candidate[] = [];
+    const fire: Dispatch[] = [];
     const skipped: { run: Run; scheduler: EffectiveScheduler }[] = [];
     const backlogs: { run: Run; scheduler: EffectiveScheduler; newest: number }[] = [];
     let claimed = 0;
@@ -114,8 +118,8 @@ export class Ticker {
       if (older) backlogs.push({ run: skippedOlder, scheduler: c.scheduler, newest: c.run.scheduledFor });
       if (!own) continue;
       await this.faults.afterClaim?.(c.run);
-      if (c.skip) skipped.push(c);
-      else fire.push(c);
+      if (c.run.state === 'skipped') skipped.push(c);
+      else fire.push({ run: c.run, scheduler: c.scheduler });
     }
     // A skipped backlog's line precedes the START of its newest occurrence, so that a scheduler's
     // history lists its runs in the order of their instants; only a misfire waits for it, and a
@@ -162,32 +166,27 @@ export class Ticker {
     );
     const { advance } = decision;
     const skip = decision.action === 'skip';
-    const runOf = (scheduledFor: number, coalescedUntil: number | null, reason: string | null): Run => {
+    const runOf = (
+      scheduledFor: number,
+      coalescedUntil: number | null,
+      reason: string | null,
+    ): ClaimedRun | SkippedRun => {
       const correlationId = `run_${randomUUID()}`;
-      return {
+      const run = claimRun({
         correlationId,
         tenant: state.tenant,
         project: state.project,
         name: state.name,
         scheduledFor,
         trigger: scheduler.definition.trigger.kind === 'at' ? 'at' : 'cron',
-        coalesced: coalescedUntil !== null,
         coalescedUntil,
         claimedAt: now,
-        state: reason === null ? 'claimed' : 'skipped',
-        outcome: reason === null ? 'pending' : 'skipped_misfire',
-        reason,
         runAs: scheduler.runAs,
-        sessionId: null,
-        processId: null,
         logPath: runLogPath(state.name, scheduledFor, correlationId),
-        startedAt: null,
-        endedAt: null,
         workerId: this.workerId,
         lockMode: scheduler.definition.lockMode,
-        attempt: 0,
-        fencingToken: null,
-      };
+      });
+      return reason === null ? run : skipMisfire(run, reason);
     };
     const swap = {
       expectedNextRunAt: dueAt,

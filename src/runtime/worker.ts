@@ -1,123 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { GroupRecords } from '../fencing/group-records.js';
-import { DEFAULT_FENCE_GRACE_MS, LEASE_LOST, TAKEOVER_MARGIN_MS } from '../fencing/lease.js';
-import { endLeftoverGroups } from '../fencing/leftovers.js';
+import { LEASE_LOST } from '../fencing/lease.js';
 import { SelfFence } from '../fencing/self-fence.js';
 import { Sentinel } from '../fencing/sentinel.js';
-import { type Liveness, leaseLiveness } from '../store/liveness.js';
-import type { StoreHolder } from '../store/owner.js';
-import { ACTIVE_STATUSES } from '../store/processes.js';
-import type { Run } from '../store/runs.js';
 import { bootstrapProjects } from './bootstrap.js';
-import { ClockWatch, DEFAULT_CLOCK_JUMP_THRESHOLD_MS } from './clock-jumps.js';
+import { ClockWatch } from './clock-jumps.js';
 import type { Runtime } from './context.js';
 import { Executor } from './executor.js';
-import type { RunFaults } from './faults.js';
 import { releaseQueued } from './handoff.js';
-import { missingStartLine } from './lost-start.js';
-import { releaseUnentered } from './one-shot-refusal.js';
-import { type Backoff, RECORD_RETRY } from './record-retry.js';
-import { resumeClaimed } from './resume.js';
-import { schedulerOfRun } from './run-scheduler.js';
+import { type ReapResult, reap } from './reap.js';
+import { RECORD_RETRY } from './record-retry.js';
 import { sweep } from './sweeper.js';
+import { takeStore } from './take-store.js';
 import { Ticker, type TickResult } from './ticker.js';
+import { type LoopSettings, loopSettings, type WorkerOptions } from './worker-options.js';
 
-/** Options of the scheduling loop. Durations are milliseconds. */
-export interface WorkerOptions {
-  /** Longest sleep between two looks at the store (a change another process made shows within it). */
-  readonly maxSleepMs?: number;
-  /** How often expired documents and feed lines are deleted (decisions §2: at least once a minute). */
-  readonly sweepEveryMs?: number;
-  /** How often this worker renews its lease. */
-  readonly heartbeatMs?: number;
-  /**
-   * This worker's lease: it fences itself (ends its runs) before its heartbeat is this old, and
-   * the others take its runs over once another worker's heartbeat is older than this plus
-   * `takeoverMarginMs` (decisions §5). Every worker of a store should use the same value.
-   */
-  readonly leaseTtlMs?: number;
-  /**
-   * How long past the lease the others wait before they take a silent worker's runs over:
-   * room for wall clocks that read apart; default {@link TAKEOVER_MARGIN_MS}. Every worker of a
-   * store should use the same value; SQLite's takeover of a store waits it too.
-   */
-  readonly takeoverMarginMs?: number;
-  /**
-   * SIGTERM → SIGKILL of each process group when this worker fences itself; the fence begins
-   * this much plus 500 ms before the lease expires. Default {@link DEFAULT_FENCE_GRACE_MS}.
-   */
-  readonly fenceGraceMs?: number;
-  /**
-   * True when no other worker can be alive at start (SQLite: the one serving process of its store,
-   * see {@link Worker.takeStore}, decisions §5): whatever a previous process left is recovered at
-   * once instead of after its lease lapses.
-   */
-  readonly exclusive?: boolean;
-  /**
-   * How far ahead of an occurrence it is claimed, milliseconds: the claim and the preparation of
-   * its start happen before the instant, and at the instant only the start is written. 0 claims
-   * at the occurrence. An occurrence claimed ahead fires with its scheduler as it was at the claim,
-   * unless the scheduler was deleted or disabled since (then it is recorded skipped).
-   * Default {@link DEFAULT_ACQUIRE_AHEAD_MS}.
-   */
-  readonly acquireAheadMs?: number;
-  /** Fault points for tests. */
-  readonly faults?: RunFaults;
-  /** First delay before retrying a failed spawn, milliseconds (doubling, 5 retries, at most a minute). */
-  readonly spawnRetryBaseMs?: number;
-  /** Backoff of a record (a batch's starts, a run's end) the store refused; default {@link RECORD_RETRY}. */
-  readonly recordRetry?: Backoff;
-  /**
-   * A jump of the wall clock against the monotonic clock between two passes beyond this,
-   * milliseconds, is logged, and after a jump back next runs are recomputed (see {@link ClockWatch});
-   * default {@link DEFAULT_CLOCK_JUMP_THRESHOLD_MS}.
-   */
-  readonly clockJumpThresholdMs?: number;
-  /**
-   * The host's boot-time clock, milliseconds, suspend included (default: Linux's, from
-   * `/proc/uptime`): a renewal later than the lease and the takeover margin by it stops the runs
-   * (see `SelfFence.lapsedBefore`). Tests step one of their own.
-   */
-  readonly bootClock?: () => number | undefined;
-}
-
-/**
- * The default fire-ahead window of the loop, milliseconds: longer than claiming and preparing a
- * second's due set takes (tens of ms for thousands), short enough that a document changed in it
- * is rare; see {@link WorkerOptions.acquireAheadMs}.
- */
-export const DEFAULT_ACQUIRE_AHEAD_MS = 500;
+export type { ReapResult } from './reap.js';
+export { DEFAULT_ACQUIRE_AHEAD_MS, STORE_MARGIN_MS, type WorkerOptions } from './worker-options.js';
 
 /**
  * The first pause of the loop after a failed pass, milliseconds; it doubles with each further
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
-/** What a reap's scheduler load answers for a run it deferred (a store error, issue #20). */
-const DEFERRED = Symbol('deferred');
-/** How many of its own stranded runs a worker recovers in one pass: a tick's claim (ticker BATCH). */
-const RECOVER_LIMIT = 1000;
-/** How many runs (and processes, and workflow steps) of lost workers one reap reads of each kind. */
-const LOST_LIMIT = 1000;
-
-/**
- * How long past the lease (`leaseTtlMs`) a SQLite store stays with its serving process before a
- * newcomer may take it over, milliseconds: the takeover margin of every worker's runs
- * ({@link TAKEOVER_MARGIN_MS}, decisions §5, {@link Worker.takeStore}).
- */
-export const STORE_MARGIN_MS = TAKEOVER_MARGIN_MS;
-
-/** What a reap found and did. */
-export interface ReapResult {
-  /** Runs of dead workers that were running: ended `failed`, reason `worker-lost`. */
-  readonly lost: number;
-  /**
-   * Runs a dead worker had claimed but not started, and manual fires (which no worker holds
-   * yet): taken over and started here, once.
-   */
-  readonly resumed: number;
-}
 
 /**
  * The long-running scheduler (the imperative shell): registers itself as a worker, bootstraps
@@ -130,9 +36,7 @@ export class Worker {
   readonly id: string;
   readonly executor: Executor;
   readonly ticker: Ticker;
-  readonly #options: Required<
-    Omit<WorkerOptions, 'faults' | 'spawnRetryBaseMs' | 'recordRetry' | 'bootClock'>
-  >;
+  readonly #options: LoopSettings;
   readonly #clocks: ClockWatch;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -163,17 +67,7 @@ export class Worker {
     options: WorkerOptions = {},
   ) {
     this.id = `wrk_${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
-    this.#options = {
-      maxSleepMs: options.maxSleepMs ?? 1000,
-      sweepEveryMs: options.sweepEveryMs ?? 30_000,
-      heartbeatMs: options.heartbeatMs ?? 1000,
-      leaseTtlMs: options.leaseTtlMs ?? 5000,
-      takeoverMarginMs: options.takeoverMarginMs ?? TAKEOVER_MARGIN_MS,
-      fenceGraceMs: options.fenceGraceMs ?? DEFAULT_FENCE_GRACE_MS,
-      exclusive: options.exclusive ?? false,
-      acquireAheadMs: options.acquireAheadMs ?? DEFAULT_ACQUIRE_AHEAD_MS,
-      clockJumpThresholdMs: options.clockJumpThresholdMs ?? DEFAULT_CLOCK_JUMP_THRESHOLD_MS,
-    };
+    this.#options = loopSettings(options);
     this.executor = new Executor(
       rt,
       this.id,
@@ -228,31 +122,13 @@ export class Worker {
    * @throws UrsaError `STORE_LOCKED` naming the holder when another process serves the store.
    */
   async takeStore(waitMs = this.#deadAfterMs + this.#options.heartbeatMs): Promise<void> {
-    const { repos, clock, log } = this.rt;
     const me = { id: this.id, host: hostname(), pid: process.pid };
-    const leaseMs = this.#deadAfterMs;
-    const deadline = performance.now() + waitMs;
-    let first: StoreHolder | undefined;
-    for (;;) {
-      const sent = SelfFence.now();
-      const holder = await repos.owner.take(me, clock.now(), leaseMs);
-      if (holder === undefined) {
-        this.#fence.renewed(sent);
-        break;
-      }
-      const left = deadline - performance.now();
-      if (first === undefined) {
-        first = holder;
-        log.info(
-          { holder: holder.workerId, host: holder.host, pid: holder.pid },
-          'the SQLite store has a serving process: waiting to see it renew its lease or let it lapse',
-        );
-      } else if (holder.heartbeatAt !== first.heartbeatAt || holder.workerId !== first.workerId) {
-        throw repos.owner.locked(holder);
-      }
-      if (left <= 0) throw repos.owner.locked(holder);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(this.#options.heartbeatMs, left)));
-    }
+    const sent = await takeStore(this.rt, me, {
+      leaseMs: this.#deadAfterMs,
+      waitMs,
+      pollMs: this.#options.heartbeatMs,
+    });
+    this.#fence.renewed(sent);
     this.#registered = true;
     this.#serving = true;
     this.#renewLease();
@@ -353,116 +229,15 @@ export class Worker {
   }
 
   /**
-   * Finishes the work of workers whose lease lapsed (decisions §5): first the process groups
-   * they left running on this host are ended (see `endLeftoverGroups`); then their running runs end
-   * `failed` with reason `worker-lost` (process, END line, run log) and free the overlap slot;
-   * runs they claimed but never started (and manual fires, which no worker holds yet) are taken
-   * over and dispatched here; waiting runs whose lane is free get their turn; stop requests for
-   * processes running here are applied. Each exactly once: every step is a compare-and-swap on
-   * the run's state and worker. Who is dead is decided by each of these reads as it runs
-   * (`Liveness`), never by a list read before the leftovers were ended.
+   * Renews this worker's lease, then finishes the work of workers whose lease lapsed (see
+   * `reap.ts`); with `othersDead`, of every other worker (a SQLite store at start).
    *
-   * @param othersDead treat every other worker as dead (a SQLite store at start).
-   * @throws a store error, after the rest of the reap, when one met loading a run's scheduler
-   *   deferred that run: it stays claimed or queued, held here, for the next pass (issue #20).
+   * @throws a store error, after the rest of the reap, when one deferred a run (issue #20).
    */
   async reap(othersDead = false): Promise<ReapResult> {
-    const { repos, clock, log } = this.rt;
     await this.heartbeat();
-    const now = clock.now();
-    // Not a list of live workers read once: each statement below decides who is dead as it runs,
-    // so a worker that registers or renews while the leftovers are ended (seconds) keeps its work.
-    const liveness: Liveness = othersDead
-      ? { kind: 'only', workerId: this.id }
-      : leaseLiveness(now, this.#deadAfterMs);
-    let lost = 0;
-    let resumed = 0;
-    // Manual fires are handed to workers this way: routine, not the work of a lost worker; so are
-    // the queued runs a worker released when it stopped.
-    let manualFires = 0;
-    let released = 0;
-    // A store error loading a run's scheduler defers that run (it stays claimed or queued, held
-    // here) and fails this reap once the rest is done, so that the next pass tries it again.
-    let deferred: unknown;
-    const defer = (error: unknown): typeof DEFERRED => {
-      deferred ??= error;
-      return DEFERRED;
-    };
-    const lostRuns = await repos.runs.orphaned('started', liveness, LOST_LIMIT);
-    const lostSteps = await repos.workflowRuns.lostSteps(liveness, LOST_LIMIT);
-    // What lost workers left running on this host ends before any of their work is ended or resumed.
-    await endLeftoverGroups(this.rt, liveness, { runs: lostRuns, steps: lostSteps });
-    // Read again after the leftovers (seconds): a run whose worker renewed meanwhile is its own
-    // again. Only runs whose processes were looked for above are ended.
-    const looked = new Set(lostRuns.map((run) => run.correlationId));
-    const stillLost = looked.size === 0 ? [] : await repos.runs.orphaned('started', liveness, LOST_LIMIT);
-    for (const run of stillLost) {
-      if (looked.has(run.correlationId) && (await this.#endLost(run, now, defer))) lost++;
-    }
-    // Claimed runs of lost workers (and manual fires): a few queries for the lot. A store error
-    // reading their schedulers takes none of them over; it fails this reap once the rest is done.
-    const orphans = await repos.runs.orphaned('claimed', liveness, LOST_LIMIT);
-    const taken = await resumeClaimed(this.rt, this.executor, orphans, {
-      takeOver: true,
-      stopping: () => this.#stopping,
-    }).catch((error: unknown) => {
-      defer(error);
-      return { resumed: 0, manualFires: 0 };
-    });
-    resumed += taken.resumed;
-    manualFires += taken.manualFires;
-    // Waiting runs whose lane is free (after a restart, or whose active run ended on a lost worker).
-    for (const waiting of await repos.lanes.waitingWithoutActive(100)) {
-      const run = await repos.runs.get(waiting.correlationId);
-      if (run !== undefined && (await this.executor.promoteWaiting(run).catch(defer)) === true) {
-        resumed++;
-        if (waiting.workerId === null) released++;
-      }
-    }
-    // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
-    // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
-    // dispatched when the read began is carried, even if it ended before the read returned: the
-    // read shows it as it was (a noop run is claimed, started and ended within one read).
-    const carried = this.executor.dispatchingNow();
-    for (const run of await repos.runs.heldBy(this.id, ['claimed', 'started'], RECOVER_LIMIT)) {
-      if (
-        carried.has(run.correlationId) ||
-        this.executor.dispatching(run.correlationId) ||
-        (run.processId !== null && this.executor.runsProcess(run.processId))
-      )
-        continue;
-      if (run.state === 'claimed') {
-        const scheduler = await schedulerOfRun(this.rt.repos, run).catch(defer);
-        if (scheduler !== undefined && scheduler !== DEFERRED) {
-          this.executor.start(run, scheduler);
-          resumed++;
-        }
-      } else if (await this.#endLost(run, now, defer)) {
-        lost++;
-      }
-    }
-    // Processes whose run another worker already ended, or whose worker is gone.
-    for (const processId of await repos.processes.orphaned(liveness, LOST_LIMIT)) {
-      if (this.executor.runsProcess(processId)) continue;
-      await repos.processes.transition(processId, ACTIVE_STATUSES, {
-        status: 'failed',
-        ended_at: now,
-        reason: 'worker-lost',
-      });
-    }
-    // Workflow runs of dead workers end failed; the scheduler runs that held them ended above.
-    for (const id of await repos.workflowRuns.orphaned(liveness, 100)) {
-      if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
-    }
-    await this.executor.applyStopRequests();
-    const retired = othersDead ? [] : await repos.workers.retireLapsed(now, this.#deadAfterMs);
-    const takenOver = resumed - manualFires - released;
-    if (lost + takenOver + retired.length > 0)
-      log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
-    if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
-    if (released > 0) log.info({ queued: released }, 'queued runs of a stopped worker resumed');
-    if (deferred !== undefined) throw deferred;
-    return { lost, resumed };
+    const reaper = { workerId: this.id, deadAfterMs: this.#deadAfterMs, stopping: () => this.#stopping };
+    return reap(this.rt, this.executor, reaper, othersDead);
   }
 
   /** Bootstraps and runs the loop until {@link stop}. */
@@ -601,34 +376,5 @@ export class Worker {
       }
       this.#wake = done;
     });
-  }
-
-  // `defer` takes a store error met loading the scheduler of the run waiting behind it (see reap).
-  async #endLost(run: Run, now: number, defer: (error: unknown) => unknown): Promise<boolean> {
-    const { repos, log } = this.rt;
-    // A one-shot whose process never ran is not used up (spec §10a): released and tried again.
-    if (await releaseUnentered(this.rt, this.executor.recorder, run, undefined, 'worker-lost', false))
-      return true;
-    // The run's end, END line and final log in one transaction (spec §9a): a store that fails
-    // here leaves the run started and orphaned, and the next reap ends it.
-    const ended: Run = { ...run, state: 'ended', outcome: 'failed', reason: 'worker-lost', endedAt: now };
-    const details = { processId: run.processId, reason: 'worker-lost' };
-    // A run recorded started always shows its START line before its END line (issue #20).
-    const opening = await missingStartLine(this.rt, run);
-    if (!(await this.executor.recorder.endFailed(ended, 'started', details, opening))) return false;
-    if (run.processId !== null) {
-      await repos.processes.transition(run.processId, ACTIVE_STATUSES, {
-        status: 'failed',
-        ended_at: now,
-        reason: 'worker-lost',
-      });
-    }
-    log.warn(
-      { scheduler: run.name, correlationId: run.correlationId, worker: run.workerId },
-      'its worker was lost',
-    );
-    // Its lane is free now: a run waiting behind it gets its turn here.
-    await this.executor.promoteWaiting(run).catch(defer);
-    return true;
   }
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { loadProjectSchedulers } from '../catalog/catalog.js';
 import { InfrastructureError, UrsaError } from '../errors/index.js';
+import { claimRun } from '../runs/transitions.js';
 import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
 import { type Actor, libraryActor } from '../store/audit.js';
-import type { Run } from '../store/runs.js';
 
 /** What a manual fire returns (spec §9 `scheduler_fire`). */
 export interface FireResult {
@@ -52,30 +52,20 @@ export async function fireScheduler(
     const correlationId = `run_${randomUUID()}`;
     const scheduledFor = now + offset;
     if (scheduledFor % 1000 === 0) continue;
-    const run: Run = {
+    const run = claimRun({
       correlationId,
       tenant,
       project,
       name,
       scheduledFor,
       trigger: 'manual',
-      coalesced: false,
       coalescedUntil: null,
       claimedAt: now,
-      state: 'claimed',
-      outcome: 'pending',
-      reason: null,
       runAs: scheduler.runAs,
-      sessionId: null,
-      processId: null,
       logPath: runLogPath(name, scheduledFor, correlationId),
-      startedAt: null,
-      endedAt: null,
       workerId: null,
       lockMode: scheduler.definition.lockMode,
-      attempt: 0,
-      fencingToken: null,
-    };
+    });
     const fired = {
       tenant,
       project,

@@ -1,11 +1,7 @@
 import { type Insertable, sql, type Transaction } from 'kysely';
-import {
-  type AdmissionDecision,
-  decideAdmission,
-  type SchedulerStanding,
-  WITHDRAWN,
-} from '../decisions/admission.js';
+import { type AdmissionDecision, decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
 import { decideOverlap } from '../decisions/overlap.js';
+import { skipOf } from '../runs/outcomes.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './documents.js';
@@ -86,20 +82,28 @@ export interface Attempt {
 }
 
 /** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
-export interface LaneResult {
-  /**
-   * The admission decision (`decideAdmission`), or `lost` when the run was no longer this
-   * worker's to move. `deleted` and `disabled` runs were moved to `skipped` ({@link WITHDRAWN}).
-   */
-  readonly decision: AdmissionDecision | 'lost';
-  /** With `start`: the attempt the start began. */
-  readonly attempt?: Attempt;
+export type LaneResult = {
   readonly active:
     | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
     | undefined;
   /** For `yield`: the earliest manual fire to judge first (still claimed; nothing was moved). */
   readonly first?: { readonly correlationId: string; readonly workerId: string | null } | undefined;
-}
+} & (
+  | {
+      /** The run started. */
+      readonly decision: 'start';
+      /** The attempt the start began. */
+      readonly attempt: Attempt;
+    }
+  | {
+      /**
+       * The admission decision (`decideAdmission`), or `lost` when the run was no longer this
+       * worker's to move. `deleted` and `disabled` runs were moved to `skipped` (`skipOf`).
+       */
+      readonly decision: Exclude<AdmissionDecision, 'start'> | 'lost';
+      readonly attempt?: undefined;
+    }
+);
 
 /**
  * The lane of a scheduler (spec §5, §6): one run active at a time, at most one waiting. Every
@@ -182,14 +186,7 @@ export class Lanes {
             }
           : decision === 'queue' || decision === 'cancel'
             ? { state: 'queued' }
-            : decision === 'deleted' || decision === 'disabled'
-              ? { state: 'skipped', ...WITHDRAWN[decision], ended_at: request.start.at }
-              : {
-                  state: 'skipped',
-                  outcome: decision === 'skip' ? 'skipped_overlap' : 'skipped_overlap_queued',
-                  reason: 'overlap',
-                  ended_at: request.start.at,
-                };
+            : { state: 'skipped', ...skipOf(decision), ended_at: request.start.at };
       const moved = await trx
         .updateTable('runs')
         .set(values)

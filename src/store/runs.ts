@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
+import type { Run } from '../runs/run.js';
+import { recordedLockMode } from '../scheduler/definition.js';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { tokenOf } from './fencing.js';
@@ -31,48 +32,15 @@ export interface RunEnd {
   readonly log: Insertable<DocumentsTable> | undefined;
 }
 
-/** A run (one claimed occurrence) as the rest of Ursa sees it. Instants are UTC epoch ms. */
-export interface Run {
-  readonly correlationId: string;
-  readonly tenant: string;
-  readonly project: string;
-  readonly name: string;
-  readonly scheduledFor: number;
-  readonly trigger: 'cron' | 'at' | 'manual';
-  readonly coalesced: boolean;
-  readonly coalescedUntil: number | null;
-  readonly claimedAt: number;
-  readonly state: 'claimed' | 'queued' | 'started' | 'ended' | 'skipped';
-  readonly outcome: string;
-  readonly reason: string | null;
-  readonly runAs: string;
-  readonly sessionId: string | null;
-  readonly processId: string | null;
-  readonly logPath: string;
-  readonly startedAt: number | null;
-  readonly endedAt: number | null;
-  /** The worker that claimed it (and runs it); null for runs claimed before workers had ids. */
-  readonly workerId: string | null;
-  /**
-   * The scheduler's lock mode when the run was claimed (spec §10b): a run of a `hidden` scheduler
-   * stays hidden from agents whatever later happens to the scheduler.
-   */
-  readonly lockMode: LockMode;
-  /** How many times the run was started: 0 until its first start, then 1, 2, … (decisions §5). */
-  readonly attempt: number;
-  /**
-   * The fencing token of the run's latest attempt (see `src/store/fencing.ts`): larger than the
-   * token of every earlier attempt of its scheduler; null before the first start (and for runs
-   * started before tokens existed). The run's writes after its start are conditioned on it.
-   */
-  readonly fencingToken: number | null;
-}
+/** A run (one claimed occurrence), keyed by state: see `src/runs`. */
+export type { Run } from '../runs/run.js';
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
 /** How many runs one statement of {@link Runs.takeOverMany} moves: well under either store's bound parameters. */
 const TAKE_OVER_CHUNK = 500;
 
+// The one place a row becomes a `Run`: the store keeps each state's fields as `src/runs` types them.
 function toRun(row: Selectable<RunsTable>): Run {
   return {
     correlationId: row.correlation_id,
@@ -97,7 +65,7 @@ function toRun(row: Selectable<RunsTable>): Run {
     lockMode: recordedLockMode(row.lock_mode),
     attempt: Number(row.attempt),
     fencingToken: tokenOf(row.fencing_token),
-  };
+  } as Run;
 }
 
 /** The row a claim inserts for a run (see `Schedules.claim`). */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import type { PendingRun } from '../../src/runs/run.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { feedLineOf } from '../../src/runtime/recorder.js';
 import type { Worker } from '../../src/runtime/worker.js';
@@ -216,7 +217,7 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
     ).toBe(true);
     const again = await next(async () =>
       worker.executor.start(
-        (await t?.rt.repos.runs.get(order[2] as string)) as Run,
+        (await t?.rt.repos.runs.get(order[2] as string)) as PendingRun,
         await effective(t?.rt as Runtime, 'lane'),
       ),
     );
@@ -297,7 +298,10 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
         ),
       ).toBe(true);
       const attempt2 = engine.started();
-      b.executor.start((await t.rt.repos.runs.get(stale.correlationId)) as Run, await effective(t.rt, 'job'));
+      b.executor.start(
+        (await t.rt.repos.runs.get(stale.correlationId)) as PendingRun,
+        await effective(t.rt, 'job'),
+      );
       const two = await attempt2;
       const current = await only(t.rt, 'job');
       expect(current).toMatchObject({ state: 'started', attempt: 2, workerId: b.id });
@@ -313,15 +317,15 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
       await until(async () => (await t?.rt.repos.runs.get(stale.correlationId))?.state === 'started');
       // Attempt 1's end (A's engine returned) is not ours either: the direct write says so.
       const end = {
-        run: { ...stale, state: 'ended' as const, outcome: 'completed', endedAt: t.clock.now() },
+        run: { ...stale, state: 'ended' as const, outcome: 'completed' as const, endedAt: t.clock.now() },
         process: undefined,
         line: feedRow(feedLineOf(stale, 'END', t.clock.now(), 'completed', {})),
         log: undefined,
       };
       expect(await t.rt.repos.runs.endMany([end])).toEqual(new Set());
-      expect(await a.executor.recorder.endFailed({ ...end.run, outcome: 'failed' }, 'started', {})).toBe(
-        false,
-      );
+      expect(
+        await a.executor.recorder.endFailed({ ...end.run, outcome: 'failed' as const }, 'started', {}),
+      ).toBe(false);
       expect(
         await t.rt.repos.processes.transition(
           current.processId as string,
@@ -330,7 +334,8 @@ describe.each(DIALECTS)('fencing tokens of run attempts on %s (issue #20, decisi
           stale,
         ),
       ).toBe(false);
-      await a.executor.recorder.writeRunLog({ ...stale, outcome: 'pending' });
+      // A late write of its earlier state, as a stalled worker's would be.
+      await a.executor.recorder.writeRunLog({ ...stale, outcome: 'pending' } as Run);
 
       // The run shows attempt 2's records only, and ends with attempt 2's end.
       const during = await only(t.rt, 'job');

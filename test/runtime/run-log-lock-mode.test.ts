@@ -21,7 +21,7 @@ const run = (lockMode: LockMode): Run => ({
   processId: null,
   logPath: '_vance/logs/scheduler/audit/20260601T080010Z-run_1.md',
   startedAt: null,
-  endedAt: null,
+  endedAt: Date.parse('2026-06-01T08:00:11Z'),
   workerId: null,
   lockMode,
   attempt: 0,

@@ -229,9 +229,9 @@ describe.each(DIALECTS)(
       // Late writes of earlier states (a worker that stalled, a manual fire's first log).
       const recorder = new RunRecorder(t.rt);
       const earlier = { ...ended, outcome: 'pending', reason: null, endedAt: null };
-      await recorder.writeRunLog({ ...earlier, state: 'started' });
-      await recorder.writeRunLog({ ...earlier, state: 'queued', startedAt: null });
-      await recorder.writeRunLog({ ...earlier, state: 'claimed', startedAt: null });
+      await recorder.writeRunLog({ ...earlier, state: 'started' } as Run);
+      await recorder.writeRunLog({ ...earlier, state: 'queued', startedAt: null } as Run);
+      await recorder.writeRunLog({ ...earlier, state: 'claimed', startedAt: null } as Run);
       expect(await logOf(t.rt, ended)).toContain('outcome: completed');
     });
   },

@@ -114,7 +114,7 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
 
   it('resolves the retention afresh on every write: a changed setting applies to the next write', async () => {
     const run = endedRun('run_change', T0);
-    await recorder.writeRunLog({ ...run, state: 'started', outcome: 'pending', endedAt: null });
+    await recorder.writeRunLog({ ...run, state: 'started', outcome: 'pending', endedAt: null } as Run);
     expect((await logOf(run))?.expiresAt).toBe(T0 + 7 * DAY);
     await setRetention(P, '30');
     t.clock.set(T0 + 5_000);
@@ -122,7 +122,7 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
     expect(await logOf(run)).toMatchObject({ expiresAt: T0 + 5_000 + 30 * DAY });
     expect((await logOf(run))?.body).toContain('outcome: completed');
     await setRetention(P, '0');
-    await recorder.writeRunLog({ ...run, outcome: 'failed' });
+    await recorder.writeRunLog({ ...run, outcome: 'failed' } as Run);
     expect((await logOf(run))?.expiresAt).toBeNull();
   });
 

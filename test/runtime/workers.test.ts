@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectSchedulers } from '../../src/catalog/catalog.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import type { PendingRun } from '../../src/runs/run.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { SimulatedCrash } from '../../src/runtime/faults.js';
 import { applyDirectory } from '../../src/service/apply.js';
@@ -73,7 +74,7 @@ describe.each(DIALECTS)('workers on %s (decisions §5)', (dialect) => {
     expect(await b.reap()).toEqual({ lost: 0, resumed: 0 });
 
     // The dead worker coming back cannot start it a second time: the run is no longer its.
-    a.executor.start(claimed as NonNullable<typeof claimed>, await effective(rtB));
+    a.executor.start(claimed as PendingRun, await effective(rtB));
     await a.executor.settled();
 
     const runs = await t.rt.repos.runs.listForScheduler(T, P, 'job', 10);

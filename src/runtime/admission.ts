@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
+import { skipOf } from '../runs/outcomes.js';
+import type { PendingRun } from '../runs/run.js';
+import { queueRun, skipRun, startRun } from '../runs/transitions.js';
+import { admitInOrder, type FirstFire } from './admission-order.js';
+import type { DispatchContext } from './dispatch-context.js';
+import { launch } from './launch.js';
+import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
+import { openingOf, runParams } from './run-records.js';
+import { scheduleWithdrawn } from './withdrawn.js';
+import { runWorkflowTarget } from './workflow-target.js';
+
+/**
+ * Admits one held run through its scheduler's lane (spec §5) and acts on the decision: a start
+ * goes to its target (a recipe's engine, or a workflow run: spec §4.2); a skip is recorded; a run
+ * that waits has its log written, and a `cancelPrevious` stops the active run. A one-shot that
+ * cannot start here is not consumed: released, and tried again later (spec §10a). Nothing is
+ * admitted while this worker is fenced or after the drain's final stop: the run stays held.
+ *
+ * @throws a store error: the caller retries the spawn (see `dispatchWithRetry`).
+ */
+export async function admit(
+  ctx: DispatchContext,
+  held: PendingRun,
+  scheduler: EffectiveScheduler,
+): Promise<void> {
+  const { rt } = ctx;
+  const { repos, clock } = rt;
+  const { definition } = scheduler;
+  const refusal = oneShotRefusal(rt, held, scheduler);
+  if (refusal !== undefined) {
+    await refuseOneShot(rt, ctx.recorder, held, scheduler, refusal, held.state);
+    return;
+  }
+  const { target } = definition;
+  // A workflow run has no scheduler session and no process of its own (spec §4.2).
+  const workflow = target.kind === 'workflow';
+  // No session for a run whose scheduler was deleted (its sessions archived) or disabled since.
+  const session =
+    workflow || (await scheduleWithdrawn(rt, held))
+      ? undefined
+      : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
+  const sessionId = session?.id ?? null;
+  const processId = workflow ? null : `proc_${randomUUID()}`;
+  await ctx.ends.written([held]);
+  // Fenced, or the drain's final stop came while this dispatch awaited the store: the run stays
+  // as it is held, for this worker once it renews its lease, or for the next one.
+  if (!ctx.lease.held || ctx.drain.stopped.aborted) return;
+  let at = clock.now();
+  // In the order of request and occurrence instants: an earlier manual fire is judged first.
+  const admitted = await admitInOrder(
+    (yielding) => {
+      at = clock.now();
+      return repos.lanes.admit({
+        key: held,
+        correlationId: held.correlationId,
+        workerId: held.workerId,
+        policy: definition.overlap,
+        oneShot: definition.trigger.kind === 'at',
+        trigger: held.trigger,
+        scheduledFor: held.scheduledFor,
+        yielding: yielding && !ctx.drain.draining.aborted,
+        start: { sessionId, processId, at },
+        // A recipe run's process and START line come with its start (issue #20).
+        opening:
+          processId === null
+            ? undefined
+            : openingOf(
+                startRun(held, { sessionId, processId, at }),
+                scheduler,
+                runParams(scheduler),
+                'ready',
+              ),
+      });
+    },
+    (first) => judgeFirst(ctx, first, scheduler),
+  );
+  ctx.judgements.judged(held.correlationId);
+  const { decision, active } = admitted;
+  // Not started, and recorded so: its overlap policy (spec §5), or its scheduler deleted or
+  // disabled while it was claimed ahead or waited in the queue (issue #20).
+  const skip = skipOf(decision);
+  if (skip !== undefined) {
+    await ctx.recorder.recordSkipped(skipRun(held, skip, at), scheduler);
+    return;
+  }
+  if (admitted.decision === 'start') {
+    const { attempt } = admitted;
+    if (target.kind === 'workflow')
+      await runWorkflowTarget(
+        ctx,
+        startRun(held, { sessionId, processId: null, at }, attempt),
+        scheduler,
+        target.workflow,
+      );
+    else if (processId !== null)
+      await launch(ctx, startRun(held, { sessionId, processId, at }, attempt), scheduler);
+    return;
+  }
+  if (decision !== 'queue' && decision !== 'cancel') return;
+  await ctx.recorder.writeRunLog(queueRun(held), undefined, scheduler);
+  if (decision === 'cancel' && active?.processId) ctx.processes.stop(active.processId, 'scheduler-overlap');
+  // The active run is a workflow run: its running step is stopped, wherever it runs.
+  if (decision === 'cancel' && active !== undefined && active.processId === null)
+    await repos.workflowRuns.requestStopFor(active.correlationId, at);
+  rt.log.info(
+    { scheduler: held.name, correlationId: held.correlationId, decision },
+    'run waiting for its lane',
+  );
+  // The active run may have ended between the admission and now: then this one's turn is now.
+  if ((await repos.runs.get(active?.correlationId ?? ''))?.state !== 'started')
+    await ctx.promoteWaiting(held, scheduler);
+}
+
+/**
+ * Has a manual fire requested before the run being admitted judged first (issue #20): one
+ * dispatched here is waited for (until its lane judged it); any other is taken over (a
+ * compare-and-swap: a worker that held it finds it gone) and dispatched here.
+ */
+async function judgeFirst(
+  ctx: DispatchContext,
+  first: FirstFire,
+  scheduler: EffectiveScheduler,
+): Promise<void> {
+  if (ctx.inflight.has(first.correlationId)) return ctx.judgements.of(first.correlationId);
+  const { runs } = ctx.rt.repos;
+  if (ctx.drain.draining.aborted) return;
+  if (!(await runs.takeOver(first.correlationId, 'claimed', first.workerId, ctx.workerId))) return;
+  const fire = await runs.get(first.correlationId);
+  if (fire?.state !== 'claimed') return;
+  ctx.start(fire, scheduler);
+  await ctx.judgements.of(fire.correlationId);
+}

@@ -1,0 +1,89 @@
+import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
+import { type EngineResult, runEngine } from '../engines/engine.js';
+import { LEASE_LOST } from '../fencing/lease.js';
+import type { FencedRun } from '../runs/run.js';
+import { fenceOf } from '../store/fencing.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
+import type { DispatchContext } from './dispatch-context.js';
+import { stoppedBeforeEntry } from './final-stop.js';
+
+/**
+ * Runs a started run's engine (a recipe target) and resolves to what it returned, or to why it was
+ * not entered. `registered` is the controller of a process a batch start registered already (its
+ * process row is `running`); without one the process is registered here and moved from `ready`
+ * to `running` — a process another worker ended since is not started. `entry` is told once, at
+ * the engine's entry (true) or when the run ends without entering it (false). Nothing is entered
+ * once the lease is lost, or once a stop was requested or the drain's final stop came.
+ */
+export async function callEngine(
+  ctx: DispatchContext,
+  run: FencedRun<string>,
+  scheduler: EffectiveScheduler,
+  params: Readonly<Record<string, unknown>>,
+  registered: AbortController | undefined,
+  entry: (entered: boolean) => void = () => {},
+): Promise<EngineResult> {
+  const { rt, processes, calls } = ctx;
+  const { repos, clock } = rt;
+  const { processId } = run;
+  const recipe = recipeOf(scheduler);
+  const engine = rt.engines.get(recipe.engine);
+  if (engine === undefined) {
+    processes.returned(processId);
+    entry(false);
+    return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
+  }
+  const controller = registered ?? processes.register(processId);
+  try {
+    if (registered === undefined) {
+      // Not ours any more (another worker ended the run since it was admitted): nothing starts.
+      const ours = await repos.processes.transition(
+        processId,
+        ['ready'],
+        { status: 'running', started_at: clock.now() },
+        fenceOf(run),
+      );
+      if (!ours) controller.abort('worker-lost');
+      // A stop requested before the process was registered here (cancelPrevious from another worker).
+      const [requested] = await repos.processes.stopRequested([processId]);
+      if (requested !== undefined) controller.abort(requested.stopReason ?? 'stopped');
+    }
+    // Checked in the same turn as the engine's entry: no process starts once the lease is lost.
+    if (!ctx.lease.held) controller.abort(LEASE_LOST);
+    // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
+    const stopped = stoppedBeforeEntry(controller.signal);
+    if (stopped !== undefined) return stopped;
+    // In flight from here until it returns; without a process group, only this thread can stop it.
+    calls.enter(processId);
+    const running = runEngine(engine, {
+      processId,
+      recipe,
+      params,
+      initialMessage: scheduler.definition.initialMessage,
+      context: {
+        tenant: run.tenant,
+        project: run.project,
+        scheduler: run.name,
+        correlationId: run.correlationId,
+        scheduledFor: run.scheduledFor,
+        runAs: run.runAs,
+        fencingToken: run.fencingToken,
+        attempt: run.attempt,
+      },
+      signal: controller.signal,
+      report: (status) => {
+        ctx.track(
+          repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
+        );
+      },
+      spawned: (pgid) => calls.spawned(processId, pgid),
+    });
+    entry(true);
+    ctx.faults.afterStart?.(run);
+    return await running;
+  } finally {
+    entry(false);
+    calls.returned(processId);
+    processes.returned(processId);
+  }
+}
