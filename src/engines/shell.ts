@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { UrsaError } from '../errors/index.js';
-import { DEFAULT_GRACE_MS, terminateGroup } from '../fencing/group-ending.js';
-import { groupAlive, signalGroup } from '../fencing/process-group.js';
+import { DEFAULT_GRACE_MS, terminateGroup } from '../processes/group-ending.js';
+import { groupAlive, signalGroup } from '../processes/process-group.js';
 import { formatInstant } from '../time/instant.js';
 import type { Engine, EngineRequest, EngineResult } from './engine.js';
 import { OutputTail } from './output-tail.js';

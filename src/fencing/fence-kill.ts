@@ -1,4 +1,4 @@
-import { signalGroup } from './process-group.js';
+import { signalGroup } from '../processes/process-group.js';
 import type { RunningGroups } from './running-groups.js';
 
 /**

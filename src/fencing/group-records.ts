@@ -1,8 +1,8 @@
+import { identifyGroup } from '../processes/process-group.js';
 import { Batcher } from '../runtime/batcher.js';
 import type { Runtime } from '../runtime/context.js';
 import { type Backoff, persistRecord } from '../runtime/record-retry.js';
 import type { ProcessGroupRecord } from '../store/process-groups.js';
-import { identifyGroup } from './process-group.js';
 import type { RunningGroup, RunningGroups } from './running-groups.js';
 
 /**

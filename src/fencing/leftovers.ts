@@ -1,10 +1,15 @@
+import {
+  checkRecorded,
+  type EndGroupOptions,
+  type GroupEnding,
+  terminateGroups,
+} from '../processes/group-ending.js';
+import { groupsCarrying, hasProc, hostIdentity } from '../processes/process-group.js';
 import type { Runtime } from '../runtime/context.js';
 import type { Liveness } from '../store/liveness.js';
 import type { LeftoverGroup } from '../store/process-groups.js';
 import type { Run } from '../store/runs.js';
 import type { LostStep } from '../store/workflow-runs.js';
-import { checkRecorded, type EndGroupOptions, type GroupEnding, terminateGroups } from './group-ending.js';
-import { groupsCarrying, hasProc, hostIdentity } from './process-group.js';
 
 /** How many leftover groups one call ends at most; the next reap takes the rest. */
 const LEFTOVER_LIMIT = 1000;

@@ -1,5 +1,5 @@
-import { checkRecorded, type GroupEnding, terminateGroups } from './group-ending.js';
-import { hostIdentity } from './process-group.js';
+import { checkRecorded, type GroupEnding, terminateGroups } from '../processes/group-ending.js';
+import { hostIdentity } from '../processes/process-group.js';
 
 /**
  * A process group as the sentinel knows it: what `checkRecorded` needs to signal it safely, on the

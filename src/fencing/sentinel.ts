@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../log.js';
-import { hasProc, readStat } from './process-group.js';
+import { hasProc, readStat } from '../processes/process-group.js';
 import type { RunningGroup, RunningGroups } from './running-groups.js';
 import { encodeGroup, encodeMessage, type SentinelMessage, type WatchedGroup } from './sentinel-list.js';
 

@@ -8,7 +8,7 @@ import {
   shellEnvironment,
 } from '../../src/engines/shell.js';
 import { isUrsaError, type UrsaError } from '../../src/errors/index.js';
-import { readStat } from '../../src/fencing/process-group.js';
+import { readStat } from '../../src/processes/process-group.js';
 import { node, request, tempDir, waitForFile, waitUntilGone } from './helpers.js';
 
 const shell = createShellEngine();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { endLeftoverGroups } from '../../src/fencing/leftovers.js';
-import { identifyGroup, readStat } from '../../src/fencing/process-group.js';
+import { identifyGroup, readStat } from '../../src/processes/process-group.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
-import { hostIdentity, identifyGroup, readStat } from '../../src/fencing/process-group.js';
+import { hostIdentity, identifyGroup, readStat } from '../../src/processes/process-group.js';
 import { WorkflowRunner } from '../../src/runtime/workflow-runner.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'nod
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endGroup } from '../../src/fencing/group-ending.js';
+import { endGroup } from '../../src/processes/group-ending.js';
 import {
   groupAlive,
   groupMembers,
@@ -14,7 +14,7 @@ import {
   parseStat,
   readStat,
   sameHost,
-} from '../../src/fencing/process-group.js';
+} from '../../src/processes/process-group.js';
 import { until } from '../support/until.js';
 
 const OWN_GROUP_CHILD = resolve(import.meta.dirname, 'own-group-child.mjs');

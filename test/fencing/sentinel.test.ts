@@ -4,7 +4,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readStat } from '../../src/fencing/process-group.js';
 import { RunningGroups } from '../../src/fencing/running-groups.js';
 import { Sentinel, sentinelEntry } from '../../src/fencing/sentinel.js';
 import {
@@ -16,6 +15,7 @@ import {
   type WatchedGroup,
   Watchlist,
 } from '../../src/fencing/sentinel-list.js';
+import { readStat } from '../../src/processes/process-group.js';
 import { capturedLog } from '../support/faults.js';
 import { testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';

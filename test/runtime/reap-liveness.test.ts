@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
-import { identifyGroup } from '../../src/fencing/process-group.js';
+import { identifyGroup } from '../../src/processes/process-group.js';
 import { DIALECTS } from '../support/dialects.js';
 import { claimedRunRow } from '../support/runs.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';

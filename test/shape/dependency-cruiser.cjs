@@ -11,11 +11,11 @@ const LAYERS = [
   { name: 'interfaces', paths: ['src/cli/', 'src/http/', 'src/mcp/', 'src/tools/', 'web/src/'] },
   { name: 'services', paths: ['src/client/', 'src/service/'] },
   { name: 'runtime', paths: ['src/runtime/', 'src/fencing/'] },
-  { name: 'adapters', paths: ['src/store/', 'src/engines/', 'src/net/'] },
+  { name: 'catalog', paths: ['src/catalog/'] },
+  { name: 'adapters', paths: ['src/store/', 'src/engines/', 'src/processes/'] },
   {
     name: 'domain',
     paths: [
-      'src/catalog/',
       'src/runs/',
       'src/scheduler/',
       'src/recipes/',
@@ -26,7 +26,7 @@ const LAYERS = [
   },
   {
     name: 'foundation',
-    paths: ['src/cron/', 'src/time/', 'src/yaml/', 'src/config/', 'src/errors/', 'src/log\\.ts$'],
+    paths: ['src/cron/', 'src/time/', 'src/yaml/', 'src/config/', 'src/errors/', 'src/net/', 'src/log\\.ts$'],
   },
 ];
 

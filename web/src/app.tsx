@@ -3,15 +3,10 @@ import { Api, type ApiError, type Scope } from './api.js';
 import { EditorView } from './editor-view.js';
 import { InboxView } from './inbox-view.js';
 import { ListView } from './list-view.js';
+import { navigate } from './navigate.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
-
-/** Goes to `route` (the hash changes, and the page follows it). */
-export function navigate(route: Route): void {
-  const hash = routeHash(route);
-  if (window.location.hash !== hash) window.location.hash = hash;
-}
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);

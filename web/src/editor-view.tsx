@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api, RunSummary, Scope } from './api.js';
-import { navigate } from './app.js';
 import { RunChart } from './charts.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { durationText, outcomeClass, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
+import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
 import { setFlash, takeFlash } from './store.js';
 import { nameProblem, type Placed, place, validateText } from './validate.js';
