@@ -8,13 +8,11 @@ export {
   type SettingSource,
 } from './load.js';
 export {
-  LogLevel,
   MAX_RETENTION_DAYS,
-  redactDb,
   type SettingDefinition,
-  type SettingKey,
-  type Settings,
   type SettingType,
   settingDefinitions,
   settingKeys,
 } from './schema.js';
+export { LogLevel, type SettingKey, type Settings } from './settings.js';
+export { redactDb } from './value-schemas.js';

@@ -2,13 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { UrsaError } from '../errors/index.js';
-import {
-  type SettingDefinition,
-  type SettingKey,
-  type Settings,
-  settingDefinitions,
-  settingKeys,
-} from './schema.js';
+import { type SettingDefinition, settingDefinitions, settingKeys } from './schema.js';
+import type { SettingKey, Settings } from './settings.js';
 
 /** The configuration file looked for in the working directory when none is named. */
 export const CONFIG_FILE = 'ursa.yaml';

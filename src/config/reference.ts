@@ -1,5 +1,6 @@
 import { formatDuration } from '../time/duration.js';
-import { type SettingKey, settingDefinitions, settingKeys } from './schema.js';
+import { settingDefinitions, settingKeys } from './schema.js';
+import type { SettingKey } from './settings.js';
 
 /** A default as an operator writes it: durations as ISO-8601 (`PT1M`), everything else as is. */
 function defaultText(key: SettingKey): string {

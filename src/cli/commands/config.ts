@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { type Config, type ConfigOverrides, displayValue } from '../../config/load.js';
 import { configurationReference } from '../../config/reference.js';
-import { type SettingKey, settingDefinitions, settingKeys } from '../../config/schema.js';
+import { settingDefinitions, settingKeys } from '../../config/schema.js';
+import type { SettingKey } from '../../config/settings.js';
 import { formatDuration } from '../../time/duration.js';
 import type { CliIo } from '../io.js';
 
