@@ -1,3 +1,4 @@
+import type { TemplateLimits } from '../config/template-limits.js';
 import { isRefusal, UrsaError, type ValidationIssue } from '../errors/index.js';
 import { builtinRecipe } from '../recipes/builtin.js';
 import { parseRecipeDocument } from '../recipes/parse.js';
@@ -16,7 +17,6 @@ import type { Repositories } from '../store/index.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { workflowPath } from '../workflows/paths.js';
-import type { TemplateLimits } from '../workflows/template-limits.js';
 
 /** A scheduler as it applies to one project after the cascade (spec §3). */
 export type EffectiveScheduler = CheckedScheduler & {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from '../workflows/template-limits.js';
 import { LogLevel, type SettingKey, type Settings } from './settings.js';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits.js';
 import {
   dbSchema,
   durationSchema,

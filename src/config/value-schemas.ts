@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { parseHostPattern } from '../net/host-pattern.js';
 import { OUTBOUND_ENTRY_ALLOWED, parseOutboundEntry } from '../net/outbound-policy.js';
-import type { SecretHosts } from '../net/secret-hosts.js';
-import { SECRET_ENV_NAME } from '../recipes/http-fields.js';
+import { SECRET_ENV_NAME, type SecretHosts } from '../net/secret-hosts.js';
 import { parseFixedDuration } from '../time/duration.js';
 import { LogLevel } from './settings.js';
 

@@ -1,6 +1,13 @@
 import { canonicalHost, type HostPattern, hostMatches, parseHostPattern } from './host-pattern.js';
 
 /**
+ * The name of the environment variable a secret header's value is read from. Only `URSA_SECRET_*`
+ * variables: recipes are documents agents may write, and a recipe naming `PGPASSWORD` or
+ * `AWS_SECRET_ACCESS_KEY` would post the worker's own secrets to a URL of the author's choosing.
+ */
+export const SECRET_ENV_NAME = /^URSA_SECRET_[A-Z0-9_]+$/u;
+
+/**
  * The hosts each secret variable may be sent to (operator setting `secretHosts`, issue #19):
  * variable name (`URSA_SECRET_HOOK_TOKEN`) → host patterns (`hooks.example.com`, `*.example.org`).
  * A variable not named here may be sent to any host the outbound policy allows.

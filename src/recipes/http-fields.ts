@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SECRET_ENV_NAME } from '../net/secret-hosts.js';
 import { describeValue } from '../yaml/issues.js';
 
 /**
@@ -11,13 +12,6 @@ import { describeValue } from '../yaml/issues.js';
 
 /** A header name: an RFC 7230 `token` (`!#$%&'*+-.^_` and backquote, `|~`, digits, letters). */
 const HEADER_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/u;
-
-/**
- * The name of the environment variable a secret header's value is read from. Only `URSA_SECRET_*`
- * variables: recipes are documents agents may write, and a recipe naming `PGPASSWORD` or
- * `AWS_SECRET_ACCESS_KEY` would post the worker's own secrets to a URL of the author's choosing.
- */
-export const SECRET_ENV_NAME = /^URSA_SECRET_[A-Z0-9_]+$/u;
 
 /** An example URL, for messages. */
 const URL_EXAMPLE = 'https://hooks.example.com/briefing';

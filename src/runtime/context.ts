@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
+import type { TemplateLimits } from '../config/template-limits.js';
 import type { EngineRegistry } from '../engines/index.js';
 import type { SecretHosts } from '../net/secret-hosts.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
-import type { TemplateLimits } from '../workflows/template-limits.js';
 import type { Metrics } from './metrics.js';
 
 /** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TemplateLimits } from '../config/template-limits.js';
 import type { ValidationIssue } from '../errors/index.js';
 import { nameString, nonBlankString, paramsField } from '../scheduler/fields.js';
 import { validateName } from '../scheduler/name.js';
@@ -7,7 +8,6 @@ import { loadYamlDocument } from '../yaml/load.js';
 import { documentRefused } from '../yaml/report.js';
 import type { WorkflowDefinition } from './definition.js';
 import { checkTemplate, templateStrings } from './template.js';
-import type { TemplateLimits } from './template-limits.js';
 
 const stepSchema = z.strictObject({
   name: nameString,

@@ -1,4 +1,4 @@
-import type { TemplateLimits } from './template-limits.js';
+import type { TemplateLimits } from '../config/template-limits.js';
 import { ALLOWED_TAGS, FileAccessRefused, ListTooLong } from './template-sandbox.js';
 
 /** A word the library quotes back that is safe to repeat: a tag, filter or variable name. */

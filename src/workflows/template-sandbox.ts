@@ -7,7 +7,7 @@ import {
   Token,
   toValue,
 } from 'liquidjs';
-import type { TemplateLimits } from './template-limits.js';
+import type { TemplateLimits } from '../config/template-limits.js';
 
 /**
  * The tags a workflow template may use (issue #19): conditions, loops, variables and comments —

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Context, type Liquid, type Template } from 'liquidjs';
+import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from '../config/template-limits.js';
 import { UrsaError } from '../errors/index.js';
 import { templateProblem } from './template-errors.js';
-import { DEFAULT_TEMPLATE_LIMITS, type TemplateLimits } from './template-limits.js';
 import { sandboxEngine } from './template-sandbox.js';
 
 /**

@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings are Ursa's templates, `${{ … }}` and `${% … %}`
 import { Liquid, Token } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TEMPLATE_LIMITS } from '../../src/workflows/template-limits.js';
+import { DEFAULT_TEMPLATE_LIMITS } from '../../src/config/template-limits.js';
 import {
   ALLOWED_TAGS,
   FileAccessRefused,

@@ -14,7 +14,6 @@ import {
   yamlBody,
 } from '../../contract/index.js';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
-import type { WorkflowRun } from '../../service/records.js';
 import { documentSummaryView, documentView, workflowRunView } from '../../service/views.js';
 import {
   getWorkflow,
@@ -24,7 +23,6 @@ import {
   startWorkflow,
   stopWorkflowRun,
 } from '../../service/workflows.js';
-import { formatInstant } from '../../time/instant.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';

@@ -1,7 +1,7 @@
 /**
  * The bounds of workflow templates (issue #19): how much text a template may be, how long and how
  * much memory one step's render may take, and how much its output may weigh. The operator sets
- * them (`src/config/schema.ts`, the README's Configuration section); these are the defaults.
+ * them (`schema.ts` beside it, docs/configuration.md); these are the defaults.
  */
 export interface TemplateLimits {
   /** Longest template (one param string), in characters; longer is refused when written. */
