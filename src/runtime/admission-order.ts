@@ -1,4 +1,4 @@
-import type { LaneResult } from '../store/lanes.js';
+import type { LaneResult } from '../store/lane-records.js';
 
 /** A manual fire a lane said to judge first (`LaneResult.first`). */
 export interface FirstFire {

@@ -2,7 +2,7 @@ import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
 import { mergeParams } from '../recipes/resolve.js';
 import type { FencedRun, StartedProcess } from '../runs/run.js';
 import { feedRow } from '../store/feed.js';
-import type { Opening, WorkflowStartRecord } from '../store/lanes.js';
+import type { Opening, WorkflowStartRecord } from '../store/lane-records.js';
 import { type NewProcess, processRow } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
 import { absorbedBy, feedLineOf } from './recorder.js';

@@ -37,7 +37,8 @@ export {
   type InboxListOptions,
   type NewInboxItem,
 } from './inbox.js';
-export { type LaneRequest, type LaneResult, Lanes } from './lanes.js';
+export type { LaneRequest, LaneResult } from './lane-records.js';
+export { Lanes } from './lanes.js';
 export {
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   isPostgresUrl,

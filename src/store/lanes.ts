@@ -1,109 +1,30 @@
-import { type Insertable, sql, type Transaction } from 'kysely';
-import { type AdmissionDecision, decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
-import { decideOverlap } from '../decisions/overlap.js';
+import { sql, type Transaction } from 'kysely';
+import { decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
 import { skipOf } from '../runs/outcomes.js';
-import type { OverlapPolicy } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './documents.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
+import { startFreeLanes } from './lane-batch.js';
+import {
+  type Attempt,
+  attemptOf,
+  type LaneRequest,
+  type LaneResult,
+  lockKeyOf,
+  type WorkflowStartRecord,
+  writeOpenings,
+} from './lane-records.js';
 import type { Store } from './open.js';
 import type { Run } from './runs.js';
-import {
-  DISABLED_TIMING_PATTERN,
-  isDisabledTiming,
-  type SchedulerKey,
-  schedulerKeyString,
-} from './schedules.js';
-import type { Database, FeedTable, ProcessesTable } from './schema.js';
-import { valuesList } from './values.js';
+import { isDisabledTiming, type SchedulerKey, schedulerKeyString } from './schedules.js';
+import type { Database } from './schema.js';
 
-/** The run to admit: held by `workerId`, in state `claimed` or `queued`. */
-export interface LaneRequest {
-  readonly key: SchedulerKey;
-  readonly correlationId: string;
-  readonly workerId: string | null;
-  readonly policy: OverlapPolicy;
-  readonly oneShot: boolean;
-  /** How the run was triggered. */
-  readonly trigger: Run['trigger'];
-  /** The occurrence the run serves, UTC ms (a manual fire's: the instant it was requested). */
-  readonly scheduledFor: number;
-  /**
-   * False: the run does not yield to an earlier manual fire (see {@link LaneResult.first}) and is
-   * decided now. Default true.
-   */
-  readonly yielding?: boolean;
-  /** Written when the run starts: the session and process it starts in, and the instant (UTC ms). */
-  readonly start: {
-    readonly sessionId: string | null;
-    readonly processId: string | null;
-    readonly at: number;
-  };
-  /**
-   * What a started run has from the transaction that starts it on (issue #20): its process row
-   * (a recipe target) and its START line, so that no engine is entered for a run without them.
-   */
-  readonly opening?: Opening | undefined;
-}
-
-/** A started run's process row (absent for a workflow target) and START line. */
-export interface Opening {
-  readonly process?: Insertable<ProcessesTable>;
-  readonly line: Insertable<FeedTable>;
-}
-
-/** The start of a workflow target's attempt, to record (see {@link Lanes.recordWorkflowStart}). */
-export interface WorkflowStartRecord {
-  readonly correlationId: string;
-  /** The fencing token of the attempt that writes it. */
-  readonly fencingToken: number;
-  /** When its workflow run was started, UTC ms. */
-  readonly startedAt: number;
-  /** Its START line, which names the workflow run. */
-  readonly line: Insertable<FeedTable>;
-}
-
-function attemptOf(row: { attempt: number; fencing_token: number | string | null }): Attempt {
-  return { attempt: Number(row.attempt), fencingToken: tokenOf(row.fencing_token) as number };
-}
-
-/** The advisory-lock key of a scheduler: one per scheduler, the same in every admission path. */
-function lockKeyOf(schedulerKey: string): string {
-  return schedulerKey.replaceAll('\u0000', '/');
-}
-
-/**
- * The attempt a start began (decisions §5, see `src/store/fencing.ts`): the run's attempt count
- * after it (1 for its first start) and the attempt's fencing token.
+/*
+ * The lanes of schedulers as a repository (`Lanes`): a run's admission one at a time, the batch
+ * start (its statement in `src/store/lane-batch.ts`), and the lane's reads and writes after a
+ * start: which attempts are still current, a workflow target's start record, the waiting runs.
+ * What a lane takes and gives is in `src/store/lane-records.ts`.
  */
-export interface Attempt {
-  readonly attempt: number;
-  readonly fencingToken: number;
-}
-
-/** What `admit` did, and the active run it found (for `cancel`: the one to stop). */
-export type LaneResult = {
-  readonly active:
-    | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
-    | undefined;
-  /** For `yield`: the earliest manual fire to judge first (still claimed; nothing was moved). */
-  readonly first?: { readonly correlationId: string; readonly workerId: string | null } | undefined;
-} & (
-  | {
-      /** The run started. */
-      readonly decision: 'start';
-      /** The attempt the start began. */
-      readonly attempt: Attempt;
-    }
-  | {
-      /**
-       * The admission decision (`decideAdmission`), or `lost` when the run was no longer this
-       * worker's to move. `deleted` and `disabled` runs were moved to `skipped` (`skipOf`).
-       */
-      readonly decision: Exclude<AdmissionDecision, 'start'> | 'lost';
-      readonly attempt?: undefined;
-    }
-);
 
 /**
  * The lane of a scheduler (spec §5, §6): one run active at a time, at most one waiting. Every
@@ -198,7 +119,7 @@ export class Lanes {
         .returning(['attempt', 'fencing_token'])
         .executeTakeFirst();
       if (moved === undefined) return { decision: 'lost', active };
-      if (decision === 'start' && request.opening !== undefined) await this.#open(trx, [request.opening]);
+      if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
       if (decision === 'cancel' && active?.processId) {
         await trx
           .updateTable('processes')
@@ -243,17 +164,6 @@ export class Lanes {
     return isDisabledTiming(state.timing) ? 'disabled' : 'present';
   }
 
-  // The process rows and START lines of runs started in this transaction.
-  async #open(trx: Transaction<Database>, openings: readonly Opening[]): Promise<void> {
-    const processes = openings.flatMap((o) => (o.process === undefined ? [] : [o.process]));
-    if (processes.length > 0) await trx.insertInto('processes').values(processes).execute();
-    if (openings.length > 0)
-      await trx
-        .insertInto('feed')
-        .values(openings.map((o) => o.line))
-        .execute();
-  }
-
   /**
    * Starts the runs of a batch whose lane is free, in one transaction (issue #4: one round of
    * statements for a whole due second, not one transaction per run): the locks of every
@@ -275,68 +185,7 @@ export class Lanes {
     workerId: string,
     at: number,
   ): Promise<(Attempt | 'deferred')[]> {
-    const free = { oneShot: false, active: false, waiting: false } as const;
-    const seen = new Set<string>();
-    const chosen = starts.filter((request) => {
-      const key = schedulerKeyString(request.key);
-      if (seen.has(key) || decideOverlap({ ...free, policy: request.policy }) !== 'start') return false;
-      seen.add(key);
-      return true;
-    });
-    if (chosen.length === 0) return starts.map(() => 'deferred');
-    // On SQLite as expressions, so that it looks each run up by its key instead of walking this
-    // worker's claimed runs with the whole list for each (issue #11). PostgreSQL keeps the columns:
-    // the expressions made its every-second starts 100-400 ms late.
-    const sqlite = this.store.dialect === 'sqlite';
-    const held = sqlite ? sql`(runs.state || '')` : sql`runs.state`;
-    const holder = sqlite ? sql`(runs.worker_id || '')` : sql`runs.worker_id`;
-    const started = await this.store.db.transaction().execute(async (trx) => {
-      if (this.store.dialect === 'postgres') {
-        await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val([...seen].sort().map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
-          trx,
-        );
-      }
-      const tokenAt = await reserveFencingTokens(trx, this.store.dialect, chosen.length);
-      // A busy lane, an earlier manual fire not judged yet, a scheduler without schedule state
-      // (deleted) or disabled: the one-at-a-time path decides and records it.
-      const moved = await sql<{ correlation_id: string; attempt: number; fencing_token: string | number }>`
-        update runs
-        set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at},
-          attempt = runs.attempt + 1, fencing_token = ${tokenAt(sql`v.column4`)}
-        from ${valuesList(
-          this.store.dialect,
-          chosen.map((request, i) => [
-            request.correlationId,
-            request.start.sessionId,
-            request.start.processId,
-            i + 1,
-          ]),
-          ['text', 'text', 'text', 'bigint'],
-        )} as v
-        where runs.correlation_id = v.column1
-          and ${held} in ('claimed', 'queued') and ${holder} = ${workerId}
-          and not exists (
-            select 1 from runs as other
-            where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name
-              and other.state in ('started', 'queued', 'claimed') and other.correlation_id <> runs.correlation_id
-              and (other.state <> 'claimed'
-                or (other.trigger = 'manual' and other.scheduled_for < runs.scheduled_for)))
-          and exists (
-            select 1 from schedule_state as s
-            where s.tenant = runs.tenant and s.project = runs.project and s.name = runs.name
-              and (s.timing is null or s.timing not like ${DISABLED_TIMING_PATTERN}))
-        returning runs.correlation_id as correlation_id, runs.attempt as attempt,
-          runs.fencing_token as fencing_token`.execute(trx);
-      const attempts = new Map(moved.rows.map((r) => [r.correlation_id, attemptOf(r)]));
-      await this.#open(
-        trx,
-        chosen.flatMap((request) =>
-          attempts.has(request.correlationId) && request.opening !== undefined ? [request.opening] : [],
-        ),
-      );
-      return attempts;
-    });
-    return starts.map((request) => started.get(request.correlationId) ?? 'deferred');
+    return startFreeLanes(this.store, starts, workerId, at);
   }
 
   /**
