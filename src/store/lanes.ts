@@ -4,7 +4,7 @@ import { decideOverlap } from '../decisions/overlap.js';
 import { skipOf } from '../runs/outcomes.js';
 import type { OverlapPolicy } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from './documents.js';
+import { TENANT_PROJECT } from './document-rows.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
 import type { Store } from './open.js';
 import type { Run } from './runs.js';

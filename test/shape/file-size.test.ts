@@ -16,7 +16,6 @@ const ALLOWANCE: Readonly<Record<string, number>> = {
   'src/runtime/executor.ts': 1160,
   'src/store/open.ts': 643,
   'src/runtime/worker.ts': 634,
-  'src/store/documents.ts': 565,
   'src/config/schema.ts': 535,
   'src/store/lanes.ts': 439,
   'src/tools/agent-scope.ts': 425,
