@@ -12,7 +12,7 @@ import {
   documentKeyString,
   type StoredDocument,
   TENANT_PROJECT,
-} from '../store/documents.js';
+} from '../store/document-rows.js';
 import type { Repositories } from '../store/index.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';

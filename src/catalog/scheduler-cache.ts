@@ -8,7 +8,7 @@ import {
   documentKeyString,
   type StoredDocument,
   TENANT_PROJECT,
-} from '../store/documents.js';
+} from '../store/document-rows.js';
 import type { Repositories } from '../store/index.js';
 import { type ScheduleState, schedulerKeyString } from '../store/schedules.js';
 import { workflowPath } from '../workflows/paths.js';

@@ -1,6 +1,6 @@
 import { activeProjects, projectSchedulerHeads } from '../catalog/catalog.js';
 import { SCHEDULER_PREFIX } from '../scheduler/document.js';
-import { type DocumentHead, TENANT_PROJECT } from '../store/documents.js';
+import { type DocumentHead, TENANT_PROJECT } from '../store/document-rows.js';
 import type { Runtime } from './context.js';
 import { isCronTiming, reconcileProject, refreshProject } from './registrar.js';
 

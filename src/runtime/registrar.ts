@@ -8,7 +8,7 @@ import {
 import { firstRunAt } from '../decisions/advance.js';
 import type { SchedulerDefinition } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { ScheduleState } from '../store/schedules.js';
 import type { Runtime } from './context.js';
 import { noteTenantOneShots, takesUp } from './tenant-one-shots.js';

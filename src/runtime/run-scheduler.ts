@@ -1,7 +1,7 @@
 import { checkScheduler, type EffectiveScheduler } from '../catalog/catalog.js';
 import { isRefusal } from '../errors/index.js';
 import { schedulerPath } from '../scheduler/document.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { Repositories } from '../store/index.js';
 import type { Run } from '../store/runs.js';
 

@@ -3,7 +3,7 @@ import { firstKnownAt, takesTenantOneShot } from '../decisions/tenant-one-shot.j
 import { UrsaError } from '../errors/index.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { Runtime } from './context.js';
 
 /*

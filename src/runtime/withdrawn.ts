@@ -1,6 +1,6 @@
 import { WITHDRAWN } from '../decisions/admission.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { Run } from '../store/runs.js';
 import { isDisabledTiming } from '../store/schedules.js';
 import type { Runtime } from './context.js';

@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime/context.js';
 import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { SCHEDULER_PREFIX, schedulerNameFromPath, validateName } from '../scheduler/document.js';
 import type { Actor } from '../store/audit.js';
-import { type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+import { type StoredDocument, TENANT_PROJECT } from '../store/document-rows.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
 import { WORKFLOWS_OFF_WARNING } from './schedulers.js';

@@ -1,5 +1,5 @@
 import { type Actor, type ActorInterface, libraryActor } from '../store/audit.js';
-import type { WriteGuard } from '../store/documents.js';
+import type { WriteGuard } from '../store/document-versions.js';
 
 /**
  * Who asks (decisions §6): a user of a tenant, working in a project, with a role. The CLI acts as

@@ -3,7 +3,7 @@ import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../contra
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import { formatInstant } from '../time/instant.js';
 
 /**

@@ -7,7 +7,7 @@
  */
 
 export { cliActor } from '../store/audit.js';
-export { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../store/documents.js';
+export { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../store/document-rows.js';
 export type { FeedLine } from '../store/feed.js';
 export type { SettingRecord, SettingScope } from '../store/settings.js';
 export { MAX_ROTATION_GRACE_MS, ROLES, type Role, type TokenRecord, type Tokens } from '../store/tokens.js';

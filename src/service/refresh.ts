@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/context.js';
 import { type RefreshResult, refreshProject, refreshTenant } from '../runtime/registrar.js';
 import type { Actor } from '../store/audit.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 
 /**
  * A refresh of one project someone asked for (spec §8: REST, the `scheduler_refresh` tool,

@@ -6,13 +6,8 @@ import { refreshProject, refreshTenant } from '../runtime/registrar.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { validateName } from '../scheduler/name.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import {
-  checkWrite,
-  type DocumentKey,
-  type StoredDocument,
-  TENANT_PROJECT,
-  type WriteGuard,
-} from '../store/documents.js';
+import { type DocumentKey, type StoredDocument, TENANT_PROJECT } from '../store/document-rows.js';
+import { checkWrite, type WriteGuard } from '../store/document-versions.js';
 import { MAX_DOCUMENT_BYTES } from '../yaml/limits.js';
 import { actorOf, type Caller, type VersionGuard } from './caller.js';
 import { displayTimezone } from './settings.js';

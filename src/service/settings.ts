@@ -1,6 +1,6 @@
 import { UrsaError } from '../errors/index.js';
 import { isValidName, NAME_RULE } from '../scheduler/name.js';
-import { TENANT_PROJECT } from '../store/documents.js';
+import { TENANT_PROJECT } from '../store/document-rows.js';
 import {
   type ResolvedSetting,
   resolveDisplayTimezone,

@@ -13,7 +13,7 @@ import type {
 } from '../contract/index.js';
 import type { RefreshResult } from '../runtime/registrar.js';
 import type { AuditRecord, DocumentAction } from '../store/audit.js';
-import type { StoredDocument } from '../store/documents.js';
+import type { StoredDocument } from '../store/document-rows.js';
 import type { FeedLine, FeedRun } from '../store/feed.js';
 import type { InboxItem } from '../store/inbox.js';
 import type { ProcessRecord } from '../store/processes.js';

@@ -1,7 +1,7 @@
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { StartedWorkflow, WorkflowRunner } from '../runtime/workflow-runner.js';
-import type { StoredDocument } from '../store/documents.js';
+import type { StoredDocument } from '../store/document-rows.js';
 import type { WorkflowRun } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';

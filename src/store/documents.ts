@@ -1,160 +1,26 @@
-import { randomUUID } from 'node:crypto';
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import { UrsaError } from '../errors/index.js';
-import { type Actor, highestAuditedVersion, insertAudit, URSA_ACTOR } from './audit.js';
-import { isUniqueViolation } from './errors.js';
+/**
+ * The document layer of the store (decisions §2): the {@link Documents} class, its reads (by key,
+ * many keys, prefix, last trashed body), the creation of missing run logs and the expiry sweep.
+ * Its writes live beside it: document-put.ts (create or replace), document-trash.ts (trash and
+ * restore), with the version rules in document-versions.ts and the row shape in document-rows.ts.
+ */
+import type { Insertable } from 'kysely';
+import type { Actor } from './audit.js';
+import { type PutOptions, putDocument } from './document-put.js';
+import {
+  type DocumentHead,
+  type DocumentKey,
+  documentKeyString,
+  type StoredDocument,
+  selectDocument,
+  toDocument,
+} from './document-rows.js';
+import { restoreDocument, trashDocument } from './document-trash.js';
+import type { WriteGuard } from './document-versions.js';
 import { checkLimit } from './feed.js';
-import { tokenOf } from './fencing.js';
-import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
-import type { Database, DocumentsTable } from './schema.js';
+import type { DocumentsTable } from './schema.js';
 import { rowIn } from './values.js';
-
-// In its own module so that audit.ts, which documents.ts imports, needs nothing from here.
-export type { DocumentKey } from './keys.js';
-
-/** A live document. Instants are UTC epoch milliseconds. */
-export interface StoredDocument extends DocumentKey {
-  readonly body: string;
-  readonly createdBy: string;
-  readonly version: number;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-  readonly expiresAt: number | null;
-}
-
-/** A document without its body: where it is, its version and its author. */
-export interface DocumentHead extends DocumentKey {
-  readonly version: number;
-  readonly createdBy: string;
-}
-
-/** One string per document key (for maps keyed by document). */
-export function documentKeyString(key: DocumentKey): string {
-  return `${key.tenant}\u0000${key.project}\u0000${key.path}`;
-}
-
-/** The tenant-wide pseudo-project of the cascade (spec §3). */
-export const TENANT_PROJECT = '_tenant';
-export const TRASH_PREFIX = '_vance/trash/';
-
-/**
- * What a write of a document must find (issue #19), checked on the document as locked in the
- * write's own transaction — never on an earlier read, which another writer may have overtaken.
- */
-export interface WriteGuard {
-  /**
-   * Compare-and-swap: the version the writer last read (0: the document must not exist). Another
-   * version is `VERSION_MISMATCH` and nothing is written.
-   */
-  readonly expectedVersion?: number | undefined;
-  /** Where {@link expectedVersion} came from, named by the error: `If-Match` (REST), `expectedVersion` (tools, default). */
-  readonly expectedField?: string | undefined;
-  /**
-   * A rule on the current document (undefined: there is none), e.g. the creator/`runAs` rule of a
-   * scheduler write: it throws to refuse, and nothing is written. Called again on the winner's row
-   * when a create loses to another writer's create of the same path.
-   */
-  readonly check?: (current: StoredDocument | undefined) => void;
-}
-
-/** Options of {@link Documents.put}. */
-export interface PutOptions extends WriteGuard {
-  /** False: the replaced body is not archived, and the write is not in the audit trail (run logs: Ursa's own, rewritten on every transition, spec §9a). */
-  readonly archive?: boolean;
-  /**
-   * Write only while this run is in this state (or has no row) and, with `fencingToken`, still at
-   * the attempt of that token (null: not started); see {@link Documents.put}.
-   */
-  readonly whileRun?: {
-    readonly correlationId: string;
-    readonly state: string;
-    readonly fencingToken?: number | null;
-  };
-}
-
-function toDocument(row: Selectable<DocumentsTable>): StoredDocument {
-  return {
-    tenant: row.tenant,
-    project: row.project,
-    path: row.path,
-    body: row.body,
-    createdBy: row.created_by,
-    version: Number(row.version),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    expiresAt: row.expires_at === null ? null : Number(row.expires_at),
-  };
-}
-
-function selectDocument(db: Kysely<Database>, key: DocumentKey, forUpdate?: Store) {
-  let query = db
-    .selectFrom('documents')
-    .selectAll()
-    .where('tenant', '=', key.tenant)
-    .where('project', '=', key.project)
-    .where('path', '=', key.path);
-  // PostgreSQL: the row stays locked until the write commits, and a writer waiting for it reads
-  // the version the other one committed. SQLite: the transaction holds the write lock from its
-  // start (`begin immediate`), so nobody else writes meanwhile.
-  if (forUpdate?.dialect === 'postgres') query = query.forUpdate();
-  return query.executeTakeFirst();
-}
-
-/**
- * Applies a {@link WriteGuard} to the current document of a write (undefined: none). A write does
- * so inside its transaction; a caller may also do so on an earlier read, to refuse before it does
- * anything else.
- *
- * @throws UrsaError `VERSION_MISMATCH`, or what the guard's `check` throws.
- */
-export function checkWrite(key: DocumentKey, current: StoredDocument | undefined, options: WriteGuard): void {
-  options.check?.(current);
-  const { expectedVersion } = options;
-  const version = current?.version ?? 0;
-  if (expectedVersion !== undefined && expectedVersion !== version)
-    throw versionMismatch(key, expectedVersion, version, options.expectedField ?? 'expectedVersion');
-}
-
-/**
- * The version of a document that comes to `key`'s path while no live document holds it (a create,
- * a restore): one more than the highest version the path ever had, in the archive (every replaced
- * and trashed body) or the audit trail (every version written, deleted or restored there), so no
- * version of a path is ever reused, and a version a writer kept from a document deleted since
- * can never match the one that came after it (issue #19). Read in the write's transaction after
- * the path was found free: on PostgreSQL a delete of the path's document that was under way has
- * committed by then (the locked read waited for it), and two writes that read the same number
- * cannot both take the path (its unique key), so the loser retries or is a `CONFLICT`.
- */
-async function freshVersion(db: Kysely<Database>, key: DocumentKey): Promise<number> {
-  const archived = await db
-    .selectFrom('document_archive')
-    .select((eb) => eb.fn.max('version').as('v'))
-    .where('tenant', '=', key.tenant)
-    .where('project', '=', key.project)
-    .where('path', '=', key.path)
-    .executeTakeFirst();
-  return Math.max(Number(archived?.v ?? 0), await highestAuditedVersion(db, key)) + 1;
-}
-
-function guard(key: DocumentKey, row: Selectable<DocumentsTable> | undefined, options: WriteGuard): void {
-  checkWrite(key, row === undefined ? undefined : toDocument(row), options);
-}
-
-/** The `VERSION_MISMATCH` of a write that expected `expected` (0: no document) and found `current` (0: none). */
-function versionMismatch(key: DocumentKey, expected: number, current: number, field: string): UrsaError {
-  const wanted = expected === 0 ? 'no document' : `version ${expected}`;
-  const found = current === 0 ? 'there is no document' : `it is at version ${current}`;
-  return new UrsaError(
-    'VERSION_MISMATCH',
-    `${field}: expected ${wanted} at ${key.project}/${key.path}, but ${found}: read it again, then write with the version read`,
-    {
-      field,
-      value: expected,
-      allowed: current === 0 ? 'no version: the document does not exist' : String(current),
-    },
-  );
-}
 
 /**
  * The document layer of decisions §2 on the store: versioned bodies, an archive of every
@@ -309,107 +175,7 @@ export class Documents {
     expiresAt: number | null = null,
     options: PutOptions = {},
   ): Promise<{ created: boolean; version: number }> {
-    for (;;) {
-      const result = await this.#put(key, body, by, now, expiresAt, options);
-      if (!('retry' in result)) return result;
-    }
-  }
-
-  #put(
-    key: DocumentKey,
-    body: string,
-    by: Actor,
-    now: number,
-    expiresAt: number | null,
-    options: PutOptions,
-  ): Promise<{ created: boolean; version: number } | { created: false; version: number; retry: true }> {
-    return this.store.db.transaction().execute(async (trx) => {
-      const { whileRun } = options;
-      if (whileRun !== undefined) {
-        // The run first, then the document: the order in which an end of the run takes them.
-        let query = trx
-          .selectFrom('runs')
-          .select(['state', 'fencing_token'])
-          .where('correlation_id', '=', whileRun.correlationId);
-        // SQLite: the transaction holds the write lock from its start (`begin immediate`).
-        if (this.store.dialect === 'postgres') query = query.forShare();
-        const run = await query.executeTakeFirst();
-        const moved =
-          run !== undefined &&
-          (run.state !== whileRun.state ||
-            (whileRun.fencingToken !== undefined && tokenOf(run.fencing_token) !== whileRun.fencingToken));
-        if (moved) {
-          const current = await selectDocument(trx, key);
-          return { created: false, version: current === undefined ? 0 : Number(current.version) };
-        }
-      }
-      const existing = await selectDocument(trx, key, this.store);
-      guard(key, existing, options);
-      const audited = options.archive !== false;
-      const audit = (action: 'create' | 'update', version: number) =>
-        audited
-          ? insertAudit(trx, {
-              tenant: key.tenant,
-              project: key.project,
-              at: now,
-              subjectType: 'document',
-              subject: key.path,
-              action,
-              version,
-              actor: by,
-            })
-          : Promise.resolve();
-      if (existing === undefined) {
-        // Two writers may create the same document at once (two workers and one run log, say):
-        // the one that loses the insert retries as an update, its guard checked on the winner's row.
-        // Ursa's own unaudited documents (run logs, one fresh path per run) have no history to
-        // step over: no two queries on the run path for a version that is always 1.
-        const first = audited ? await freshVersion(trx, key) : 1;
-        const inserted = await trx
-          .insertInto('documents')
-          .values({
-            ...key,
-            body,
-            created_by: by.user,
-            version: first,
-            created_at: now,
-            updated_at: now,
-            expires_at: expiresAt,
-            trashed_from: null,
-          })
-          .onConflict((oc) => oc.columns(['tenant', 'project', 'path']).doNothing())
-          .executeTakeFirst();
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1)
-          return { created: false, version: 0, retry: true as const };
-        await audit('create', first);
-        return { created: true, version: first };
-      }
-      if (existing.body === body && existing.expires_at === expiresAt) {
-        return { created: false, version: Number(existing.version) };
-      }
-      // No compare-and-swap needed: the row is locked as read (see selectDocument), so its version
-      // is still the one read when this transaction commits.
-      const version = Number(existing.version) + 1;
-      await trx
-        .updateTable('documents')
-        .set({ body, version, updated_at: now, expires_at: expiresAt })
-        .where('id', '=', existing.id)
-        .execute();
-      if (audited)
-        await trx
-          .insertInto('document_archive')
-          .values({
-            ...key,
-            version: Number(existing.version),
-            body: existing.body,
-            created_by: existing.created_by,
-            archived_at: now,
-            reason: 'replaced',
-          })
-          .execute();
-      await audit('update', version);
-      return { created: false, version };
-    });
+    return putDocument(this.store, key, body, by, now, expiresAt, options);
   }
 
   /** Documents of one (tenant, project) whose path starts with `prefix`, sorted by path. */
@@ -439,41 +205,7 @@ export class Documents {
     now: number,
     options: WriteGuard & { readonly actor?: Actor } = {},
   ): Promise<string | undefined> {
-    return this.store.db.transaction().execute(async (trx) => {
-      const doc = await selectDocument(trx, key, this.store);
-      guard(key, doc, options);
-      if (doc === undefined) return undefined;
-      const fileName = key.path.slice(key.path.lastIndexOf('/') + 1);
-      const trashPath = `${TRASH_PREFIX}${randomUUID()}_${fileName}`;
-      await trx
-        .insertInto('document_archive')
-        .values({
-          ...key,
-          version: Number(doc.version),
-          body: doc.body,
-          created_by: doc.created_by,
-          archived_at: now,
-          reason: 'trashed',
-        })
-        .execute();
-      await trx
-        .updateTable('documents')
-        .set({ path: trashPath, updated_at: now, trashed_from: key.path })
-        .where('id', '=', doc.id)
-        .execute();
-      await insertAudit(trx, {
-        tenant: key.tenant,
-        project: key.project,
-        at: now,
-        subjectType: 'document',
-        subject: key.path,
-        action: 'delete',
-        version: Number(doc.version),
-        trashPath,
-        actor: options.actor ?? URSA_ACTOR,
-      });
-      return trashPath;
-    });
+    return trashDocument(this.store, key, now, options);
   }
 
   /**
@@ -489,45 +221,7 @@ export class Documents {
    *   `CONFLICT` when a live document already holds the path it was trashed from.
    */
   async restore(key: DocumentKey, now: number, by: Actor): Promise<string> {
-    try {
-      return await this.store.db.transaction().execute(async (trx) => {
-        const trashed = await selectDocument(trx, key, this.store);
-        if (trashed?.trashed_from == null) {
-          throw new UrsaError(
-            'NOT_FOUND',
-            `path: ${JSON.stringify(key.path)} is not a trashed document of ${key.tenant}/${key.project}`,
-            { field: 'path', value: key.path, allowed: `the path of a document in ${TRASH_PREFIX}` },
-          );
-        }
-        const target = trashed.trashed_from;
-        if ((await selectDocument(trx, { ...key, path: target })) !== undefined) throw conflict(key, target);
-        const version = await freshVersion(trx, { ...key, path: target });
-        await trx
-          .updateTable('documents')
-          .set({ path: target, trashed_from: null, updated_at: now, version })
-          .where('id', '=', trashed.id)
-          .execute();
-        await insertAudit(trx, {
-          tenant: key.tenant,
-          project: key.project,
-          at: now,
-          subjectType: 'document',
-          subject: target,
-          action: 'restore',
-          version,
-          trashPath: key.path,
-          actor: by,
-        });
-        return target;
-      });
-    } catch (error) {
-      // A document written at the path between the check and the move (another process).
-      if (isUniqueViolation(error)) {
-        const target = (await selectDocument(this.store.db, key))?.trashed_from ?? key.path;
-        throw conflict(key, target);
-      }
-      throw error;
-    }
+    return restoreDocument(this.store, key, now, by);
   }
 
   /**
@@ -554,12 +248,4 @@ export class Documents {
     const result = await query.executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-}
-
-function conflict(key: DocumentKey, target: string): UrsaError {
-  return new UrsaError(
-    'CONFLICT',
-    `path: cannot restore ${JSON.stringify(key.path)}: a live document already holds ${JSON.stringify(target)} in ${key.tenant}/${key.project}`,
-    { field: 'path', value: key.path, allowed: 'a trashed document whose original path is free' },
-  );
 }

@@ -10,16 +10,11 @@ export {
   libraryActor,
   URSA_ACTOR,
 } from './audit.js';
-export {
-  checkWrite,
-  type DocumentKey,
-  Documents,
-  type PutOptions,
-  type StoredDocument,
-  TENANT_PROJECT,
-  TRASH_PREFIX,
-  type WriteGuard,
-} from './documents.js';
+export type { PutOptions } from './document-put.js';
+export { type DocumentKey, type StoredDocument, TENANT_PROJECT } from './document-rows.js';
+export { TRASH_PREFIX } from './document-trash.js';
+export { checkWrite, type WriteGuard } from './document-versions.js';
+export { Documents } from './documents.js';
 export { NOT_SERVING } from './errors.js';
 export {
   checkLimit,

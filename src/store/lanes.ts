@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
 import { skipOf } from '../runs/outcomes.js';
 import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from './documents.js';
+import { TENANT_PROJECT } from './document-rows.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
 import { startFreeLanes } from './lane-batch.js';
 import {

@@ -1,6 +1,6 @@
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { timeZone } from '../time/zone.js';
-import { TENANT_PROJECT } from './documents.js';
+import { TENANT_PROJECT } from './document-rows.js';
 import type { Repositories } from './index.js';
 import type { SettingScope } from './settings.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UrsaError } from '../../src/errors/index.js';
 import { libraryActor } from '../../src/store/audit.js';
-import { documentKeyString } from '../../src/store/documents.js';
+import { documentKeyString } from '../../src/store/document-rows.js';
 import { DIALECTS } from '../support/dialects.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 
