@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime/context.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
 import { formatInstant } from '../time/instant.js';
+import { definitionFields } from './views.js';
 
 /**
  * The schedulers of a project, sorted by name, with their next run (schedule state) and last run
@@ -23,11 +24,7 @@ export async function listSchedulers(rt: Runtime, tenant: string, project: strin
     const next = states.get(name)?.nextRunAt ?? null;
     list.push({
       name,
-      description: d.description,
-      cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
-      at: d.trigger.kind === 'at' ? d.trigger.at : null,
-      timezone: d.zone.id,
-      enabled: d.enabled,
+      ...definitionFields(d),
       overlap: d.overlap,
       lockMode: d.lockMode,
       tags: [...d.tags],

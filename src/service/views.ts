@@ -12,6 +12,7 @@ import type {
   WorkflowRunView,
 } from '../contract/index.js';
 import type { RefreshResult } from '../runtime/registrar.js';
+import type { SchedulerDefinition } from '../scheduler/definition.js';
 import type { AuditRecord, DocumentAction } from '../store/audit.js';
 import type { StoredDocument } from '../store/document-rows.js';
 import type { FeedLine, FeedRun } from '../store/feed.js';
@@ -41,6 +42,26 @@ const PAYLOAD_INSTANTS = [
   'skippedLast',
   'runsInstead',
 ];
+
+/**
+ * What REST's scheduler summary and the agents' `scheduler_list` both say of a definition: its
+ * description, its trigger as `cron` or `at` (the other `null`), its zone id and whether it is enabled.
+ */
+export function definitionFields(d: SchedulerDefinition): {
+  readonly description: string;
+  readonly cron: string | null;
+  readonly at: string | null;
+  readonly timezone: string;
+  readonly enabled: boolean;
+} {
+  return {
+    description: d.description,
+    cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
+    at: d.trigger.kind === 'at' ? d.trigger.at : null,
+    timezone: d.zone.id,
+    enabled: d.enabled,
+  };
+}
 
 /** A feed line as the API shows it: every instant as ISO-8601 UTC, the payload's too. */
 export function lineView(line: FeedLine): EventView {

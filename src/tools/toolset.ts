@@ -11,6 +11,7 @@ import {
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
+import { definitionFields } from '../service/views.js';
 import { formatInstant } from '../time/instant.js';
 import { type AgentIdentity, AgentScope } from './agent-scope.js';
 
@@ -80,14 +81,9 @@ const list = defineTool({
   output: z.object({ schedulers: z.array(schedulerSummary) }),
   handler: async (scope) => ({
     schedulers: (await scope.schedulers()).map(({ name, scheduler, locked, lastRun, nextRunAt }) => {
-      const d = scheduler.definition;
       return {
         name,
-        description: d.description,
-        cron: d.trigger.kind === 'cron' ? d.trigger.expression : null,
-        at: d.trigger.kind === 'at' ? d.trigger.at : null,
-        timezone: d.zone.id,
-        enabled: d.enabled,
+        ...definitionFields(scheduler.definition),
         lastRun: lastRun === undefined ? null : { at: formatInstant(lastRun.at), outcome: lastRun.outcome },
         nextRunAt: nextRunAt === null ? null : formatInstant(nextRunAt),
         ...(locked ? { locked: true as const } : {}),
