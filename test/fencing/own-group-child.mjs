@@ -3,8 +3,8 @@
 // signals a group to end its own group, and prints what each answered as JSON. Were a path to
 // signal the group, this process would die of its SIGTERM before printing. Runs the built code
 // (dist/): `npm run build` first.
-import { endGroup, terminateGroup, terminateGroups } from '../../src/processes/group-ending.js';
-import { identifyGroup, isOwnGroup, readStat, signalGroup } from '../../src/processes/process-group.js';
+import { endGroup, terminateGroup, terminateGroups } from '../../dist/processes/group-ending.js';
+import { identifyGroup, isOwnGroup, readStat, signalGroup } from '../../dist/processes/process-group.js';
 
 const own = readStat(process.pid)?.pgrp;
 const answers = {
