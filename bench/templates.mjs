@@ -120,7 +120,7 @@ function time(fn) {
 
 export async function run(args, { onProgress }) {
   const options = parseArgs(args);
-  const { DEFAULT_TEMPLATE_LIMITS: limits } = await import('../dist/workflows/template-limits.js');
+  const { DEFAULT_TEMPLATE_LIMITS: limits } = await import('../dist/config/template-limits.js');
   const { checkTemplate, renderStepParams } = await import('../dist/workflows/template.js');
   // A list of objects at the list limit, as a start's params may give (about 140 KB of JSON).
   const items = Array.from({ length: limits.listElements }, (_, i) => ({ x: i % 100, y: `item ${i}` }));
