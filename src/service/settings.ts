@@ -73,6 +73,14 @@ function checkSubject(scope: SettingScope, subject: string, definition: SettingK
     throw invalid('subject', `${JSON.stringify(subject)} is not allowed here`, subject, projects);
 }
 
+/**
+ * What the functions below read and write settings through: the Runtime, or anything with its
+ * settings and users repositories (a test's store).
+ */
+export interface SettingsHolder {
+  readonly repos: SettingsRepos;
+}
+
 /** What {@link setSetting} stores. `subject` is the user or project, '' for the tenant. */
 export interface SettingInput {
   readonly tenant: string;
@@ -93,10 +101,11 @@ export interface SettingInput {
  *   what is allowed; `USER_NOT_FOUND` for a user setting of a user the tenant does not have.
  */
 export async function setSetting(
-  repos: SettingsRepos,
+  rt: SettingsHolder,
   input: SettingInput,
   now: number,
 ): Promise<SettingRecord> {
+  const { repos } = rt;
   const definition = settingKey(input.key);
   const scope = settingScope(input.scope);
   if (!(definition.scopes as readonly string[]).includes(scope)) {
@@ -139,10 +148,8 @@ export async function setSetting(
  *
  * @throws UrsaError `ARGUMENT_INVALID` for an unknown key or scope.
  */
-export async function unsetSetting(
-  repos: SettingsRepos,
-  input: Omit<SettingInput, 'value'>,
-): Promise<boolean> {
+export async function unsetSetting(rt: SettingsHolder, input: Omit<SettingInput, 'value'>): Promise<boolean> {
+  const { repos } = rt;
   const definition = settingKey(input.key);
   const scope = settingScope(input.scope);
   return repos.settings.remove(input.tenant, scope, input.subject, definition.key);
@@ -157,10 +164,11 @@ export async function unsetSetting(
  * @throws UrsaError `ARGUMENT_INVALID` for an unknown key, or a scope the key does not live on.
  */
 export async function effectiveSetting(
-  repos: SettingsRepos,
+  rt: SettingsHolder,
   input: Omit<SettingInput, 'value'>,
   operatorRunLogRetentionDays: number,
 ): Promise<ResolvedSetting<string>> {
+  const { repos } = rt;
   const { key, scopes } = settingKey(input.key);
   const scope = settingScope(input.scope);
   if (!(scopes as readonly string[]).includes(scope))
@@ -180,4 +188,17 @@ export async function effectiveSetting(
     case 'lifecycleType':
       return resolveLifecycleType(repos, input.tenant, input.subject);
   }
+}
+
+/**
+ * The stored settings of `tenant` (not the cascades' results), optionally only of one `scope` and,
+ * with it, one `subject` ('' for the tenant), sorted by scope, subject and key.
+ */
+export function listSettings(
+  rt: SettingsHolder,
+  tenant: string,
+  scope?: SettingScope,
+  subject?: string,
+): Promise<SettingRecord[]> {
+  return rt.repos.settings.list(tenant, scope, subject);
 }

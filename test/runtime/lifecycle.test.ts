@@ -84,7 +84,7 @@ describe.each(DIALECTS)('scheduler lifecycle on %s', (dialect) => {
     await setScheduler(rt, admin('docs'), 'own', every10s());
     await setScheduler(rt, admin('paused'), 'own', every10s());
     await setSetting(
-      rt.repos,
+      rt,
       { tenant: T, scope: 'project', subject: 'pinned', key: 'lifecycleType', value: 'PERMANENT' },
       0,
     );
@@ -108,7 +108,7 @@ describe.each(DIALECTS)('scheduler lifecycle on %s', (dialect) => {
     expect(trashPath).toMatch(/^_vance\/trash\/[0-9a-f-]+_own\.yaml$/);
     expect(await states(rt)).toEqual([]);
     await setSetting(
-      rt.repos,
+      rt,
       { tenant: T, scope: 'project', subject: 'p', key: 'lifecycleType', value: 'PERMANENT' },
       0,
     );

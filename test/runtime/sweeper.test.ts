@@ -67,7 +67,7 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
   let recorder: RunRecorder;
   const setRetention = (project: string, days: string) =>
     setSetting(
-      t.rt.repos,
+      t.rt,
       { tenant: T, scope: 'project', subject: project, key: 'scheduler.log.retentionDays', value: days },
       t.clock.now(),
     );
@@ -152,11 +152,7 @@ describe.each(DIALECTS)('run-log retention and the sweeper on %s', (dialect) => 
     const now = Date.parse('2026-09-01T00:00:00Z');
     const feed = t.rt.repos.feed;
     const setFeed = (tenant: string, days: string) =>
-      setSetting(
-        t.rt.repos,
-        { tenant, scope: 'tenant', subject: '', key: 'feed.retentionDays', value: days },
-        now,
-      );
+      setSetting(t.rt, { tenant, scope: 'tenant', subject: '', key: 'feed.retentionDays', value: days }, now);
     await setFeed(T, '30');
     await setFeed('forever', '0');
     for (const [tenant, ageDays, trace] of [

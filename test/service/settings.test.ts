@@ -35,7 +35,7 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
   let t: TestRuntime;
   let repos: Repositories;
   const set = (input: Omit<SettingInput, 'tenant'>, tenant = T) =>
-    setSetting(repos, { tenant, ...input }, NOW);
+    setSetting(t.rt, { tenant, ...input }, NOW);
   beforeEach(async () => {
     t = await testRuntime('2026-06-01T00:00:00Z', { dialect });
     repos = t.rt.repos;
@@ -74,7 +74,7 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
 
       // Removing the setting lets the profile apply again.
       expect(
-        await unsetSetting(repos, { tenant: T, scope: 'user', subject: 'bob', key: 'display.timezone' }),
+        await unsetSetting(t.rt, { tenant: T, scope: 'user', subject: 'bob', key: 'display.timezone' }),
       ).toBe(true);
       expect(await displayTimezone(repos, T, 'bob')).toBe('America/New_York');
     });
@@ -118,7 +118,7 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
     it('says where the value came from', async () => {
       const get = (project: string) =>
         effectiveSetting(
-          repos,
+          t.rt,
           { tenant: T, scope: 'project', subject: project, key: 'scheduler.log.retentionDays' },
           7,
         );
@@ -139,11 +139,7 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
     await set({ scope: 'tenant', subject: '', key: 'feed.retentionDays', value: '0' });
     expect(await feedRetentionDays(repos, T)).toBe(0);
     expect(
-      await effectiveSetting(
-        repos,
-        { tenant: T, scope: 'tenant', subject: '', key: 'feed.retentionDays' },
-        7,
-      ),
+      await effectiveSetting(t.rt, { tenant: T, scope: 'tenant', subject: '', key: 'feed.retentionDays' }, 7),
     ).toEqual({
       value: '0',
       from: 'setting tenant',

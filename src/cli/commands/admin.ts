@@ -1,18 +1,18 @@
 import type { Command } from 'commander';
 import { LOCAL_DEFAULT_USER } from '../../client/local.js';
-import { UrsaError } from '../../errors/index.js';
-import { refreshProject, refreshTenant } from '../../runtime/registrar.js';
+import { refreshProject } from '../../runtime/registrar.js';
 import { validateName } from '../../scheduler/name.js';
-import { SCHEDULER_PREFIX } from '../../scheduler/paths.js';
-import { cliActor, type SettingRecord, TENANT_PROJECT } from '../../service/records.js';
+import { restoreDocument } from '../../service/documents.js';
+import { cliActor, type SettingRecord } from '../../service/records.js';
 import {
   effectiveSetting,
-  resolveDisplayTimezone,
+  listSettings,
   SETTING_KEYS,
   setSetting,
   settingScope,
   unsetSetting,
 } from '../../service/settings.js';
+import { addUser, listUsers } from '../../service/users.js';
 import { timeZone } from '../../time/zone.js';
 import { openContext, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -52,14 +52,7 @@ function registerUser(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant } = scope(command, config);
-        if ((await rt.repos.users.get(tenant, name)) !== undefined) {
-          throw new UrsaError('CONFLICT', `name: user ${JSON.stringify(name)} already exists in ${tenant}`, {
-            field: 'name',
-            value: name,
-            allowed: `a new user name (change a zone with: ursa settings set user ${name} display.timezone <zone>)`,
-          });
-        }
-        await rt.repos.users.ensure(tenant, name, rt.clock.now(), zone);
+        await addUser(rt, tenant, name, zone);
         io.stdout.write(
           `added user ${name} to ${tenant}${zone === null ? '' : ` (display time zone ${zone})`}\n`,
         );
@@ -74,16 +67,7 @@ function registerUser(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant } = scope(command, config);
-        const rows = [];
-        for (const u of await rt.repos.users.list(tenant)) {
-          const effective = await resolveDisplayTimezone(rt.repos, tenant, u.name);
-          rows.push({
-            name: u.name,
-            displayTimezone: u.displayTimezone,
-            effectiveTimezone: effective.value,
-            from: effective.from,
-          });
-        }
+        const rows = await listUsers(rt, tenant);
         if (options.json) {
           io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
           return;
@@ -127,7 +111,7 @@ function registerSettings(program: Command, io: CliIo): void {
         try {
           const { tenant } = scope(command, config);
           const stored = await setSetting(
-            rt.repos,
+            rt,
             { tenant, scope: scopeName, subject: subjectOf(scopeName, subject), key, value },
             rt.clock.now(),
           );
@@ -149,7 +133,7 @@ function registerSettings(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant } = scope(command, config);
-        const removed = await unsetSetting(rt.repos, {
+        const removed = await unsetSetting(rt, {
           tenant,
           scope: scopeName,
           subject: subjectOf(scopeName, subject),
@@ -184,7 +168,7 @@ function registerSettings(program: Command, io: CliIo): void {
           const { tenant } = scope(command, config);
           const stored = subjectOf(scopeName, subject);
           const { value, from } = await effectiveSetting(
-            rt.repos,
+            rt,
             { tenant, scope: scopeName, subject: stored, key },
             rt.settings.runLogRetentionDays,
           );
@@ -214,7 +198,8 @@ function registerSettings(program: Command, io: CliIo): void {
         const { config, rt, close } = await openContext(command, io);
         try {
           const { tenant } = scope(command, config);
-          const records = await rt.repos.settings.list(
+          const records = await listSettings(
+            rt,
             tenant,
             checked,
             checked === undefined || subject === undefined ? undefined : subjectOf(checked, subject),
@@ -249,17 +234,7 @@ function registerDocRestore(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       try {
         const { tenant, project } = scope(command, config);
-        const now = rt.clock.now();
-        const restored = await rt.repos.documents.restore(
-          { tenant, project, path: trashPath },
-          now,
-          cliActor(LOCAL_DEFAULT_USER),
-        );
-        // A scheduler document is back: its project (every project, for _tenant) picks it up (spec §8).
-        if (restored.startsWith(SCHEDULER_PREFIX)) {
-          if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
-          else await refreshProject(rt, tenant, project);
-        }
+        const restored = await restoreDocument(rt, tenant, project, trashPath, cliActor(LOCAL_DEFAULT_USER));
         io.stdout.write(`${restored}\n`);
       } finally {
         await close();

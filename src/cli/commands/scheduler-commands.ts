@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { SchedulerSummary } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
+import { setProjectSuspended } from '../../service/projects.js';
 import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -163,7 +164,7 @@ function registerProject(program: Command, io: CliIo): void {
         'keep the project active even without scheduler documents of its own (lifecycleType PERMANENT)',
       run: async (rt, t, p) => {
         await setSetting(
-          rt.repos,
+          rt,
           { tenant: t, scope: 'project', subject: p, key: 'lifecycleType', value: 'PERMANENT' },
           rt.clock.now(),
         );
@@ -172,16 +173,16 @@ function registerProject(program: Command, io: CliIo): void {
     unpin: {
       description: 'let the project be active only while it holds scheduler documents of its own',
       run: async (rt, t, p) => {
-        await unsetSetting(rt.repos, { tenant: t, scope: 'project', subject: p, key: 'lifecycleType' });
+        await unsetSetting(rt, { tenant: t, scope: 'project', subject: p, key: 'lifecycleType' });
       },
     },
     activate: {
       description: 'lift a suspension: the project is active again if it holds schedulers or is pinned',
-      run: (rt, t, p) => rt.repos.projects.setSuspended(t, p, false, rt.clock.now()),
+      run: (rt, t, p) => setProjectSuspended(rt, t, p, false),
     },
     suspend: {
       description: 'unload the project: none of its schedulers (nor the tenant ones) fire until activated',
-      run: (rt, t, p) => rt.repos.projects.setSuspended(t, p, true, rt.clock.now()),
+      run: (rt, t, p) => setProjectSuspended(rt, t, p, true),
     },
   };
   for (const [name, action] of Object.entries(actions)) {
