@@ -52,9 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(null, body);
     },
   );
-  app.addHook('onRequest', (request) =>
-    authenticate(request, options.rt.repos.tokens, options.rt.clock.now()),
-  );
+  app.addHook('onRequest', (request) => authenticate(request, options.rt));
 
   await app.register(fastifySwagger, {
     openapi: {

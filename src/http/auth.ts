@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { UrsaError } from '../errors/index.js';
+import type { Runtime } from '../runtime/context.js';
 import type { Caller } from '../service/caller.js';
-import { type Role, TENANT_PROJECT, type TokenRecord, type Tokens } from '../service/records.js';
+import { type Role, TENANT_PROJECT, type TokenRecord } from '../service/records.js';
+import { checkToken } from '../service/tokens.js';
 
 const RANK: Record<Role, number> = { read: 0, write: 1, admin: 2 };
 
@@ -24,11 +26,11 @@ declare module 'fastify' {
  * checked (the store is down) is neither valid nor unknown: the error is kept for the routes that
  * need the caller (503), and the rest (health, the page) answer as ever.
  */
-export async function authenticate(request: FastifyRequest, tokens: Tokens, now: number): Promise<void> {
+export async function authenticate(request: FastifyRequest, rt: Runtime): Promise<void> {
   const secret = bearer(request);
   if (secret === undefined) return;
   try {
-    const checked = await tokens.authenticate(secret, now);
+    const checked = await checkToken(rt, secret);
     if (checked.state === 'live') request.token = checked.token;
     else if (checked.state === 'expired') request.tokenExpired = true;
   } catch (error) {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UrsaError } from '../../errors/index.js';
 import { validateName } from '../../scheduler/name.js';
 import { MAX_ROTATION_GRACE_MS, ROLES, type Role, type TokenRecord } from '../../service/records.js';
+import { createToken, listTokens, revokeToken, rotateToken } from '../../service/tokens.js';
 import { MS_PER_DAY } from '../../time/calendar.js';
 import { formatDuration, parseFixedDuration } from '../../time/duration.js';
 import { formatInstant, parseInstant } from '../../time/instant.js';
@@ -168,7 +169,8 @@ function registerCreate(token: Command, io: CliIo): void {
         const expiresAt = expiryOption(options, now);
         const { rt, close } = await openContext(command, io);
         try {
-          const { token: created, secret } = await rt.repos.tokens.create(
+          const { token: created, secret } = await createToken(
+            rt,
             { tenant, project, role, user: options.user, label: options.label ?? null, expiresAt },
             now,
           );
@@ -200,7 +202,7 @@ function registerList(token: Command, io: CliIo): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const { rt, close } = await openContext(command, io);
       try {
-        const tokens = await rt.repos.tokens.list();
+        const tokens = await listTokens(rt);
         if (options.json) {
           io.stdout.write(`${JSON.stringify(tokens.map(tokenJson), null, 2)}\n`);
           return;
@@ -249,7 +251,7 @@ function registerRevoke(token: Command, io: CliIo): void {
     .action(async (id: string, _options: unknown, command: Command) => {
       const { rt, close } = await openContext(command, io);
       try {
-        if (!(await rt.repos.tokens.revoke(id, rt.clock.now()))) throw notLive(id);
+        if (!(await revokeToken(rt, id))) throw notLive(id);
         io.stdout.write(`revoked ${id}\n`);
       } finally {
         await close();
@@ -277,7 +279,7 @@ function registerRotate(token: Command, io: CliIo): void {
       const { rt, close } = await openContext(command, io);
       try {
         const now = rt.clock.now();
-        const rotated = await rt.repos.tokens.rotate(id, now, graceMs);
+        const rotated = await rotateToken(rt, id, now, graceMs);
         if (rotated === undefined) throw notLive(id);
         const until = now + graceMs;
         if (options.json) {
