@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { claimWorker } from '../../app/compose.js';
-import { findRecipe } from '../../catalog/catalog.js';
 import { settingDefinitions, settingKeys } from '../../config/schema.js';
 import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
@@ -13,7 +12,10 @@ import type { Runtime } from '../../runtime/context.js';
 import type { Worker } from '../../runtime/worker.js';
 import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
+import { findRecipe } from '../../service/recipes.js';
 import { cliActor } from '../../service/records.js';
+import { documentCount, storeIdentity } from '../../service/store.js';
+import { createFirstAdminToken } from '../../service/tokens.js';
 import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
@@ -50,11 +52,9 @@ export function scope(
  * prints its secret once on standard error (decisions §6): the way in to a fresh server.
  */
 export async function ensureAdminToken(rt: Runtime, io: CliIo): Promise<void> {
-  if ((await rt.repos.tokens.liveCount()) > 0) return;
-  const { token, secret } = await rt.repos.tokens.create(
-    { tenant: null, role: 'admin', user: 'admin', label: 'created on first start' },
-    rt.clock.now(),
-  );
+  const created = await createFirstAdminToken(rt);
+  if (created === undefined) return;
+  const { token, secret } = created;
   io.stderr.write(
     `ursa: created an admin token for all tenants (shown once, keep it; ursa token create makes more): ${secret}\n`,
   );
@@ -108,7 +108,7 @@ async function runWorker(
     log,
     http === undefined ? {} : { metrics: new http.Metrics() },
   );
-  const store = rt.repos.store;
+  const store = storeIdentity(rt);
   // Set once the worker holds the store (SQLite) or may claim (PostgreSQL).
   let worker: Worker | undefined;
   // True while the worker holds the store or runs: the way out stops it.
@@ -121,11 +121,7 @@ async function runWorker(
     holding = store.dialect === 'sqlite';
     const { tenant, project } = scope(command, config);
     if (options.demo) {
-      const count = await store.db
-        .selectFrom('documents')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirst();
-      if (Number(count?.n ?? 0) === 0) {
+      if ((await documentCount(rt)) === 0) {
         const entries = await applyDirectory(rt, EXAMPLES_DIR, tenant, project, cliActor('demo'));
         log.info(
           { tenant, project, applied: entries.map((e) => `${e.status} ${e.path}`) },
@@ -309,7 +305,7 @@ function registerValidate(program: Command, io: CliIo): void {
         const { rt, close } = await openContext(command, io);
         try {
           const { tenant, project } = scope(command, config);
-          if ((await findRecipe(rt.repos, tenant, project, scheduler.target.recipe)) === undefined) {
+          if ((await findRecipe(rt, tenant, project, scheduler.target.recipe)) === undefined) {
             throw new UrsaError(
               'RECIPE_NOT_FOUND',
               `${file}: recipe: ${JSON.stringify(scheduler.target.recipe)} is not a recipe of ${tenant}/${project}, of _tenant, or built in`,

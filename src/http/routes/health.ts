@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { InfrastructureError } from '../../errors/index.js';
+import { checkStoreAnswers, storeIdentity } from '../../service/store.js';
 import type { AppOptions } from '../app.js';
 
 /** `/healthz` (process up), `/readyz` (store reachable, loop running) and `/metrics` (Prometheus). */
@@ -30,15 +31,11 @@ export async function healthRoutes(app: FastifyInstance, options: AppOptions): P
       },
     },
     async () => {
-      try {
-        await options.rt.repos.store.db.selectFrom('schedule_state').select('name').limit(1).execute();
-      } catch (error) {
-        throw new InfrastructureError('STORE_UNAVAILABLE', 'the store does not answer', { cause: error });
-      }
+      await checkStoreAnswers(options.rt);
       const loop = options.loopRunning?.() ?? false;
       if (options.loopRunning !== undefined && !loop)
         throw new InfrastructureError('STORE_UNAVAILABLE', 'the scheduling loop is not running');
-      return { status: 'ready' as const, store: options.rt.repos.store.dialect, loop };
+      return { status: 'ready' as const, store: storeIdentity(options.rt).dialect, loop };
     },
   );
   typed.get(
