@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { createMcpServer } from '../../mcp/server.js';
+import { ensureUser } from '../../service/users.js';
 import { openContext, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { scope } from './store-commands.js';
@@ -21,7 +22,7 @@ export function registerMcp(program: Command, io: CliIo): void {
       const { config, rt, close } = await openContext(command, io);
       const { tenant, project } = scope(command, config);
       const user = options.user ?? io.env.URSA_USER ?? 'agent';
-      await rt.repos.users.ensure(tenant, user, rt.clock.now());
+      await ensureUser(rt, tenant, user);
       const server = createMcpServer(rt, { tenant, project, user }, { admin: options.admin === true });
       const transport = new StdioServerTransport();
       const closed = new Promise<void>((resolve) => {

@@ -124,7 +124,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
         const stop = () => runner.stopLocal(started.run.id, 'interrupted');
         process.once('SIGINT', stop);
         const { status } = await started.done.finally(() => process.off('SIGINT', stop));
-        printRun(io, (await rt.repos.workflowRuns.get(caller.tenant, started.run.id)) as WorkflowRun);
+        printRun(io, await getWorkflowRun(rt, caller, started.run.id));
         if (status !== 'completed') throw new ExitCode(1);
       }),
     );
