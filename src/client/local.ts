@@ -2,6 +2,9 @@ import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { RefreshResult } from '../runtime/registrar.js';
 import { actorOf, type Caller } from '../service/caller.js';
+import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
+import { schedulerEventPage, schedulerRunPage } from '../service/feed.js';
+import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
@@ -9,13 +12,10 @@ import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import {
   documentSummaryView,
   documentView,
-  historyEntryView,
-  inboxItemView,
-  lineView,
   refreshView as projectRefreshView,
-  runView,
   setView,
 } from '../service/views.js';
+import { workerRunning } from '../service/workers.js';
 import type {
   ClientScope,
   DocumentSummary,
@@ -37,16 +37,13 @@ import type {
 /** Whose inbox a local client shows when none is named (the CLI's operator user). */
 export const LOCAL_DEFAULT_USER = 'admin';
 
-/** How recent a worker's lease must be for it to count as running (its heartbeat is every second). */
-const LIVE_WORKER_MS = 5_000;
-
 /** A refresh as the client port names it: the REST view with its tenant and project. */
 function refreshView(r: RefreshResult): RefreshView {
   return { tenant: r.tenant, project: r.project, ...projectRefreshView(r) };
 }
 
 /**
- * The client on an opened store: the services and repositories the REST routes call, with the
+ * The client on an opened store: the service functions the REST routes call, with the
  * CLI's operator as the caller (`user`, default `admin`, with the admin role: decisions §6),
  * through the `cli` interface in the audit trail (issue #19).
  */
@@ -84,34 +81,16 @@ export class LocalClient implements UrsaClient {
     return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name, actorOf(this.#caller));
   }
 
-  async workerRunning(): Promise<boolean> {
-    return (await this.rt.repos.workers.live(this.rt.clock.now(), LIVE_WORKER_MS)).length > 0;
+  workerRunning(): Promise<boolean> {
+    return workerRunning(this.rt);
   }
 
-  async runs(name: string, page: PageRequest): Promise<RunPage> {
-    const { tenant, project } = this.scope;
-    const found = await this.rt.repos.feed.listRuns(tenant, project, name, {
-      limit: page.limit,
-      ...(page.before === undefined ? {} : { before: page.before }),
-    });
-    return { runs: found.runs.map(runView), nextCursor: found.nextCursor };
+  runs(name: string, page: PageRequest): Promise<RunPage> {
+    return schedulerRunPage(this.rt, this.scope.tenant, this.scope.project, name, page);
   }
 
-  async events(name: string, page: PageRequest): Promise<EventPage> {
-    const { tenant, project } = this.scope;
-    const lines = await this.rt.repos.feed.listForRef(
-      tenant,
-      project,
-      'SCHEDULER',
-      name,
-      page.limit + 1,
-      page.before,
-    );
-    const shown = lines.slice(0, page.limit);
-    return {
-      events: shown.map(lineView),
-      nextCursor: lines.length > page.limit ? (shown[shown.length - 1]?.id ?? null) : null,
-    };
+  events(name: string, page: PageRequest): Promise<EventPage> {
+    return schedulerEventPage(this.rt, this.scope.tenant, this.scope.project, name, page);
   }
 
   async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
@@ -127,7 +106,7 @@ export class LocalClient implements UrsaClient {
 
   async docCat(path: string): Promise<DocumentView> {
     const { tenant, project } = this.scope;
-    const found = await this.rt.repos.documents.get({ tenant, project, path });
+    const found = await getDocument(this.rt, { tenant, project, path });
     if (found === undefined) {
       throw new UrsaError(
         'NOT_FOUND',
@@ -140,29 +119,22 @@ export class LocalClient implements UrsaClient {
 
   async docLs(prefix: string): Promise<DocumentSummary[]> {
     const { tenant, project } = this.scope;
-    return (await this.rt.repos.documents.list(tenant, project, prefix)).map(documentSummaryView);
+    return (await listDocuments(this.rt, tenant, project, prefix)).map(documentSummaryView);
   }
 
-  async docHistory(path: string, page: PageRequest): Promise<HistoryPage> {
+  docHistory(path: string, page: PageRequest): Promise<HistoryPage> {
     const { tenant, project } = this.scope;
-    const found = await this.rt.repos.audit.documentHistory({ tenant, project, path }, page);
-    return { path, history: found.records.map(historyEntryView), nextCursor: found.nextCursor };
+    return documentHistoryPage(this.rt, { tenant, project, path }, page);
   }
 
   async inbox(request: InboxRequest): Promise<InboxPage> {
     const user = request.user ?? LOCAL_DEFAULT_USER;
-    const found = await this.rt.repos.inbox.list(this.scope.tenant, user, {
+    const page = await inboxPage(this.rt, this.scope.tenant, user, {
       unreadOnly: !request.all,
-      limit: request.limit + 1,
-      ...(request.before === undefined ? {} : { beforeId: request.before }),
+      limit: request.limit,
+      before: request.before,
     });
-    const items = found.slice(0, request.limit);
-    const last = items[items.length - 1];
-    return {
-      user,
-      items: items.map(inboxItemView),
-      nextCursor: found.length > request.limit && last !== undefined ? last.id : null,
-    };
+    return { user, ...page };
   }
 
   async inboxRead(
@@ -170,7 +142,7 @@ export class LocalClient implements UrsaClient {
     ids: readonly number[],
   ): Promise<{ user: string; count: number }> {
     const whose = user ?? LOCAL_DEFAULT_USER;
-    const count = await this.rt.repos.inbox.markRead(this.scope.tenant, whose, ids, this.rt.clock.now());
+    const count = await markInboxRead(this.rt, this.scope.tenant, whose, ids);
     return { user: whose, count };
   }
 

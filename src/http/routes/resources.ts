@@ -23,17 +23,12 @@ import {
 } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { actorOf } from '../../service/caller.js';
+import { documentHistoryPage, getDocument, listDocuments } from '../../service/documents.js';
+import { inboxPage, markInboxRead } from '../../service/inbox.js';
+import { getProcess } from '../../service/processes.js';
 import { refreshTenantAs } from '../../service/refresh.js';
-import { stopProcess } from '../../service/runs.js';
-import {
-  documentSummaryView,
-  documentView,
-  historyEntryView,
-  inboxItemView,
-  processView,
-  refreshView,
-  runDetailView,
-} from '../../service/views.js';
+import { runDetail, stopProcess } from '../../service/runs.js';
+import { documentSummaryView, documentView, processView, refreshView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';
 import { withEtag } from '../conditional.js';
@@ -67,10 +62,9 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     async (request) => {
       const { tenant, project, correlationId } = request.params;
       callerFor(request, tenant, project, 'read');
-      const run = await rt.repos.runs.get(correlationId);
-      if (run === undefined || run.tenant !== tenant || run.project !== project) throw notFound();
-      const log = await rt.repos.documents.get({ tenant, project, path: run.logPath });
-      return runDetailView(run, log?.body ?? null);
+      const detail = await runDetail(rt, tenant, project, correlationId);
+      if (detail === undefined) throw notFound();
+      return detail;
     },
   );
 
@@ -92,7 +86,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       const { tenant, project } = request.params;
       callerFor(request, tenant, project, 'read');
       const { prefix, limit, after } = request.query;
-      const all = await rt.repos.documents.list(tenant, project, prefix);
+      const all = await listDocuments(rt, tenant, project, prefix);
       const rest = after === undefined ? all : all.filter((d) => d.path > after);
       const page = rest.slice(0, limit);
       return {
@@ -120,10 +114,9 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       // Every document path ends in a file name (….yaml, ….md), so none ends in /history.
       if (requested.endsWith(HISTORY_SUFFIX) && requested.length > HISTORY_SUFFIX.length) {
         const path = requested.slice(0, -HISTORY_SUFFIX.length);
-        const found = await rt.repos.audit.documentHistory({ tenant, project, path }, request.query);
-        return { path, history: found.records.map(historyEntryView), nextCursor: found.nextCursor };
+        return documentHistoryPage(rt, { tenant, project, path }, request.query);
       }
-      const doc = await rt.repos.documents.get({ tenant, project, path: requested });
+      const doc = await getDocument(rt, { tenant, project, path: requested });
       if (doc === undefined) throw notFound();
       withEtag(reply, doc.version);
       return documentView(doc);
@@ -143,8 +136,8 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     async (request) => {
       const { tenant, project, id } = request.params;
       callerFor(request, tenant, project, 'read');
-      const found = await rt.repos.processes.get(id);
-      if (found === undefined || found.tenant !== tenant || found.project !== project) throw notFound();
+      const found = await getProcess(rt, tenant, project, id);
+      if (found === undefined) throw notFound();
       return processView(found);
     },
   );
@@ -166,8 +159,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
     async (request) => {
       const { tenant, project, id } = request.params;
       const caller = callerFor(request, tenant, project, 'write');
-      const found = await rt.repos.processes.get(id);
-      if (found === undefined || found.tenant !== tenant || found.project !== project) throw notFound();
+      if ((await getProcess(rt, tenant, project, id)) === undefined) throw notFound();
       const reason = request.body?.reason;
       return hidingNotFound(() => stopProcess(rt, tenant, id, reason, actorOf(caller)));
     },
@@ -192,16 +184,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       const caller = tenantCallerFor(request, tenant, 'read');
       const { limit, before, all } = request.query;
       const user = whose(caller, request.query.user);
-      const found = await rt.repos.inbox.list(tenant, user, {
-        unreadOnly: all !== 'true',
-        limit: limit + 1,
-        ...(before === undefined ? {} : { beforeId: before }),
-      });
-      const items = found.slice(0, limit);
-      return {
-        items: items.map(inboxItemView),
-        nextCursor: found.length > limit ? (items[items.length - 1]?.id ?? null) : null,
-      };
+      return inboxPage(rt, tenant, user, { unreadOnly: all !== 'true', limit, before });
     },
   );
 
@@ -220,7 +203,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       const { tenant } = request.params;
       const caller = tenantCallerFor(request, tenant, 'write');
       const user = whose(caller, request.body.user);
-      return { marked: await rt.repos.inbox.markRead(tenant, user, request.body.ids, rt.clock.now()) };
+      return { marked: await markInboxRead(rt, tenant, user, request.body.ids) };
     },
   );
 

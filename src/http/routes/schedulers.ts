@@ -16,11 +16,12 @@ import {
   yamlBody,
 } from '../../contract/index.js';
 import { actorOf } from '../../service/caller.js';
+import { schedulerEventPage, schedulerRunPage } from '../../service/feed.js';
 import { getSchedulerDetail, listSchedulers } from '../../service/listing.js';
 import { refreshProjectAs } from '../../service/refresh.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
-import { lineView, refreshView, runView, setView } from '../../service/views.js';
+import { refreshView, setView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
@@ -186,12 +187,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       const { tenant, project, name } = request.params;
       callerFor(request, tenant, project, 'read');
       const { limit, before } = request.query;
-      const lines = await rt.repos.feed.listForRef(tenant, project, 'SCHEDULER', name, limit + 1, before);
-      const page = lines.slice(0, limit);
-      return {
-        events: page.map(lineView),
-        nextCursor: lines.length > limit ? (page[page.length - 1]?.id ?? null) : null,
-      };
+      return schedulerEventPage(rt, tenant, project, name, { limit, before });
     },
   );
 
@@ -213,13 +209,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       const { tenant, project, name } = request.params;
       callerFor(request, tenant, project, 'read');
       const { limit, before } = request.query;
-      const page = await rt.repos.feed.listRuns(
-        tenant,
-        project,
-        name,
-        before === undefined ? { limit } : { limit, before },
-      );
-      return { runs: page.runs.map(runView), nextCursor: page.nextCursor };
+      return schedulerRunPage(rt, tenant, project, name, { limit, before });
     },
   );
 }
