@@ -1,11 +1,35 @@
-import { loadProjectSchedulers } from '../catalog/catalog.js';
+import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
+import type { ScheduleState } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
 import { definitionFields } from './views.js';
+
+/**
+ * The cascade-resolved schedulers of a project (spec §3: its own documents, else `_tenant`'s), the
+ * documents that could not be loaded, and the schedule state of each registered name (its
+ * `nextRunAt`, UTC epoch ms or null), by name. Lock modes are not applied.
+ *
+ * @throws the store's errors (`STORE_BUSY`, `STORE_UNAVAILABLE`, …); a broken document is a
+ *   failure in the result, never thrown.
+ */
+export async function loadSchedulersWithState(
+  rt: Pick<Runtime, 'repos'>,
+  tenant: string,
+  project: string,
+): Promise<{
+  schedulers: Map<string, EffectiveScheduler>;
+  failures: LoadFailure[];
+  states: Map<string, ScheduleState>;
+}> {
+  const { repos } = rt;
+  const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
+  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  return { schedulers, failures, states };
+}
 
 /**
  * The schedulers of a project, sorted by name, with their next run (schedule state) and last run
@@ -15,8 +39,7 @@ import { definitionFields } from './views.js';
  */
 export async function listSchedulers(rt: Runtime, tenant: string, project: string): Promise<SchedulerList> {
   const { repos } = rt;
-  const { schedulers, failures } = await loadProjectSchedulers(repos, tenant, project);
-  const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+  const { schedulers, failures, states } = await loadSchedulersWithState(rt, tenant, project);
   const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const d = s.definition;

@@ -4,6 +4,7 @@ import { RUN_LOG_PREFIX, runLogLockMode } from '../runtime/run-log.js';
 import type { LockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
+import { lastTrashedBodies, listDocuments } from '../service/documents.js';
 import { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../service/records.js';
 import { locked } from './agent-errors.js';
 import { agentMaySeeRun, agentMayWrite, agentView, type LastKnown } from './lock-gate.js';
@@ -73,8 +74,8 @@ export class AgentFilter {
   /** Reads the project's scheduler documents and `_tenant`'s (two queries), as they are now. */
   static async open(rt: Runtime, tenant: string, project: string): Promise<AgentFilter> {
     const [shared, own] = await Promise.all([
-      project === TENANT_PROJECT ? [] : rt.repos.documents.list(tenant, TENANT_PROJECT, SCHEDULER_PREFIX),
-      rt.repos.documents.list(tenant, project, SCHEDULER_PREFIX),
+      project === TENANT_PROJECT ? [] : listDocuments(rt, tenant, TENANT_PROJECT, SCHEDULER_PREFIX),
+      listDocuments(rt, tenant, project, SCHEDULER_PREFIX),
     ]);
     const entries = new Map<string, Entry>();
     const layer = (project: string, documents: StoredDocument[]): Layer => {
@@ -107,7 +108,8 @@ export class AgentFilter {
       project,
       path: `${SCHEDULER_PREFIX}${name}.yaml`,
     });
-    const trashed = await this.#rt.repos.documents.lastTrashed(
+    const trashed = await lastTrashedBodies(
+      this.#rt,
       wanted.flatMap((name) =>
         this.#layers.filter((l) => !l.live.has(name)).map((l) => keyOf(l.project, name)),
       ),

@@ -1,10 +1,13 @@
-import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { actorOf, type Caller } from '../service/caller.js';
+import { getDocument, listDocuments } from '../service/documents.js';
+import { schedulerFeedLines } from '../service/feed.js';
+import { loadSchedulersWithState } from '../service/listing.js';
 import type { FeedLine } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
@@ -83,9 +86,7 @@ export class AgentScope {
   /** The valid schedulers the agent may see, by name, each with its last visible run and next run. */
   async schedulers(): Promise<VisibleScheduler[]> {
     const { tenant, project } = this.identity;
-    const { repos } = this.#rt;
-    const { schedulers } = await loadProjectSchedulers(repos, tenant, project);
-    const states = new Map((await repos.schedules.list(tenant, project)).map((s) => [s.name, s]));
+    const { schedulers, states } = await loadSchedulersWithState(this.#rt, tenant, project);
     const out: VisibleScheduler[] = [];
     await this.#filter.loadLastKnown(schedulers.keys());
     for (const [name, scheduler] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -107,14 +108,7 @@ export class AgentScope {
     const { tenant, project } = this.identity;
     let before: number | undefined;
     for (;;) {
-      const lines = await this.#rt.repos.feed.listForRef(
-        tenant,
-        project,
-        'SCHEDULER',
-        name,
-        FEED_PAGE,
-        before,
-      );
+      const lines = await schedulerFeedLines(this.#rt, tenant, project, name, FEED_PAGE, before);
       const seen = lines.find((line) =>
         this.#filter.maySeeRun(name, recordedLockMode(line.payload.lockMode)),
       );
@@ -230,7 +224,7 @@ export class AgentScope {
    */
   async runLogs(prefix: string, limit: number): Promise<string[]> {
     checkLogPath(prefix);
-    const docs = await this.#rt.repos.documents.list(this.identity.tenant, this.identity.project, prefix);
+    const docs = await listDocuments(this.#rt, this.identity.tenant, this.identity.project, prefix);
     await this.#filter.loadLastKnown(docs.map(logName));
     // Filtered before the limit: a hidden log never takes the place of a visible one.
     return docs
@@ -248,7 +242,7 @@ export class AgentScope {
   async runLog(path: string): Promise<{ path: string; body: string }> {
     checkLogPath(path);
     const { tenant, project } = this.identity;
-    const doc = await this.#rt.repos.documents.get({ tenant, project, path });
+    const doc = await getDocument(this.#rt, { tenant, project, path });
     if (doc !== undefined) await this.#filter.loadLastKnown([logName(doc)]);
     if (doc === undefined || !this.#filter.mayRead(doc)) throw noRunLog(path);
     return { path: doc.path, body: doc.body };
