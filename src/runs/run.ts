@@ -96,8 +96,8 @@ export type Run = ClaimedRun | QueuedRun | StartedRun | EndedRun | SkippedRun;
 /** A run not started yet: what an admission moves (spec §5). */
 export type PendingRun = ClaimedRun | QueuedRun;
 
-/** A started run of a recipe target: its process id is set. */
-export type StartedProcess = StartedRun & { readonly processId: string };
+/** A started run of a recipe target: its process, in its scheduler's system session, is set. */
+export type StartedProcess = StartedRun & { readonly processId: string; readonly sessionId: string };
 
 /**
  * A run started by this version of Ursa: its fencing token was assigned by the transaction that

@@ -60,9 +60,12 @@ export function skipMisfire(run: ClaimedRun, reason: string): SkippedRun {
   return { ...run, state: 'skipped', outcome: RunOutcome.SKIPPED_MISFIRE, reason };
 }
 
-/** Where and when a run starts: its scheduler's system session and its process (null for a workflow target). */
-export interface Start<P extends string | null = string | null> {
-  readonly sessionId: string | null;
+/**
+ * Where and when a run starts: its scheduler's system session and its process (both null for a
+ * workflow target). `S` and `P` carry what the caller knows of them into the started run's type.
+ */
+export interface Start<P extends string | null = string | null, S extends string | null = string | null> {
+  readonly sessionId: S;
   readonly processId: P;
   /** The start instant, UTC ms. */
   readonly at: number;
@@ -75,20 +78,20 @@ export interface AttemptOf {
 }
 
 /** A pending run as it starts (spec §5 `start`), pure; with the attempt its start transaction began. */
-export function startRun<P extends string | null>(
+export function startRun<P extends string | null, S extends string | null>(
   run: PendingRun,
-  start: Start<P>,
-): StartedRun & { processId: P };
-export function startRun<P extends string | null>(
+  start: Start<P, S>,
+): StartedRun & { processId: P; sessionId: S };
+export function startRun<P extends string | null, S extends string | null>(
   run: PendingRun,
-  start: Start<P>,
+  start: Start<P, S>,
   attempt: AttemptOf,
-): FencedRun<P>;
-export function startRun<P extends string | null>(
+): FencedRun<P> & { sessionId: S };
+export function startRun<P extends string | null, S extends string | null>(
   run: PendingRun,
-  start: Start<P>,
+  start: Start<P, S>,
   attempt?: AttemptOf,
-): StartedRun & { processId: P } {
+): StartedRun & { processId: P; sessionId: S } {
   return {
     ...run,
     state: 'started',

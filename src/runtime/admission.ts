@@ -5,7 +5,7 @@ import type { PendingRun } from '../runs/run.js';
 import { queueRun, skipRun, startRun } from '../runs/transitions.js';
 import { admitInOrder, type FirstFire } from './admission-order.js';
 import type { DispatchContext } from './dispatch-context.js';
-import { launch } from './launch.js';
+import { enter } from './enter.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { openingOf, runParams } from './run-records.js';
 import { scheduleWithdrawn } from './withdrawn.js';
@@ -30,7 +30,7 @@ export async function admit(
   const { definition } = scheduler;
   const refusal = oneShotRefusal(rt, held, scheduler);
   if (refusal !== undefined) {
-    await refuseOneShot(rt, ctx.recorder, held, scheduler, refusal, held.state);
+    await refuseOneShot(ctx, held, scheduler, refusal, held.state);
     return;
   }
   const { target } = definition;
@@ -43,6 +43,8 @@ export async function admit(
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
   const sessionId = session?.id ?? null;
   const processId = workflow ? null : `proc_${randomUUID()}`;
+  // A recipe run's params (a workflow run's go to its workflow: `workflow-target.ts`).
+  const params = workflow ? {} : runParams(scheduler);
   await ctx.ends.written([held]);
   // Fenced, or the drain's final stop came while this dispatch awaited the store: the run stays
   // as it is held, for this worker once it renews its lease, or for the next one.
@@ -64,14 +66,9 @@ export async function admit(
         start: { sessionId, processId, at },
         // A recipe run's process and START line come with its start (issue #20).
         opening:
-          processId === null
+          processId === null || session === undefined
             ? undefined
-            : openingOf(
-                startRun(held, { sessionId, processId, at }),
-                scheduler,
-                runParams(scheduler),
-                'ready',
-              ),
+            : openingOf(startRun(held, { sessionId: session.id, processId, at }), scheduler, params, 'ready'),
       });
     },
     (first) => judgeFirst(ctx, first, scheduler),
@@ -94,8 +91,20 @@ export async function admit(
         scheduler,
         target.workflow,
       );
-    else if (processId !== null)
-      await launch(ctx, startRun(held, { sessionId, processId, at }, attempt), scheduler);
+    else if (processId !== null) {
+      const run = startRun(held, { sessionId, processId, at }, attempt);
+      // Registered before any await: a stop request from now on finds the process here.
+      const controller = ctx.processes.register(processId);
+      // A batch of one from here (`enter.ts`); this dispatch lasts until the run's end, whose
+      // failure its caller handles (`dispatchWithRetry`).
+      const courses: Promise<void>[] = [];
+      await enter(ctx, [{ run, scheduler, params, controller, opened: 'ready' }], at, (_, course) => {
+        courses.push(course);
+        // Awaited below, once the pending run log is written: not an unhandled rejection meanwhile.
+        course.catch(() => {});
+      });
+      await Promise.all(courses);
+    }
     return;
   }
   if (decision !== 'queue' && decision !== 'cancel') return;

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
-import type { FencedRun, PendingRun, StartedProcess } from '../runs/run.js';
+import type { PendingRun, StartedProcess } from '../runs/run.js';
 import { startRun } from '../runs/transitions.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import type { Runtime } from './context.js';
-import { type Dispatch, type DispatchContext, persist } from './dispatch-context.js';
-import { MAX_WAIT_MS } from './drain.js';
-import { callEngine } from './engine-call.js';
-import { launched } from './launch.js';
-import { openingOf, projectKey, runParams } from './run-records.js';
+import type { Dispatch, DispatchContext } from './dispatch-context.js';
+import { enter, type Launching } from './enter.js';
+import { openingOf, runParams } from './run-records.js';
 
 /** A run of a batch as its start transaction records it. */
 interface Starting {
@@ -20,21 +18,15 @@ interface Starting {
   readonly params: Record<string, unknown>;
 }
 
-/** A run of a batch its start transaction started, registered as running here. */
-interface Launching extends Starting {
-  readonly run: FencedRun<string>;
-  readonly controller: AbortController;
-}
-
 /**
  * One batch (issue #4): cron runs of one occurrence instant `dueAt`, whose engines are registered.
- * What does not depend on the start instant (sessions, retention) is read first; then, just
+ * What does not depend on the start instant (the system sessions) is read first; then, just
  * before the occurrence (by the start transaction's recent duration, `StartLead`), one
- * transaction starts the lot, with their processes and START lines, as of the occurrence's
- * instant; at it every engine is entered; the pending run logs are written last, off the start's
- * path. A lane that frees within that lead, and a run its lane must judge (a scheduler withdrawn,
- * an earlier manual fire), is decided at the instant by the single path (`startSingly`), as is
- * every run of a batch the store failed.
+ * transaction starts the lot whose lanes are free, with their processes and START lines, as of
+ * the occurrence's instant; from there they go on as every started recipe run does (`enter.ts`:
+ * the engines entered at the instant, the pending run logs after). A lane that frees within that
+ * lead, and a run its lane must judge (a busy lane, a scheduler withdrawn, an earlier manual
+ * fire), is admitted one at a time (`startSingly`), as is every run of a batch the store failed.
  */
 export async function startBatch(
   ctx: DispatchContext,
@@ -49,13 +41,8 @@ export async function startBatch(
   };
   let starting: Starting[];
   let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
-  const retention = new Map<string, number>();
   try {
     const sessions = await systemSessions(rt, items);
-    for (const { run } of items) {
-      const key = projectKey(run);
-      if (!retention.has(key)) retention.set(key, await ctx.recorder.retentionDays(run.tenant, run.project));
-    }
     if (!(await ctx.drain.until(dueAt - ctx.lead.ms(items.length)))) {
       // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
       release();
@@ -110,56 +97,19 @@ export async function startBatch(
     else {
       const { sessionId, processId, startedAt } = entry.run;
       const run = startRun(entry.held, { sessionId, processId, at: startedAt }, outcome);
-      launch.push({ ...entry, run, controller: ctx.processes.register(run.processId) });
+      launch.push({ ...entry, run, controller: ctx.processes.register(run.processId), opened: 'running' });
     }
   }
-  if (launch.length > 0) await enter(ctx, launch, dueAt, retention);
-}
-
-// Started durably a lead ahead, with their processes and START lines, so the engines are entered
-// at the occurrence itself (a crash in between ends the runs worker-lost, as one right after the
-// commit would); each run's start is that instant.
-async function enter(
-  ctx: DispatchContext,
-  launch: readonly Launching[],
-  dueAt: number,
-  retention: ReadonlyMap<string, number>,
-): Promise<void> {
-  const { clock, log } = ctx.rt;
+  if (launch.length === 0) return;
   const overran = clock.now() - dueAt;
   if (overran > 0)
     log.debug(
       { runs: launch.length, overranMs: overran, leadMs: ctx.lead.ms(launch.length) },
       'batch start overran its lead',
     );
-  await reach(clock, dueAt);
-  // Their pending run logs are written meanwhile, and each run's end waits for them (a crash in
-  // between ends the runs worker-lost, and the feed keeps the trace: spec §9a).
-  let recordedNow: () => void = () => {};
-  const recorded = new Promise<void>((resolve) => {
-    recordedNow = resolve;
-  });
-  // Every engine is entered before any run's bookkeeping is chained, so a run's start is not
-  // delayed by the promises of the runs entered before it.
-  const entered = launch.map((entry) => ({
-    ...entry,
-    running: callEngine(ctx, entry.run, entry.scheduler, entry.params, entry.controller),
-  }));
-  // Runs whose engine already returned: their end writes the final run log, so no pending one.
-  const returned = new Set<string>();
-  for (const { run, scheduler, running } of entered) {
-    const done = () => returned.add(run.correlationId);
-    running.then(done, done);
-    ctx.track(
-      launched(ctx, run, scheduler, running, recorded).finally(() => ctx.inflight.delete(run.correlationId)),
-    );
-  }
-  await confirmAttempts(ctx, entered)
-    .then((ours) => writePendingLogs(ctx, ours, retention, returned))
-    .catch((error: unknown) =>
-      log.error({ err: error, runs: entered.length }, 'could not write the pending run logs of a batch'),
-    )
-    .finally(recordedNow);
+  await enter(ctx, launch, dueAt, (run, course) =>
+    ctx.track(course.finally(() => ctx.inflight.delete(run.correlationId))),
+  );
 }
 
 // The system sessions of the batch's schedulers, by scheduler key: first fires get their first
@@ -190,58 +140,3 @@ function sessionOf(sessions: ReadonlyMap<string, Session>, run: PendingRun): str
   if (session === undefined) throw new Error(`no system session for scheduler ${run.name}`);
   return session.id;
 }
-
-// Once the engines are entered (no query between the start and the instant): the attempts that
-// are still this worker's. One whose lease was taken over meanwhile (another worker ended the
-// run) has its process stopped at once (decisions §5 fencing); returns the others.
-async function confirmAttempts<T extends { run: FencedRun; controller: AbortController }>(
-  ctx: DispatchContext,
-  entered: readonly T[],
-): Promise<T[]> {
-  const ours = await persist(ctx, "the check of a batch's attempts", () =>
-    ctx.rt.repos.lanes.currentAttempts(
-      entered.map(({ run }) => ({ correlationId: run.correlationId, fencingToken: run.fencingToken })),
-    ),
-  );
-  const mine = entered.filter(({ run }) => ours.has(run.correlationId));
-  for (const { run, controller } of entered)
-    if (!ours.has(run.correlationId)) controller.abort('worker-lost');
-  return mine;
-}
-
-// The batch's pending run logs (its processes and START lines came with its start), retried
-// while the store fails, so that the runs' ends find them (issue #12).
-async function writePendingLogs(
-  ctx: DispatchContext,
-  launched: readonly Launching[],
-  retention: ReadonlyMap<string, number>,
-  returned: ReadonlySet<string>,
-): Promise<void> {
-  // One turn of the event loop first: an engine that returns at once (noop) has by then.
-  await new Promise((resolve) => setImmediate(resolve));
-  // A run that already ended has its final log (the end writes it whole): this one yields to it,
-  // and one whose engine returned meanwhile is not rendered at all (a crash before its end is
-  // written leaves its START line, and the recovery writes its log: spec §9a).
-  const logs = launched.flatMap(({ run, scheduler }) => {
-    if (returned.has(run.correlationId)) return [];
-    const row = ctx.recorder.runLogRow(run, scheduler, retention.get(projectKey(run)) ?? -1, run.startedAt);
-    return row === undefined ? [] : [row];
-  });
-  await persist(ctx, 'the pending run logs of a batch', () => ctx.rt.repos.documents.createMissing(logs));
-}
-
-/**
- * Resolves once `clock` reaches `instant` (UTC ms), to the millisecond: a timer to
- * {@link SPIN_MS} before it, then turns of the event loop. A process woken from a timer may run a
- * millisecond or two late (the timer's own rounding, and the OS scheduling a sleeping process on
- * a busy machine); one that is already running is not.
- */
-async function reach(clock: Runtime['clock'], instant: number): Promise<void> {
-  for (let ms = instant - clock.now(); ms > 0; ms = instant - clock.now())
-    await new Promise((resolve) =>
-      ms > SPIN_MS ? setTimeout(resolve, Math.min(ms - SPIN_MS, MAX_WAIT_MS)) : setImmediate(resolve),
-    );
-}
-
-/** How long before an instant {@link reach} stops sleeping and turns the event loop, milliseconds. */
-const SPIN_MS = 3;

@@ -1,27 +1,25 @@
-import { type EffectiveScheduler, recipeOf } from '../catalog/catalog.js';
+import { recipeOf } from '../catalog/catalog.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { LEASE_LOST } from '../fencing/lease.js';
-import type { FencedRun } from '../runs/run.js';
 import { fenceOf } from '../store/fencing.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { DispatchContext } from './dispatch-context.js';
+import type { Launching } from './enter.js';
 import { stoppedBeforeEntry } from './final-stop.js';
 
 /**
  * Runs a started run's engine (a recipe target) and resolves to what it returned, or to why it was
- * not entered. `registered` is the controller of a process a batch start registered already (its
- * process row is `running`); without one the process is registered here and moved from `ready`
- * to `running` — a process another worker ended since is not started. `entry` is told once, at
- * the engine's entry (true) or when the run ends without entering it (false). Nothing is entered
- * once the lease is lost, or once a stop was requested or the drain's final stop came.
+ * not entered. Its process is registered here already (`controller`). A process written `ready`
+ * (a run started one at a time: see `Launching.opened`) is moved to `running` first — one another
+ * worker ended or released since is not started — and a stop requested before it was registered
+ * here applies. `entry` is told once, at the engine's entry (true) or when the run ends without
+ * entering it (false). Nothing is entered once the lease is lost, or once a stop was requested or
+ * the drain's final stop came.
  */
 export async function callEngine(
   ctx: DispatchContext,
-  run: FencedRun<string>,
-  scheduler: EffectiveScheduler,
-  params: Readonly<Record<string, unknown>>,
-  registered: AbortController | undefined,
-  entry: (entered: boolean) => void = () => {},
+  { run, scheduler, params, controller, opened }: Launching,
+  entry: (entered: boolean) => void,
 ): Promise<EngineResult> {
   const { rt, processes, calls } = ctx;
   const { repos, clock } = rt;
@@ -33,9 +31,8 @@ export async function callEngine(
     entry(false);
     return { status: 'failed', reason: `engine ${JSON.stringify(recipe.engine)} is not registered` };
   }
-  const controller = registered ?? processes.register(processId);
   try {
-    if (registered === undefined) {
+    if (opened === 'ready') {
       // Not ours any more (another worker ended the run since it was admitted): nothing starts.
       const ours = await repos.processes.transition(
         processId,

@@ -35,7 +35,8 @@ export function systemSessionName(scheduler: string): string {
  *
  * The coordinator of the dispatcher's parts, each a file of its own: the admission through the
  * lane (`admission.ts`, with the spawn's retries in `spawn-retry.ts`), the batch start
- * (`batch-start.ts`), the launch and the engine call (`launch.ts`, `engine-call.ts`), the
+ * (`batch-start.ts`), the one way a started recipe run goes on from there, a single start being
+ * a batch of one (`enter.ts`, with `engine-call.ts` and `launch.ts`), the
  * targets' ends (`run-ends.ts`), the one-shot's bookkeeping (`one-shot-start.ts`), the workflow
  * target (`workflow-target.ts`), the waiting run's turn (`waiting.ts`), the recovery of a run
  * that cannot end by its engine (`failed-end.ts`), the processes running here and their stop

@@ -5,33 +5,10 @@ import type { FencedRun } from '../runs/run.js';
 import { endRun } from '../runs/transitions.js';
 import { formatInstant } from '../time/instant.js';
 import type { DispatchContext } from './dispatch-context.js';
-import { callEngine } from './engine-call.js';
 import { SimulatedCrash } from './faults.js';
 import { releasedUnentered } from './one-shot-refusal.js';
 import { oneShotUsedUp, releaseOneShotRun } from './one-shot-start.js';
 import { endStarted } from './run-ends.js';
-import { runParams } from './run-records.js';
-
-/**
- * A recipe run started alone (by its admission): its pending run log, then its engine, then
- * {@link launched}. Its process and START line came with its start, under its lane's lock: a
- * `cancelPrevious` run admitted since found the process and marked its stop (applied when the
- * engine is entered).
- */
-export async function launch(
-  ctx: DispatchContext,
-  started: FencedRun<string>,
-  scheduler: EffectiveScheduler,
-): Promise<void> {
-  const { repos } = ctx.rt;
-  await ctx.recorder.writeRunLog(started, await repos.processes.get(started.processId), scheduler);
-  let entry: (entered: boolean) => void = () => {};
-  const entered = new Promise<boolean>((resolve) => {
-    entry = resolve;
-  });
-  const running = callEngine(ctx, started, scheduler, runParams(scheduler), undefined, entry);
-  await launched(ctx, started, scheduler, running, undefined, entered);
-}
 
 /**
  * A started run from its engine's call on: one-shot bookkeeping once `entered` says the engine
@@ -39,16 +16,16 @@ export async function launch(
  * the lane's next run). After the entry only the engine's return ends the run: a store error in
  * the bookkeeping is logged and left to the next refresh, which heals a started one-shot. A
  * one-shot that never entered its engine for this worker's reasons (see `releasedUnentered`, or
- * a store error before the entry) is released, not used up. A batch start's process row and
- * START line are written meanwhile by `recorded`.
+ * a store error before the entry) is released, not used up. Its end waits for `recorded`, the
+ * pending run log written meanwhile (`enter.ts`).
  */
 export async function launched(
   ctx: DispatchContext,
   started: FencedRun<string>,
   scheduler: EffectiveScheduler,
   running: Promise<EngineResult>,
-  recorded?: Promise<unknown>,
-  entered: Promise<boolean> = Promise.resolve(true),
+  recorded: Promise<unknown>,
+  entered: Promise<boolean>,
 ): Promise<void> {
   const { clock, log } = ctx.rt;
   const { definition } = scheduler;
@@ -88,7 +65,7 @@ export async function launched(
     record: () => ({ run, scheduler, result }),
     before: async () => {
       await ctx.faults.beforeEnd?.(run);
-      // Its process row and START line first (a batch writes them while the engines run).
+      // Its pending run log first (written while the engine runs), so the final one replaces it.
       await recorded;
     },
     logged: { processId, durationMs: endedAt - startedAt },

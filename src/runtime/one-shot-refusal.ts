@@ -2,12 +2,14 @@ import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { startRefusal } from '../decisions/start-refusal.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { RunOutcome } from '../runs/outcomes.js';
+import { releaseRun } from '../runs/transitions.js';
 import { feedRow } from '../store/feed.js';
 import { inboxRow } from '../store/inbox.js';
 import { releaseOneShot } from '../store/refusals.js';
 import type { Run } from '../store/runs.js';
 import { formatInstant } from '../time/instant.js';
 import type { Runtime } from './context.js';
+import type { DispatchContext } from './dispatch-context.js';
 import { SHUTDOWN_REASON } from './final-stop.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';
 
@@ -42,28 +44,28 @@ export function oneShotRefusal(rt: Runtime, run: Run, scheduler: EffectiveSchedu
 }
 
 /**
- * Records the refused start of the one-shot run `run` (held by this worker in state `from`) and
- * releases its occurrence (`releaseOneShot`): a SKIPPED feed line with outcome `refused`
- * and the reason, an inbox item for its `runAs` user, its run log, and the metric — each once,
- * by the one path that released it.
+ * Records the refused start of the one-shot run `run` (held by this worker, `ctx.workerId`, in
+ * state `from`) and releases its occurrence (`releaseOneShot`): a SKIPPED feed line with outcome
+ * `refused` and the reason, an inbox item for its `runAs` user, its run log, and the metric —
+ * each once, by the one path that released it.
  *
  * @returns whether this call released it.
  */
 export async function refuseOneShot(
-  rt: Runtime,
-  recorder: RunRecorder,
+  ctx: Pick<DispatchContext, 'rt' | 'recorder' | 'workerId'>,
   run: Run,
   scheduler: EffectiveScheduler,
   reason: string,
   from: Run['state'],
 ): Promise<boolean> {
+  const { rt, recorder } = ctx;
   const { clock, log } = rt;
   const at = clock.now();
   const refused: Run = { ...run, state: 'skipped', outcome: REFUSED, reason, endedAt: at };
   const days = await recorder.retentionDays(run.tenant, run.project);
   const released = await releaseOneShot(rt.repos.store, {
     correlationId: run.correlationId,
-    workerId: run.workerId as string,
+    workerId: ctx.workerId,
     from,
     line: feedRow(feedLineOf(refused, 'SKIPPED', at, REFUSED, { reason, retried: RETRIED })),
     inbox: inboxRow({
@@ -136,7 +138,7 @@ export async function releaseUnentered(
   const { clock, log } = rt;
   if (run.trigger !== 'at' || run.processId === null || run.workerId === null) return false;
   const at = clock.now();
-  const released: Run = { ...run, state: 'ended', outcome: 'cancelled', reason, endedAt: at };
+  const released = releaseRun(run, reason, at);
   const days = await recorder.retentionDays(run.tenant, run.project);
   const done = await releaseOneShot(rt.repos.store, {
     correlationId: run.correlationId,

@@ -126,7 +126,7 @@ export interface StartedEnd {
   readonly scheduler: EffectiveScheduler;
   /** Its end to write (read afresh on each try: a workflow target's workflow run). */
   readonly record: () => Ended | Promise<Ended>;
-  /** Awaited before the end is written (a fault point; a batch start's process rows and START lines). */
+  /** Awaited before the end is written (a fault point; the run's pending run log). */
   readonly before?: () => Promise<unknown>;
   /** What the `run ended` log line says besides the run, its outcome and its reason. */
   readonly logged: Readonly<Record<string, unknown>>;

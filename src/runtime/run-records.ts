@@ -23,7 +23,7 @@ export function processOf(
     id: run.processId,
     tenant: run.tenant,
     project: run.project,
-    sessionId: run.sessionId as string,
+    sessionId: run.sessionId,
     recipe: recipeOf(scheduler).name,
     engine: recipeOf(scheduler).engine,
     status,

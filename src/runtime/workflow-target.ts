@@ -50,7 +50,7 @@ export async function runWorkflowTarget(
   if (handle === undefined) {
     if (started.trigger === 'at' && refusal !== undefined) {
       // Spec §10a: a one-shot whose workflow cannot start is not consumed either.
-      if (await refuseOneShot(rt, ctx.recorder, started, scheduler, refusal, 'started'))
+      if (await refuseOneShot(ctx, started, scheduler, refusal, 'started'))
         await ctx.promoteWaiting(started, scheduler);
       return;
     }

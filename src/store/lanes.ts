@@ -93,6 +93,11 @@ export class Lanes {
         const next = first as (typeof others)[number];
         return { decision, active, first: { correlationId: next.correlation_id, workerId: next.worker_id } };
       }
+      // No recipe run starts without its process row and START line: one whose admission found
+      // its scheduler withdrawn (and so prepared none) but that is startable now was re-enabled
+      // meanwhile; this rolls back, and its retry admits it afresh.
+      if (decision === 'start' && request.start.processId !== null && request.opening?.process === undefined)
+        throw new Error(`run ${request.correlationId} would start without its process row`);
       const tokenAt =
         decision === 'start' ? await reserveFencingTokens(trx, this.store.dialect, 1) : undefined;
       const values =

@@ -83,7 +83,7 @@ describe.each(DIALECTS)('migration 0013-run-fencing on %s (issue #20)', (dialect
       oneShot: false,
       trigger: 'cron',
       scheduledFor: 1_000,
-      start: { sessionId: null, processId: 'proc_2', at: 4_000 },
+      start: { sessionId: null, processId: null, at: 4_000 },
     });
     expect(result).toMatchObject({ decision: 'start', attempt: { attempt: 1, fencingToken: 1 } });
     expect(await runs.get('run_claimed')).toMatchObject({ attempt: 1, fencingToken: 1 });
