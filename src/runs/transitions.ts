@@ -37,16 +37,30 @@ export type NewRun = Pick<
  * when it absorbs later occurrences (decisions §4). The one constructor of a run.
  */
 export function claimRun(fields: NewRun): ClaimedRun {
+  // Every field named in one literal, none spread in: a run built by spreading its 12 given
+  // fields and adding 10 more is a slow, dictionary-mode object in V8, which cost the every-second
+  // batches of 1,000 runs their precision (`npm run bench -- precision`).
   return {
-    ...fields,
+    correlationId: fields.correlationId,
+    tenant: fields.tenant,
+    project: fields.project,
+    name: fields.name,
+    scheduledFor: fields.scheduledFor,
+    trigger: fields.trigger,
     coalesced: fields.coalescedUntil !== null,
+    coalescedUntil: fields.coalescedUntil,
+    claimedAt: fields.claimedAt,
     state: 'claimed',
     outcome: RunOutcome.PENDING,
     reason: null,
+    runAs: fields.runAs,
     sessionId: null,
     processId: null,
+    logPath: fields.logPath,
     startedAt: null,
     endedAt: null,
+    workerId: fields.workerId,
+    lockMode: fields.lockMode,
     attempt: 0,
     fencingToken: null,
   };
