@@ -6,6 +6,7 @@ import { documentHistoryPage, getDocument, listDocuments } from '../service/docu
 import { schedulerEventPage, schedulerRunPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
+import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
@@ -26,6 +27,7 @@ import type {
   InboxPage,
   InboxRequest,
   PageRequest,
+  PauseResult,
   RefreshView,
   RunPage,
   SchedulerDetail,
@@ -79,6 +81,14 @@ export class LocalClient implements UrsaClient {
 
   fire(name: string): Promise<FireView> {
     return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name, actorOf(this.#caller));
+  }
+
+  pause(name: string, note: string): Promise<PauseResult> {
+    return pauseScheduler(this.rt, this.#caller, name, note);
+  }
+
+  resume(name: string): Promise<PauseResult> {
+    return resumeScheduler(this.rt, this.#caller, name);
   }
 
   workerRunning(): Promise<boolean> {

@@ -16,6 +16,7 @@ import type {
   FireView,
   HistoryPage,
   InboxItemPage,
+  PauseResult,
   ProjectRefreshView,
   RunPage,
   SchedulerDetail,
@@ -35,6 +36,8 @@ export type {
   HistoryPage,
   InboxItemView,
   LastRun,
+  Pause,
+  PauseResult,
   RunPage,
   RunView,
   SchedulerDetail,
@@ -83,6 +86,12 @@ export interface UrsaClient {
   setScheduler(name: string, yaml: string): Promise<SetView>;
   deleteScheduler(name: string): Promise<DeleteView>;
   fire(name: string): Promise<FireView>;
+  /**
+   * Pauses a scheduler with a note ('' for none); resumes it. See `pauseScheduler`.
+   * @throws UrsaError `SCHEDULER_INHERITED` when it comes from `_tenant`, `NOT_FOUND`.
+   */
+  pause(name: string, note: string): Promise<PauseResult>;
+  resume(name: string): Promise<PauseResult>;
   /** Whether a worker runs that will start a fired run; undefined when that cannot be told. */
   workerRunning(): Promise<boolean | undefined>;
   runs(name: string, page: PageRequest): Promise<RunPage>;

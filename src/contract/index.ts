@@ -25,6 +25,9 @@ import type {
   feedLineSchema,
   fireResultSchema,
   lastRunSchema,
+  pauseBody,
+  pauseResultSchema,
+  pauseSchema,
   refreshSchema,
   runPageSchema,
   runSchema,
@@ -55,6 +58,12 @@ export type Problem = z.infer<typeof problemSchema>;
 
 /** A scheduler's last run in a listing. */
 export type LastRun = z.infer<typeof lastRunSchema>;
+/** Why a paused scheduler is paused, who paused it and when. */
+export type Pause = z.infer<typeof pauseSchema>;
+/** `POST …/scheduler/:name/pause`. */
+export type PauseBody = z.infer<typeof pauseBody>;
+/** What a pause or resume did. */
+export type PauseResult = z.infer<typeof pauseResultSchema>;
 /** A scheduler of a project after the cascade (`GET …/scheduler`). */
 export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 /** `GET …/scheduler`. */

@@ -10,6 +10,12 @@ import { instant, invalidDocumentSchema, outcome } from './common.js';
 /** The newest feed line of a scheduler (spec §7 "last run"): when, how it ended, its run. */
 export const lastRunSchema = z.object({ at: z.string(), outcome: z.string(), correlationId: z.string() });
 
+/**
+ * Why a paused scheduler is paused: the note its pause was given, who paused it, and when
+ * (ISO-8601 UTC). Written only by a pause, never from the document.
+ */
+export const pauseSchema = z.object({ note: z.string(), by: z.string(), at: z.string() });
+
 /** A scheduler of a project after the cascade, as `GET …/scheduler` lists it (REST, CLI, web). */
 export const schedulerSummarySchema = z.object({
   name: z.string(),
@@ -24,6 +30,8 @@ export const schedulerSummarySchema = z.object({
   source: z.enum(['project', 'tenant']),
   nextRunAt: z.string().nullable(),
   lastRun: lastRunSchema.nullable(),
+  /** Null unless it is paused (disabled by a pause, which keeps a note). */
+  paused: pauseSchema.nullable(),
 });
 
 /** `GET …/scheduler`: the schedulers by name, and the documents that could not be loaded. */
@@ -42,6 +50,25 @@ export const schedulerDetailSchema = z.object({
   createdBy: z.string(),
   updatedAt: z.string(),
   nextRunAt: z.string().nullable(),
+  /** Null unless it is paused (disabled by a pause, which keeps a note). */
+  paused: pauseSchema.nullable(),
+});
+
+/** The most a pause's note may hold, characters. */
+export const PAUSE_NOTE_MAX = 500;
+
+/** `POST …/scheduler/:name/pause`: why (optional; shown wherever the scheduler is). */
+export const pauseBody = z.strictObject({ note: z.string().max(PAUSE_NOTE_MAX).optional() }).nullish();
+
+/**
+ * What a pause or resume did (`POST …/scheduler/:name/pause|resume`): the document's version
+ * after it, and the pause now in force (null once resumed).
+ */
+export const pauseResultSchema = z.object({
+  name: z.string(),
+  version: z.number(),
+  enabled: z.boolean(),
+  paused: pauseSchema.nullable(),
 });
 
 /**

@@ -158,6 +158,16 @@ export const errorCatalogue = {
     kind: 'state',
     doc: "A conditional write (REST `If-Match`, a tool's `expectedVersion`) expected another version of the document than the one stored, or a document that does not exist; the error names both versions, and nothing was written.",
   },
+  SCHEDULER_PAUSED: {
+    status: 409,
+    kind: 'state',
+    doc: 'A manual fire of a paused scheduler: the message carries the note its pause was given; resume it first. Nothing was recorded.',
+  },
+  SCHEDULER_INHERITED: {
+    status: 409,
+    kind: 'state',
+    doc: 'A pause or resume in a project of a scheduler that comes from `_tenant`: pause it in `_tenant` to pause it in every project, or write a project document of that name (an override) to pause it in this project only.',
+  },
 } as const satisfies Record<string, { status: number; kind: ErrorKind; doc: string }>;
 
 /** A stable error code from {@link errorCatalogue}. */

@@ -1,3 +1,4 @@
+import { isMap, parseDocument } from 'yaml';
 import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
@@ -6,6 +7,7 @@ import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { ScheduleState } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
+import { pausesOf, pauseView } from './pauses.js';
 import { definitionFields } from './views.js';
 
 /**
@@ -40,6 +42,7 @@ export async function loadSchedulersWithState(
 export async function listSchedulers(rt: Runtime, tenant: string, project: string): Promise<SchedulerList> {
   const { repos } = rt;
   const { schedulers, failures, states } = await loadSchedulersWithState(rt, tenant, project);
+  const pauseOf = await pausesOf(rt, tenant, project);
   const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const d = s.definition;
@@ -57,6 +60,7 @@ export async function listSchedulers(rt: Runtime, tenant: string, project: strin
         last === undefined
           ? null
           : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
+      paused: pauseOf(s),
     });
   }
   return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
@@ -87,6 +91,7 @@ export async function getSchedulerDetail(
     );
   }
   const next = (await repos.schedules.get({ tenant, project, name }))?.nextRunAt ?? null;
+  const pause = disabled(doc.body) ? await repos.pauses.get(doc) : undefined;
   return {
     name,
     path: doc.path,
@@ -96,5 +101,12 @@ export async function getSchedulerDetail(
     createdBy: doc.createdBy,
     updatedAt: formatInstant(doc.updatedAt),
     nextRunAt: next === null ? null : formatInstant(next),
+    paused: pause === undefined ? null : pauseView(pause),
   };
+}
+
+// Whether a scheduler document, valid or not, says `enabled: false` (read without building it).
+function disabled(body: string): boolean {
+  const doc = parseDocument(body);
+  return doc.errors.length === 0 && isMap(doc.contents) && doc.get('enabled') === false;
 }

@@ -7,6 +7,7 @@ import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
 import { type Actor, libraryActor } from '../store/audit.js';
+import { formatInstant } from '../time/instant.js';
 import { runDetailView } from './views.js';
 
 /** What a manual fire returns (spec §9 `scheduler_fire`). */
@@ -24,7 +25,8 @@ export interface FireResult {
  * is recorded in the audit trail as `by`'s (default: the library's `admin`), in the transaction
  * that writes the run (issue #19).
  *
- * @throws UrsaError `NOT_FOUND` when the project has no such valid scheduler.
+ * @throws UrsaError `NOT_FOUND` when the project has no such valid scheduler; `SCHEDULER_PAUSED`
+ *   when it is paused (issue #22), and nothing is recorded.
  */
 export async function fireScheduler(
   rt: Runtime,
@@ -43,6 +45,16 @@ export async function fireScheduler(
         field: 'name',
         value: name,
       },
+    );
+  }
+  // A paused scheduler fires on no one's request: the pause says why (issue #22).
+  const pause = scheduler.definition.enabled ? undefined : await rt.repos.pauses.get(scheduler.document);
+  if (pause !== undefined) {
+    const why = pause.note === '' ? '' : `: ${pause.note}`;
+    throw new UrsaError(
+      'SCHEDULER_PAUSED',
+      `scheduler ${JSON.stringify(name)} was paused by ${pause.by} at ${formatInstant(pause.at)}${why}; resume it to fire it`,
+      { field: 'name', value: name },
     );
   }
   // Cron and at: fire times are whole seconds; a manual fire never is, so the two never share an

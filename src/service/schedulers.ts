@@ -168,19 +168,32 @@ export async function setScheduler(
   // A tenant scheduler is checked as it would run: its recipe must resolve from _tenant or built in.
   const checked = await checkScheduler(repos, caller.project, candidate, caller.user);
   await repos.users.ensure(caller.tenant, caller.user, now);
-  const { created, version } = await repos.documents.put(key, body, actorOf(caller), now, null, writeGuard);
+  // A write that leaves the scheduler enabled ends its pause (the note goes with it); one that
+  // keeps it disabled keeps the note, which only a pause writes.
+  const pause = written.enabled && existing !== undefined ? { scheduler: name, note: null } : undefined;
+  const { created, version } = await repos.documents.put(key, body, actorOf(caller), now, null, {
+    ...writeGuard,
+    ...(pause === undefined ? {} : { pause }),
+  });
   const warnings: string[] = [];
   if (checked.workflow !== undefined && rt.settings.workflowsEnabled === false)
     warnings.push(WORKFLOWS_OFF_WARNING);
   if (caller.project === TENANT_PROJECT) {
     warnings.push(TENANT_WRITE_WARNING);
     rt.log.warn({ tenant: caller.tenant, scheduler: name }, TENANT_WRITE_WARNING);
-    // As of the write: every project active then takes up a one-shot written already due (decisions §5).
-    await refreshTenant(rt, caller.tenant, { asOf: now });
-  } else {
-    await refreshProject(rt, caller.tenant, caller.project, name);
   }
+  await refreshWritten(rt, caller, name, now);
   return { path, created, version, warnings, filledTimezone };
+}
+
+/**
+ * Takes up the scheduler `name` the caller just wrote (at `now`, UTC ms): its project's refresh,
+ * or for a `_tenant` scheduler every project's of the tenant, as of the write, so that every
+ * project active then takes up a one-shot written already due (decisions §5).
+ */
+export async function refreshWritten(rt: Runtime, caller: Caller, name: string, now: number): Promise<void> {
+  if (caller.project === TENANT_PROJECT) await refreshTenant(rt, caller.tenant, { asOf: now });
+  else await refreshProject(rt, caller.tenant, caller.project, name);
 }
 
 /**

@@ -8,6 +8,7 @@ import { freshVersion, guard, type WriteGuard } from './document-versions.js';
 import { tokenOf } from './fencing.js';
 import type { DocumentKey } from './keys.js';
 import type { Store } from './open.js';
+import { type PauseNote, writePause } from './pauses.js';
 
 /** Options of {@link Documents.put}. */
 export interface PutOptions extends WriteGuard {
@@ -22,6 +23,12 @@ export interface PutOptions extends WriteGuard {
     readonly state: string;
     readonly fencingToken?: number | null;
   };
+  /**
+   * The pause note of the scheduler `scheduler` (this document), written (a note: a pause) or
+   * cleared (null: a resume) in the write's transaction, with its audit row when it changed
+   * (issue #22); undefined leaves it as it is.
+   */
+  readonly pause?: { readonly scheduler: string; readonly note: PauseNote | null };
 }
 
 /** {@link Documents.put} on `store`: one transaction per try, again while a create loses to another writer's. */
@@ -71,6 +78,21 @@ function putOnce(
     }
     const existing = await selectDocument(trx, key, store);
     guard(key, existing, options);
+    const pause = async () => {
+      if (options.pause === undefined) return;
+      const { scheduler, note } = options.pause;
+      if (!(await writePause(trx, key, note))) return;
+      await insertAudit(trx, {
+        tenant: key.tenant,
+        project: key.project,
+        at: now,
+        subjectType: 'scheduler',
+        subject: scheduler,
+        action: note === null ? 'resume' : 'pause',
+        actor: by,
+        ...(note === null ? {} : { detail: { note: note.note } }),
+      });
+    };
     const audited = options.archive !== false;
     const audit = (action: 'create' | 'update', version: number) =>
       audited
@@ -108,9 +130,12 @@ function putOnce(
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1)
         return { created: false, version: 0, retry: true as const };
       await audit('create', first);
+      await pause();
       return { created: true, version: first };
     }
     if (existing.body === body && existing.expires_at === expiresAt) {
+      // A pause of a scheduler disabled already changes only its note.
+      await pause();
       return { created: false, version: Number(existing.version) };
     }
     // No compare-and-swap needed: the row is locked as read (see selectDocument), so its version
@@ -134,6 +159,7 @@ function putOnce(
         })
         .execute();
     await audit('update', version);
+    await pause();
     return { created: false, version };
   });
 }

@@ -75,6 +75,7 @@ import { Inbox } from './inbox.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { StoreOwner } from './owner.js';
+import { Pauses } from './pauses.js';
 import { ProcessGroups } from './process-groups.js';
 import { Processes } from './processes.js';
 import { Projects } from './projects.js';
@@ -107,6 +108,7 @@ export interface Repositories {
   /** SQLite: which worker serves the store (decisions §5). */
   readonly owner: StoreOwner;
   readonly inbox: Inbox;
+  readonly pauses: Pauses;
   readonly workflowRuns: WorkflowRuns;
   readonly audit: Audit;
 }
@@ -130,6 +132,7 @@ export function repositories(store: Store): Repositories {
     workers,
     owner: new StoreOwner(store, workers),
     inbox: new Inbox(store),
+    pauses: new Pauses(store),
     workflowRuns: new WorkflowRuns(store),
     audit: new Audit(store),
   };

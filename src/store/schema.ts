@@ -274,6 +274,16 @@ export interface TenantOneShotsTable {
   known_at: number;
 }
 
+/** A paused scheduler's note, by its document (issue #22; `store/pauses.ts`). `paused_at`: UTC ms. */
+export interface SchedulerPausesTable {
+  tenant: string;
+  project: string;
+  path: string;
+  note: string;
+  paused_by: string;
+  paused_at: number;
+}
+
 /** API tokens (decisions §6): bound to a tenant or to all, with a role; only the hash is stored. */
 export interface TokensTable {
   id: string;
@@ -380,6 +390,7 @@ export interface Database {
   projects: ProjectsTable;
   oneshot_fires: OneShotFiresTable;
   tenant_oneshots: TenantOneShotsTable;
+  scheduler_pauses: SchedulerPausesTable;
   tokens: TokensTable;
   workflow_runs: WorkflowRunsTable;
   workflow_steps: WorkflowStepsTable;

@@ -1,4 +1,5 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
+import type { Pause, PauseResult } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
@@ -8,6 +9,7 @@ import { actorOf, type Caller } from '../service/caller.js';
 import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
 import { loadSchedulersWithState } from '../service/listing.js';
+import { pauseScheduler, pausesOf, resumeScheduler } from '../service/pauses.js';
 import type { FeedLine } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
@@ -40,6 +42,8 @@ export interface VisibleScheduler {
   /** Its newest feed line of a run the agent may see; undefined when there is none. */
   readonly lastRun: FeedLine | undefined;
   readonly nextRunAt: number | null;
+  /** Why it is paused, who paused it and when; null unless it is paused. */
+  readonly paused: Pause | null;
 }
 
 /** Feed lines read per page while looking for the newest one an agent may see. */
@@ -87,6 +91,7 @@ export class AgentScope {
   async schedulers(): Promise<VisibleScheduler[]> {
     const { tenant, project } = this.identity;
     const { schedulers, states } = await loadSchedulersWithState(this.#rt, tenant, project);
+    const pauseOf = await pausesOf(this.#rt, tenant, project);
     const out: VisibleScheduler[] = [];
     await this.#filter.loadLastKnown(schedulers.keys());
     for (const [name, scheduler] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -99,6 +104,7 @@ export class AgentScope {
         locked: agentView(entry.lockMode).locked,
         lastRun: await this.#lastRun(name),
         nextRunAt: states.get(name)?.nextRunAt ?? null,
+        paused: pauseOf(scheduler),
       });
     }
     return out;
@@ -192,6 +198,22 @@ export class AgentScope {
       expectedVersion,
       check: this.#filter.gateOnRow(name),
     });
+  }
+
+  /**
+   * Pauses scheduler `name` of the agent's own project with a note (`pauseScheduler`), or resumes
+   * it (`note` null); with `expectedVersion`, only while its document is at that version.
+   *
+   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden, `LOCKED` when it is locked,
+   *   `SCHEDULER_INHERITED` for a tenant-wide one, `VERSION_MISMATCH`, `ARGUMENT_INVALID` (note).
+   */
+  async setPaused(name: string, note: string | null, expectedVersion?: number): Promise<PauseResult> {
+    if (this.#filter.gate(name) === undefined) throw notFound(name, this.identity.project);
+    const caller = callerOf(this.identity);
+    const guard = { expectedVersion, check: this.#filter.gateOnRow(name) };
+    return note === null
+      ? resumeScheduler(this.#rt, caller, name, guard)
+      : pauseScheduler(this.#rt, caller, name, note, guard);
   }
 
   /**

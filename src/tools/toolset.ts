@@ -3,6 +3,8 @@ import {
   documentSchema,
   fireResultSchema,
   lastRunSchema,
+  PAUSE_NOTE_MAX,
+  pauseResultSchema,
   refreshSchema,
   schedulerDetailSchema,
   schedulerSummarySchema,
@@ -68,6 +70,7 @@ const schedulerSummary = schedulerSummarySchema
   .extend({
     lastRun: lastRunSchema.pick({ at: true, outcome: true }).nullable(),
     nextRunAt: schedulerSummarySchema.shape.nextRunAt,
+    paused: schedulerSummarySchema.shape.paused,
     locked: z.literal(true).optional(),
   });
 
@@ -80,12 +83,13 @@ const list = defineTool({
   input: z.object({}),
   output: z.object({ schedulers: z.array(schedulerSummary) }),
   handler: async (scope) => ({
-    schedulers: (await scope.schedulers()).map(({ name, scheduler, locked, lastRun, nextRunAt }) => {
+    schedulers: (await scope.schedulers()).map(({ name, scheduler, locked, lastRun, nextRunAt, paused }) => {
       return {
         name,
         ...definitionFields(scheduler.definition),
         lastRun: lastRun === undefined ? null : { at: formatInstant(lastRun.at), outcome: lastRun.outcome },
         nextRunAt: nextRunAt === null ? null : formatInstant(nextRunAt),
+        paused,
         ...(locked ? { locked: true as const } : {}),
       };
     }),
@@ -155,6 +159,32 @@ const remove = defineTool({
   },
 });
 
+const pause = defineTool({
+  name: 'scheduler_pause',
+  toolset: 'default',
+  label: 'write',
+  description:
+    'Pause a scheduler of the current project with a note saying why: it stops firing (what falls due meanwhile is not run, and a fire is refused with the note) until scheduler_resume. Its document gets enabled: false; the note, you and the time are shown with it. Locked schedulers cannot be paused (LOCKED error); a tenant-wide one cannot be paused from a project.',
+  input: z.object({
+    name,
+    note: z.string().max(PAUSE_NOTE_MAX).describe('Why, one line; people see it beside the scheduler.'),
+    expectedVersion,
+  }),
+  output: pauseResultSchema,
+  handler: (scope, input) => scope.setPaused(input.name, input.note, input.expectedVersion),
+});
+
+const resume = defineTool({
+  name: 'scheduler_resume',
+  toolset: 'default',
+  label: 'write',
+  description:
+    'Resume a paused scheduler of the current project: it fires again from its next occurrence; what fell due during the pause is not run. Resuming one that is not paused changes nothing.',
+  input: z.object({ name, expectedVersion }),
+  output: pauseResultSchema,
+  handler: (scope, input) => scope.setPaused(input.name, null, input.expectedVersion),
+});
+
 const refresh = defineTool({
   name: 'scheduler_refresh',
   toolset: 'admin',
@@ -204,7 +234,18 @@ const documentList = defineTool({
 });
 
 /** Every tool of Ursa (spec §9, issue #8). */
-export const TOOLS: readonly AnyTool[] = [list, get, set, remove, refresh, fire, documentRead, documentList];
+export const TOOLS: readonly AnyTool[] = [
+  list,
+  get,
+  set,
+  remove,
+  pause,
+  resume,
+  refresh,
+  fire,
+  documentRead,
+  documentList,
+];
 
 /**
  * The tools an identity may use: `default`, plus `admin` ones for admins; with `readOnly` (a

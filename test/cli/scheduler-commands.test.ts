@@ -78,6 +78,7 @@ describe('ursa list and ursa get', () => {
       source: 'project',
       nextRunAt: '2026-03-28T12:00:10Z',
       lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
+      paused: null,
     });
     expect(json.schedulers[2]).toMatchObject({ name: 'shared', source: 'tenant' });
     expect(json.invalid).toEqual([
@@ -109,6 +110,7 @@ describe('ursa list and ursa get', () => {
       createdBy: 'admin',
       updatedAt: '2026-03-28T12:00:00Z',
       nextRunAt: '2026-03-28T12:00:10Z',
+      paused: null,
     });
     expect(await ursa(['get', 'hb'], { cwd })).toEqual({
       code: 2,
@@ -117,5 +119,50 @@ describe('ursa list and ursa get', () => {
     });
     const bad = await ursa(['get', '../x'], { cwd });
     expect([bad.code, bad.stderr.includes('[NAME_INVALID]')]).toEqual([2, true]);
+  });
+
+  // Issue #22: pause with a note, shown by list and get, refusing a fire; resume ends it.
+  it('pauses with a note that list and get show and a fire is refused with, and resumes', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-pause-'));
+    const dir = projectFolder({ '_vance/scheduler/hb.yaml': cronScheduler('*/10 * * * * *', 'noop') });
+    expect((await ursa(['apply', dir], { cwd })).code).toBe(0);
+    expect(await ursa(['pause', 'hb', '--note', 'vendor API down'], { cwd })).toEqual({
+      code: 0,
+      stdout: 'hb: paused by admin at 2026-03-28T12:00:00Z: vendor API down (version 2)\n',
+      stderr: '',
+    });
+    const list = await ursa(['list'], { cwd });
+    expect(list.stdout).toBe(
+      [
+        'NAME  SCHEDULE             TIMEZONE  ENABLED  NEXT RUN  LAST RUN',
+        'hb    cron */10 * * * * *  UTC       paused   -         -',
+        'hb: paused by admin at 2026-03-28T12:00:00Z: vendor API down',
+        '',
+      ].join('\n'),
+    );
+    const get = await ursa(['get', 'hb'], { cwd });
+    expect([get.code, get.stdout.endsWith('enabled: false\n'), get.stderr]).toEqual([
+      0,
+      true,
+      'paused by admin at 2026-03-28T12:00:00Z: vendor API down\n',
+    ]);
+    expect(await ursa(['fire', 'hb'], { cwd })).toMatchObject({
+      code: 2,
+      stderr:
+        'ursa: scheduler "hb" was paused by admin at 2026-03-28T12:00:00Z: vendor API down; resume it to fire it [SCHEDULER_PAUSED]\n',
+    });
+    const inherited = await ursa(['pause', 'hb', '--project', 'other'], { cwd });
+    expect([inherited.code, inherited.stderr]).toEqual([
+      2,
+      'ursa: scheduler "hb" does not exist in default/other [NOT_FOUND]\n',
+    ]);
+    expect(await ursa(['resume', 'hb'], { cwd })).toEqual({
+      code: 0,
+      stdout: 'hb: resumed (version 3)\n',
+      stderr: '',
+    });
+    expect((await ursa(['list'], { cwd })).stdout).toMatch(
+      /^hb +cron \*\/10 \* \* \* \* \* +UTC +yes +2026-03-28T12:00:10Z/m,
+    );
   });
 });

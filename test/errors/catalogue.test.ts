@@ -59,6 +59,8 @@ describe('error catalogue', () => {
       'UNAUTHENTICATED',
       'LOCKED',
       'VERSION_MISMATCH',
+      'SCHEDULER_PAUSED',
+      'SCHEDULER_INHERITED',
     ]);
     // Every code that asks the caller to come back later (503, 507) is infrastructure.
     for (const [code, e] of Object.entries(errorCatalogue))

@@ -38,6 +38,8 @@ const INPUTS: Readonly<Record<string, (aim: Aim) => readonly unknown[]>> = {
     { name: TARGET, yaml: targetDocument('full').replace(/runAs: .*\n/, 'runAs: mia\n') },
   ],
   scheduler_delete: () => [{ name: 'fresh' }, { name: TARGET }],
+  scheduler_pause: () => [{ name: TARGET, note: 'quiet week' }],
+  scheduler_resume: () => [{ name: TARGET }],
   scheduler_refresh: () => [{}],
   scheduler_fire: () => [{ name: TARGET }],
   document_read: (aim) => [{ path: aim.targetLog }, { path: aim.visibleLog }],

@@ -94,6 +94,8 @@ describe.each(DIALECTS)('bearer tokens on %s (decisions §6)', (dialect) => {
       'scheduler_get',
       'scheduler_set',
       'scheduler_delete',
+      'scheduler_pause',
+      'scheduler_resume',
       'document_read',
       'document_list',
     ]);

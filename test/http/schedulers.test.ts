@@ -195,6 +195,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
           source: 'project',
           nextRunAt: '2026-06-01T09:00:00Z',
           lastRun: null,
+          paused: null,
         },
         {
           name: 'job',
@@ -209,6 +210,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
           source: 'project',
           nextRunAt: '2026-06-02T03:00:00Z',
           lastRun: null,
+          paused: null,
         },
       ],
       invalid: [],
@@ -225,6 +227,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
       createdBy: 'wes',
       updatedAt: '2026-06-01T08:00:00Z',
       nextRunAt: '2026-06-02T03:00:00Z',
+      paused: null,
     });
   });
 

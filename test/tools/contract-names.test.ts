@@ -57,6 +57,7 @@ describe('agent tools and the REST contract', () => {
             enabled: true,
             lastRun: null,
             nextRunAt: '2026-06-02T03:00:00Z',
+            paused: null,
           },
           {
             name: 'once',
@@ -67,6 +68,7 @@ describe('agent tools and the REST contract', () => {
             enabled: true,
             lastRun: null,
             nextRunAt: '2026-07-01T09:00:00Z',
+            paused: null,
           },
         ],
       },

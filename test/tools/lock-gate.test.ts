@@ -190,3 +190,39 @@ describe('the lock-mode gate for agent tools (spec §10b)', () => {
     });
   });
 });
+
+// Issue #22: an agent pauses and resumes what it may change, with a note people see; a locked
+// scheduler it may not pause, and a hidden one does not exist for it.
+describe('scheduler_pause and scheduler_resume behind the lock-mode gate', () => {
+  it.each([
+    ['full', 'allowed'],
+    ['protected', 'LOCKED'],
+    ['hidden', 'LOCKED'],
+  ])('on a %s scheduler: %s', async (lockMode, expected) => {
+    t = await testRuntime('2026-06-01T08:00:00Z');
+    await setScheduler(t.rt, person(P), 'backup', doc(lockMode));
+    const paused = await call('scheduler_pause', { name: 'backup', note: 'disk full' });
+    expect(paused.ok ? 'allowed' : paused.error.code).toBe(expected);
+    const document = await t.rt.repos.documents.get({
+      tenant: T,
+      project: P,
+      path: '_vance/scheduler/backup.yaml',
+    });
+    expect(document?.body.endsWith('enabled: false\n')).toBe(expected === 'allowed');
+    if (expected !== 'allowed') return;
+    expect(paused.ok && paused.output).toEqual({
+      name: 'backup',
+      version: 2,
+      enabled: false,
+      paused: { note: 'disk full', by: 'mia', at: '2026-06-01T08:00:00Z' },
+    });
+    const list = await call('scheduler_list');
+    expect(list.ok && (list.output as { schedulers: { paused: unknown }[] }).schedulers[0]?.paused).toEqual({
+      note: 'disk full',
+      by: 'mia',
+      at: '2026-06-01T08:00:00Z',
+    });
+    const resumed = await call('scheduler_resume', { name: 'backup' });
+    expect(resumed.ok && resumed.output).toEqual({ name: 'backup', version: 3, enabled: true, paused: null });
+  });
+});

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { SchedulerSummary } from '../../client/types.js';
+import type { Pause, SchedulerSummary } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { setProjectSuspended } from '../../service/projects.js';
@@ -19,7 +19,7 @@ function listLines(schedulers: readonly SchedulerSummary[]): string[] {
       s.name,
       s.cron !== null ? `cron ${s.cron}` : `at ${s.at ?? ''}`,
       s.timezone,
-      s.enabled ? 'yes' : 'no',
+      s.enabled ? 'yes' : s.paused === null ? 'no' : 'paused',
       s.nextRunAt ?? '-',
       s.lastRun === null ? '-' : `${s.lastRun.outcome} (${s.lastRun.at})`,
     ]),
@@ -43,6 +43,8 @@ function registerList(program: Command, io: CliIo): void {
         }
         if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
         else for (const line of listLines(list.schedulers)) io.stdout.write(`${line}\n`);
+        for (const { name, paused } of list.schedulers)
+          if (paused !== null) io.stdout.write(`${name}: ${pauseLine(paused)}\n`);
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
       } finally {
@@ -55,7 +57,10 @@ function registerGet(program: Command, io: CliIo): void {
   withClientOptions(program.command('get'))
     .description("print a scheduler's YAML document (the project's, else _tenant's)")
     .argument('<name>', 'scheduler name')
-    .option('--json', 'print JSON {name, path, source, version, yaml, createdBy, updatedAt, nextRunAt}')
+    .option(
+      '--json',
+      'print JSON {name, path, source, version, yaml, createdBy, updatedAt, nextRunAt, paused}',
+    )
     .action(async (name: string, options: { json?: boolean }, command: Command) => {
       const client = await openClient(command, io);
       try {
@@ -65,6 +70,8 @@ function registerGet(program: Command, io: CliIo): void {
           return;
         }
         io.stdout.write(detail.yaml.endsWith('\n') ? detail.yaml : `${detail.yaml}\n`);
+        // Beside the document, not in it: the note is not part of the YAML.
+        if (detail.paused !== null) io.stderr.write(`${pauseLine(detail.paused)}\n`);
       } finally {
         await client.close();
       }
@@ -119,6 +126,47 @@ function registerDelete(program: Command, io: CliIo): void {
       try {
         const { trashPath } = await client.deleteScheduler(name);
         io.stdout.write(`deleted ${name}; restore with: ursa doc restore ${trashPath}\n`);
+      } finally {
+        await client.close();
+      }
+    });
+}
+
+/** How a pause reads in the CLI's output: who, when and why. */
+function pauseLine(pause: Pause): string {
+  return `paused by ${pause.by} at ${pause.at}${pause.note === '' ? '' : `: ${pause.note}`}`;
+}
+
+function registerPause(program: Command, io: CliIo): void {
+  withClientOptions(program.command('pause'))
+    .description(
+      'pause a scheduler (its document gets enabled: false) with a note list and get show; what falls due meanwhile is not run, and a fire is refused',
+    )
+    .argument('<name>', 'scheduler name')
+    .option('--note <text>', 'why, one line, shown with the scheduler until it is resumed', '')
+    .option('--as <user>', 'the user pausing it; default admin; not with --url')
+    .action(async (name: string, options: { note: string; as?: string }, command: Command) => {
+      const client = await openClient(command, io, { as: options.as });
+      try {
+        const result = await client.pause(name, options.note);
+        io.stdout.write(
+          `${name}: ${result.paused === null ? 'paused' : pauseLine(result.paused)} (version ${result.version})\n`,
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  withClientOptions(program.command('resume'))
+    .description(
+      'resume a paused scheduler (its document gets enabled: true): it fires from its next occurrence on, and what fell in the pause is not run',
+    )
+    .argument('<name>', 'scheduler name')
+    .option('--as <user>', 'the user resuming it; default admin; not with --url')
+    .action(async (name: string, options: { as?: string }, command: Command) => {
+      const client = await openClient(command, io, { as: options.as });
+      try {
+        const result = await client.resume(name);
+        io.stdout.write(`${name}: resumed (version ${result.version})\n`);
       } finally {
         await client.close();
       }
@@ -205,7 +253,8 @@ function registerProject(program: Command, io: CliIo): void {
 }
 
 /**
- * Schedulers and project lifecycle: list, get, set, delete, refresh (on a store or a server), project
+ * Schedulers and project lifecycle: list, get, set, delete, pause, resume, refresh (on a store or a
+ * server), project
  * pin|unpin|activate|suspend (on a store).
  */
 export function registerSchedulerCommands(program: Command, io: CliIo): void {
@@ -213,6 +262,7 @@ export function registerSchedulerCommands(program: Command, io: CliIo): void {
   registerGet(program, io);
   registerSet(program, io);
   registerDelete(program, io);
+  registerPause(program, io);
   registerRefresh(program, io);
   registerProject(program, io);
 }

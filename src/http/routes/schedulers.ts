@@ -5,6 +5,8 @@ import {
   eventPageSchema,
   fireResultSchema,
   pageQuery,
+  pauseBody,
+  pauseResultSchema,
   problemSchema,
   projectParams,
   refreshSchema,
@@ -18,6 +20,7 @@ import {
 import { actorOf } from '../../service/caller.js';
 import { schedulerEventPage, schedulerRunPage } from '../../service/feed.js';
 import { getSchedulerDetail, listSchedulers } from '../../service/listing.js';
+import { pauseScheduler, resumeScheduler } from '../../service/pauses.js';
 import { refreshProjectAs } from '../../service/refresh.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
@@ -157,7 +160,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         tags: ['schedulers'],
         summary: 'Fire now, through the overlap policy',
         params: schedulerParams,
-        response: { 202: fireResultSchema, ...errors },
+        response: { 202: fireResultSchema, ...errors, 409: problemSchema },
       },
     },
     async (request, reply) => {
@@ -166,6 +169,53 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       return reply
         .status(202)
         .send(await hidingNotFound(() => fireScheduler(rt, tenant, project, name, actorOf(caller))));
+    },
+  );
+
+  // A pause of a scheduler from _tenant in a project (409 SCHEDULER_INHERITED); a fire of a
+  // paused one (409 SCHEDULER_PAUSED).
+  const stateErrors = { ...writeErrors, 409: problemSchema };
+
+  r.post(
+    `${BASE}/:name/pause`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          'Pause a scheduler with a note: its document gets enabled: false; occurrences in the pause are not run, and a fire is refused with the note; with If-Match: "<version>" only while it is at that version (else 412)',
+        params: schedulerParams,
+        body: pauseBody,
+        response: { 200: pauseResultSchema, ...stateErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, project, name } = request.params;
+      const caller = callerFor(request, tenant, project, 'write');
+      const guard = ifMatch(request);
+      const result = await hidingNotFound(() =>
+        pauseScheduler(rt, caller, name, request.body?.note ?? '', guard),
+      );
+      return withEtag(reply, result.version).send(result);
+    },
+  );
+
+  r.post(
+    `${BASE}/:name/resume`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          'Resume a paused scheduler: its document gets enabled: true, and it fires from its next occurrence on (what fell in the pause is not run)',
+        params: schedulerParams,
+        response: { 200: pauseResultSchema, ...stateErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, project, name } = request.params;
+      const caller = callerFor(request, tenant, project, 'write');
+      const guard = ifMatch(request);
+      const result = await hidingNotFound(() => resumeScheduler(rt, caller, name, guard));
+      return withEtag(reply, result.version).send(result);
     },
   );
 

@@ -15,6 +15,7 @@ import * as processGroups from './0012-process-groups.js';
 import * as runFencing from './0013-run-fencing.js';
 import * as tenantOneShots from './0014-tenant-one-shots.js';
 import * as stepProcessIndex from './0015-step-process-index.js';
+import * as schedulerPauses from './0016-scheduler-pauses.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -37,6 +38,7 @@ const ALL: Record<string, DialectMigration> = {
   '0013-run-fencing': runFencing,
   '0014-tenant-one-shots': tenantOneShots,
   '0015-step-process-index': stepProcessIndex,
+  '0016-scheduler-pauses': schedulerPauses,
 };
 
 /**
