@@ -7,7 +7,7 @@ import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
 import type { Runtime } from './context.js';
 import type { Dispatch, DispatchContext } from './dispatch-context.js';
-import { enter, type Launching } from './enter.js';
+import { enter, type Launching, retentionOf } from './enter.js';
 import { openingOf, runParams } from './run-records.js';
 
 /** A run of a batch as its start transaction records it. */
@@ -20,11 +20,11 @@ interface Starting {
 
 /**
  * One batch (issue #4): cron runs of one occurrence instant `dueAt`, whose engines are registered.
- * What does not depend on the start instant (the system sessions) is read first; then, just
- * before the occurrence (by the start transaction's recent duration, `StartLead`), one
- * transaction starts the lot whose lanes are free, with their processes and START lines, as of
- * the occurrence's instant; from there they go on as every started recipe run does (`enter.ts`:
- * the engines entered at the instant, the pending run logs after). A lane that frees within that
+ * What does not depend on the start instant (the system sessions, the run-log retention) is read
+ * first; then, just before the occurrence (by the start transaction's recent duration,
+ * `StartLead`), one transaction starts the lot whose lanes are free, with their processes and
+ * START lines, as of the occurrence's instant; from there they go on as every started recipe run
+ * does (`enter.ts`: the engines entered at the instant, the pending run logs after). A lane that frees within that
  * lead, and a run its lane must judge (a busy lane, a scheduler withdrawn, an earlier manual
  * fire), is admitted one at a time (`startSingly`), as is every run of a batch the store failed.
  */
@@ -41,8 +41,10 @@ export async function startBatch(
   };
   let starting: Starting[];
   let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
+  let retention: ReadonlyMap<string, number>;
   try {
     const sessions = await systemSessions(rt, items);
+    retention = await retentionOf(ctx, items);
     if (!(await ctx.drain.until(dueAt - ctx.lead.ms(items.length)))) {
       // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
       release();
@@ -107,8 +109,12 @@ export async function startBatch(
       { runs: launch.length, overranMs: overran, leadMs: ctx.lead.ms(launch.length) },
       'batch start overran its lead',
     );
-  await enter(ctx, launch, dueAt, (run, course) =>
-    ctx.track(course.finally(() => ctx.inflight.delete(run.correlationId))),
+  await enter(
+    ctx,
+    launch,
+    dueAt,
+    (run, course) => ctx.track(course.finally(() => ctx.inflight.delete(run.correlationId))),
+    retention,
   );
 }
 

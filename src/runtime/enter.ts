@@ -37,12 +37,15 @@ export interface Launching {
  * for those logs. Resolves once they are written (or could not be: logged).
  *
  * @param ended receives, per run and synchronously, the promise of its course until its end.
+ * @param retention the run-log retention of the runs' projects (days, by `projectKey`) where the
+ *   caller read it ahead ({@link retentionOf}): a batch, so that no read follows its instant.
  */
 export async function enter(
   ctx: DispatchContext,
   launch: readonly Launching[],
   dueAt: number,
   ended: (run: FencedRun<string>, course: Promise<void>) => void,
+  retention: ReadonlyMap<string, number> = new Map(),
 ): Promise<void> {
   const { clock, log } = ctx.rt;
   await reach(clock, dueAt);
@@ -69,7 +72,7 @@ export async function enter(
     ended(run, launched(ctx, run, scheduler, running, recorded, entering));
   }
   await confirmAttempts(ctx, entered)
-    .then((ours) => writePendingLogs(ctx, ours, returned))
+    .then(async (ours) => writePendingLogs(ctx, ours, returned, await retentionOf(ctx, ours, retention)))
     .catch((error: unknown) =>
       log.error({ err: error, runs: entered.length }, 'could not write the pending run logs of a start'),
     )
@@ -100,12 +103,8 @@ async function writePendingLogs(
   ctx: DispatchContext,
   launched: readonly Launching[],
   returned: ReadonlySet<string>,
+  retention: ReadonlyMap<string, number>,
 ): Promise<void> {
-  const retention = new Map<string, number>();
-  for (const { run } of launched) {
-    const key = projectKey(run);
-    if (!retention.has(key)) retention.set(key, await ctx.recorder.retentionDays(run.tenant, run.project));
-  }
   // One turn of the event loop first: an engine that returns at once (noop) has by then.
   await new Promise((resolve) => setImmediate(resolve));
   // A run that already ended has its final log (the end writes it whole): this one yields to it,
@@ -117,6 +116,23 @@ async function writePendingLogs(
     return row === undefined ? [] : [row];
   });
   await persist(ctx, 'the pending run logs of a start', () => ctx.rt.repos.documents.createMissing(logs));
+}
+
+/**
+ * The run-log retention (days) of the projects of `runs`, by `projectKey`: what `known` has, and
+ * the rest read from the settings cascade.
+ */
+export async function retentionOf(
+  ctx: DispatchContext,
+  runs: readonly { readonly run: Pick<FencedRun, 'tenant' | 'project'> }[],
+  known: ReadonlyMap<string, number> = new Map(),
+): Promise<ReadonlyMap<string, number>> {
+  const retention = new Map(known);
+  for (const { run } of runs) {
+    const key = projectKey(run);
+    if (!retention.has(key)) retention.set(key, await ctx.recorder.retentionDays(run.tenant, run.project));
+  }
+  return retention;
 }
 
 /**
