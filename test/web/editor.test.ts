@@ -239,6 +239,33 @@ describe('the scheduler editor page', () => {
     expect(edited.yaml).toContain('Compliance audit of the vault (reviewed)');
     expect(edited.yaml).toContain('lockMode: hidden');
 
+    // Pause with a note (issue #22): the page says who paused it and why, Fire is off, the list
+    // says paused; Resume ends it.
+    await page.getByRole('button', { name: 'Pause…' }).click();
+    await page.getByLabel('Why (shown beside the scheduler)').fill('auditors on leave');
+    await page.getByRole('dialog').getByRole('button', { name: 'Pause' }).click();
+    await textOf(page.getByRole('note')).toContain('Paused by ');
+    await textOf(page.getByRole('note')).toContain(': auditors on leave');
+    expect(await page.getByRole('button', { name: 'Fire now' }).isDisabled()).toBe(true);
+    const pausedDoc = (await (await api('GET', '/brain/acme/project/ops/scheduler/vault-audit')).json()) as {
+      yaml: string;
+      paused: { note: string } | null;
+    };
+    expect([pausedDoc.yaml.endsWith('enabled: false\n'), pausedDoc.paused?.note]).toEqual([
+      true,
+      'auditors on leave',
+    ]);
+    await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
+    const auditRow = page.locator('tr[data-scheduler="vault-audit"]');
+    await textOf(auditRow).toContain('paused');
+    expect(await auditRow.locator('span[title]', { hasText: 'paused' }).getAttribute('title')).toContain(
+      'auditors on leave',
+    );
+    await auditRow.getByRole('link', { name: 'vault-audit' }).click();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await textOf(page.getByRole('status').first()).toContain('Resumed vault-audit');
+    expect(await page.getByRole('note').count()).toBe(0);
+
     // The listing with filters, last runs and the 24-hour timeline.
     await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
     const reportRow = page.locator('tr[data-scheduler="morning-report"]');

@@ -6,6 +6,8 @@ import type {
   InboxItemPage,
   MarkReadBody,
   MarkReadView,
+  PauseBody,
+  PauseResult,
   Problem,
   ProcessView,
   ProjectRefreshView,
@@ -145,6 +147,19 @@ export class Api {
 
   fire(scope: Scope, name: string): Promise<FireView> {
     return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/fire`);
+  }
+
+  /** Pauses a scheduler with a note people see beside it; resumes it. */
+  pause(scope: Scope, name: string, note: string): Promise<PauseResult> {
+    const body: PauseBody = { note };
+    return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/pause`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
+  }
+
+  resume(scope: Scope, name: string): Promise<PauseResult> {
+    return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/resume`);
   }
 
   runs(scope: Scope, name: string, limit = 20): Promise<RunPage> {

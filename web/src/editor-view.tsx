@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api, RunSummary, Scope } from './api.js';
 import { RunChart } from './charts.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
-import { durationText, outcomeClass, shortInstant } from './format.js';
+import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
@@ -187,6 +187,8 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   }));
   const [busy, setBusy] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
+  const pauseDialog = useRef<HTMLDialogElement>(null);
+  const [pauseNote, setPauseNote] = useState('');
 
   // A loaded document starts the editor (again) with its text.
   useEffect(() => {
@@ -263,6 +265,20 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       runs.reload();
     });
 
+  const paused = detail.data?.paused != null;
+  const pauseOrResume = (note: string) =>
+    run(paused ? 'Resuming' : 'Pausing', async () => {
+      if (name === undefined) return;
+      const result = paused ? await api.resume(scope, name) : await api.pause(scope, name, note);
+      pauseDialog.current?.close();
+      setStatus({
+        text:
+          result.paused === null ? `Resumed ${name}: it fires from its next occurrence.` : `Paused ${name}.`,
+        error: false,
+      });
+      detail.reload();
+    });
+
   const fire = () =>
     run('Firing', async () => {
       if (name === undefined) return;
@@ -293,6 +309,11 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               <code>{detail.data.path}</code> · {detail.data.source} · version {detail.data.version} · by{' '}
               {detail.data.createdBy} · updated {shortInstant(detail.data.updatedAt)}
               {detail.data.nextRunAt !== null && <> · next run {shortInstant(detail.data.nextRunAt)}</>}
+            </p>
+          )}
+          {detail.data?.paused != null && (
+            <p class="paused" role="note">
+              {pauseText(detail.data.paused)}. It runs nothing until it is resumed.
             </p>
           )}
           {isNew && (
@@ -381,8 +402,16 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                 </button>
                 {!isNew && (
                   <>
-                    <button type="button" onClick={fire} disabled={busy}>
+                    <button type="button" onClick={fire} disabled={busy || paused}>
                       Fire now
+                    </button>
+                    <button
+                      type="button"
+                      onClick={() => (paused ? pauseOrResume('') : pauseDialog.current?.showModal())}
+                      disabled={busy || dirty}
+                      title={dirty ? 'Save or reload your changes first' : undefined}
+                    >
+                      {paused ? 'Resume' : 'Pause…'}
                     </button>
                     <button type="button" onClick={refresh} disabled={busy}>
                       Reload
@@ -418,6 +447,34 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           </aside>
         )}
       </div>
+      <dialog ref={pauseDialog} aria-labelledby="pause-title">
+        <form
+          method="dialog"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void pauseOrResume(pauseNote);
+          }}
+        >
+          <h2 id="pause-title">Pause {name}?</h2>
+          <p>It runs nothing until it is resumed; what falls due meanwhile is not run later.</p>
+          <label for="pause-note">Why (shown beside the scheduler)</label>
+          <input
+            id="pause-note"
+            type="text"
+            maxLength={500}
+            value={pauseNote}
+            onInput={(event) => setPauseNote((event.target as HTMLInputElement).value)}
+          />
+          <div class="actions">
+            <button type="button" onClick={() => pauseDialog.current?.close()}>
+              Cancel
+            </button>
+            <button type="submit" class="primary">
+              Pause
+            </button>
+          </div>
+        </form>
+      </dialog>
       <dialog ref={dialog} aria-labelledby="delete-title">
         <form
           method="dialog"

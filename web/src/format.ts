@@ -45,3 +45,8 @@ export function outcomeClass(outcome: string): string {
     return 'pending';
   return 'neutral';
 }
+
+/** A pause as one line: who paused it, when (short, UTC) and why. */
+export function pauseText(pause: { note: string; by: string; at: string }): string {
+  return `Paused by ${pause.by} at ${shortInstant(pause.at)}${pause.note === '' ? '' : `: ${pause.note}`}`;
+}

@@ -3,7 +3,7 @@ import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
 import { timelineOf, viewerZone } from './cron-preview.js';
-import { outcomeClass, relative, shortInstant } from './format.js';
+import { outcomeClass, pauseText, relative, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
@@ -146,7 +146,15 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
                         <span class="muted">{sched.words}</span>
                       </td>
                       <td>{s.timezone}</td>
-                      <td>{s.enabled ? 'yes' : 'no'}</td>
+                      <td>
+                        {s.enabled ? (
+                          'yes'
+                        ) : s.paused === null ? (
+                          'no'
+                        ) : (
+                          <span title={pauseText(s.paused)}>paused</span>
+                        )}
+                      </td>
                       <td>
                         <span class={`lock lock-${s.lockMode}`}>{s.lockMode}</span>
                       </td>
