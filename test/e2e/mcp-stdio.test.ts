@@ -31,7 +31,9 @@ describe('ursa mcp over stdio', () => {
         'scheduler_fire',
         'scheduler_get',
         'scheduler_list',
+        'scheduler_pause',
         'scheduler_refresh',
+        'scheduler_resume',
         'scheduler_set',
       ]);
       const yaml =

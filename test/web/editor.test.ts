@@ -264,7 +264,7 @@ describe('the scheduler editor page', () => {
     await auditRow.getByRole('link', { name: 'vault-audit' }).click();
     await page.getByRole('button', { name: 'Resume' }).click();
     await textOf(page.getByRole('status').first()).toContain('Resumed vault-audit');
-    expect(await page.getByRole('note').count()).toBe(0);
+    await page.getByRole('note').waitFor({ state: 'detached' });
 
     // The listing with filters, last runs and the 24-hour timeline.
     await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
