@@ -26,6 +26,7 @@ import type {
 } from '../contract/index.js';
 
 export type {
+  Bounds,
   DeleteView,
   DocumentSummary,
   DocumentView,

@@ -20,6 +20,7 @@ import type {
 import type { inboxItemSchema, inboxPageSchema, markReadBody, markReadResultSchema } from './inbox.js';
 import type { processSchema, runDetailSchema, stopBody, stopResultSchema } from './runs.js';
 import type {
+  boundsSchema,
   deleteResultSchema,
   eventPageSchema,
   feedLineSchema,
@@ -64,6 +65,8 @@ export type Pause = z.infer<typeof pauseSchema>;
 export type PauseBody = z.infer<typeof pauseBody>;
 /** What a pause or resume did. */
 export type PauseResult = z.infer<typeof pauseResultSchema>;
+/** A scheduler's bounds, what it started toward them, and whether it fires no more. */
+export type Bounds = z.infer<typeof boundsSchema>;
 /** A scheduler of a project after the cascade (`GET …/scheduler`). */
 export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 /** `GET …/scheduler`. */

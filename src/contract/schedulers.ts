@@ -16,6 +16,19 @@ export const lastRunSchema = z.object({ at: z.string(), outcome: z.string(), cor
  */
 export const pauseSchema = z.object({ note: z.string(), by: z.string(), at: z.string() });
 
+/**
+ * A scheduler's bounds (`startAt`, `endAt` as ISO-8601 UTC, `maxRuns`), how many runs it started
+ * toward `maxRuns` (null without one), and why it fires no more: `ended` (past `endAt`),
+ * `max-runs` (`maxRuns` runs started), or null while it may fire.
+ */
+export const boundsSchema = z.object({
+  startAt: instant.nullable(),
+  endAt: instant.nullable(),
+  maxRuns: z.number().nullable(),
+  runsStarted: z.number().nullable(),
+  finished: z.enum(['ended', 'max-runs']).nullable(),
+});
+
 /** A scheduler of a project after the cascade, as `GET …/scheduler` lists it (REST, CLI, web). */
 export const schedulerSummarySchema = z.object({
   name: z.string(),
@@ -32,6 +45,8 @@ export const schedulerSummarySchema = z.object({
   lastRun: lastRunSchema.nullable(),
   /** Null unless it is paused (disabled by a pause, which keeps a note). */
   paused: pauseSchema.nullable(),
+  /** Null unless it has bounds. */
+  bounds: boundsSchema.nullable(),
 });
 
 /** `GET …/scheduler`: the schedulers by name, and the documents that could not be loaded. */

@@ -1,3 +1,4 @@
+import type { BoundsRefusal } from './bounds.js';
 import { decideOverlap, type OverlapDecision, type OverlapSituation } from './overlap.js';
 
 /**
@@ -16,6 +17,8 @@ export interface AdmissionSituation extends OverlapSituation {
    * (no lane has judged it yet).
    */
   readonly earlierManualFire: boolean;
+  /** What the scheduler's bounds say of the run (`boundsRefusal`); undefined when they let it start. */
+  readonly outOfBounds: BoundsRefusal | undefined;
 }
 
 /**
@@ -23,11 +26,13 @@ export interface AdmissionSituation extends OverlapSituation {
  * - `deleted` / `disabled`: the scheduler was deleted or disabled while the run was claimed ahead
  *   of its instant or waiting in its queue: it is not started, and recorded skipped
  *   ({@link WITHDRAWN});
+ * - a {@link BoundsRefusal}: the run's instant is before `startAt` or after `endAt`, or the
+ *   scheduler started `maxRuns` runs already: not started, recorded `skipped_bounds`;
  * - `yield`: an earlier manual fire is judged first, and this run after it, so that a fire is
  *   judged in the order of the instants it was requested at and the occurrences are due at,
  *   whichever path recorded it.
  */
-export type AdmissionDecision = OverlapDecision | 'deleted' | 'disabled' | 'yield';
+export type AdmissionDecision = OverlapDecision | 'deleted' | 'disabled' | 'yield' | BoundsRefusal;
 
 /** The outcome and reason of a run skipped because its scheduler was deleted or disabled. */
 export const WITHDRAWN = {
@@ -35,16 +40,25 @@ export const WITHDRAWN = {
   disabled: { outcome: 'skipped_disabled', reason: 'scheduler-disabled' },
 } as const;
 
+/** The outcome and reason of a run its scheduler's bounds refused (issue #22). */
+export const OUT_OF_BOUNDS = {
+  'before-start': { outcome: 'skipped_bounds', reason: 'before-start' },
+  'after-end': { outcome: 'skipped_bounds', reason: 'after-end' },
+  'max-runs': { outcome: 'skipped_bounds', reason: 'max-runs' },
+} as const;
+
 /**
- * Decides the admission of a run, pure. A deleted scheduler starts nothing; a disabled one starts
- * no scheduled run, while a manual fire, which bypasses the schedule, still runs; a scheduled run
- * yields to an earlier manual fire; then the overlap policy decides.
+ * Decides the admission of a run, pure, in the one admission order of every start (issue #22):
+ * a deleted scheduler starts nothing; a scheduled run yields to an earlier manual fire (judged
+ * first, so that what this run is judged against includes it); then the refusals in turn —
+ * bounds, pause (a disabled scheduler starts no scheduled run, while a manual fire, which the
+ * service refuses while paused, bypasses the schedule) — and the overlap policy last.
  */
 export function decideAdmission(s: AdmissionSituation): AdmissionDecision {
   if (s.standing === 'deleted') return 'deleted';
-  if (s.trigger !== 'manual') {
-    if (s.standing === 'disabled') return 'disabled';
-    if (s.earlierManualFire) return 'yield';
-  }
+  const scheduled = s.trigger !== 'manual';
+  if (scheduled && s.earlierManualFire) return 'yield';
+  if (s.outOfBounds !== undefined) return s.outOfBounds;
+  if (scheduled && s.standing === 'disabled') return 'disabled';
   return decideOverlap(s);
 }

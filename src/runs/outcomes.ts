@@ -1,4 +1,4 @@
-import { type AdmissionDecision, WITHDRAWN } from '../decisions/admission.js';
+import { type AdmissionDecision, OUT_OF_BOUNDS, WITHDRAWN } from '../decisions/admission.js';
 
 /**
  * The states of a run (spec §9a): `claimed` → (`queued` →) `started` → `ended`, or `skipped`.
@@ -20,8 +20,8 @@ export type RunState = (typeof RunState)[keyof typeof RunState];
  * `PENDING` until the run is final; a started run ends `COMPLETED`, `FAILED` or `CANCELLED`; a run
  * never started is skipped for its overlap policy (`SKIPPED_OVERLAP`, or `SKIPPED_OVERLAP_QUEUED`
  * when one already waits), a misfire (`SKIPPED_MISFIRE`, decisions §4), or its scheduler deleted
- * or disabled before its turn (`SKIPPED_DELETED`, `SKIPPED_DISABLED`, issue #20), or refused here
- * as a one-shot (`REFUSED`).
+ * or disabled before its turn (`SKIPPED_DELETED`, `SKIPPED_DISABLED`, issue #20), its scheduler's
+ * bounds (`SKIPPED_BOUNDS`, issue #22), or refused here as a one-shot (`REFUSED`).
  */
 export const RunOutcome = {
   PENDING: 'pending',
@@ -33,6 +33,7 @@ export const RunOutcome = {
   SKIPPED_MISFIRE: 'skipped_misfire',
   SKIPPED_DELETED: 'skipped_deleted',
   SKIPPED_DISABLED: 'skipped_disabled',
+  SKIPPED_BOUNDS: 'skipped_bounds',
   /**
    * A one-shot that cannot start on this worker (spec §10a): not consumed, released and tried
    * again; its SKIPPED line and run log say so.
@@ -66,6 +67,12 @@ export const EndReason = {
   SCHEDULER_DISABLED: 'scheduler-disabled',
   /** Its scheduler's document was deleted or broken before the run could be resumed. */
   SCHEDULER_GONE: 'scheduler-gone',
+  /** Its instant was before its scheduler's `startAt` (issue #22). */
+  BEFORE_START: 'before-start',
+  /** Its instant was after its scheduler's `endAt` (issue #22). */
+  AFTER_END: 'after-end',
+  /** Its scheduler had started `maxRuns` runs already (issue #22). */
+  MAX_RUNS: 'max-runs',
 } as const;
 export type EndReason = (typeof EndReason)[keyof typeof EndReason];
 
@@ -97,7 +104,8 @@ export interface Skip {
 
 /**
  * The outcome and reason of a run its admission skipped, pure: `skip` and `consolidate` for its
- * overlap policy (spec §5), `deleted` and `disabled` for its withdrawn scheduler (issue #20);
+ * overlap policy (spec §5), `deleted` and `disabled` for its withdrawn scheduler (issue #20), the
+ * bounds refusals for `skipped_bounds` (issue #22);
  * undefined for a decision that does not skip the run.
  */
 export function skipOf(decision: AdmissionDecision | 'lost'): Skip | undefined {
@@ -109,6 +117,10 @@ export function skipOf(decision: AdmissionDecision | 'lost'): Skip | undefined {
     case 'deleted':
     case 'disabled':
       return WITHDRAWN[decision];
+    case 'before-start':
+    case 'after-end':
+    case 'max-runs':
+      return OUT_OF_BOUNDS[decision];
     default:
       return undefined;
   }

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
-import { skipOf } from '../runs/outcomes.js';
+import { type Skip, skipOf } from '../runs/outcomes.js';
 import type { PendingRun } from '../runs/run.js';
 import { queueRun, skipRun, startRun } from '../runs/transitions.js';
+import type { ScheduleBounds } from '../scheduler/definition.js';
 import { admitInOrder, type FirstFire } from './admission-order.js';
 import type { DispatchContext } from './dispatch-context.js';
 import { enter } from './enter.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
+import { laneBounds } from './registrar.js';
 import { openingOf, runParams } from './run-records.js';
 import { scheduleWithdrawn } from './withdrawn.js';
 import { runWorkflowTarget } from './workflow-target.js';
@@ -63,6 +65,7 @@ export async function admit(
         trigger: held.trigger,
         scheduledFor: held.scheduledFor,
         yielding: yielding && !ctx.drain.draining.aborted,
+        bounds: laneBounds(definition),
         start: { sessionId, processId, at },
         // A recipe run's process and START line come with its start (issue #20).
         opening:
@@ -79,7 +82,7 @@ export async function admit(
   // disabled while it was claimed ahead or waited in the queue (issue #20).
   const skip = skipOf(decision);
   if (skip !== undefined) {
-    await ctx.recorder.recordSkipped(skipRun(held, skip, at), scheduler);
+    await ctx.recorder.recordSkipped(skipRun(held, skip, at), scheduler, boundOf(skip, definition.bounds));
     return;
   }
   if (admitted.decision === 'start') {
@@ -140,4 +143,18 @@ async function judgeFirst(
   if (fire?.state !== 'claimed') return;
   ctx.start(fire, scheduler);
   await ctx.judgements.of(fire.correlationId);
+}
+
+/** What a `skipped_bounds` line says besides its reason: the bound that refused the run (UTC ms, or the count). */
+function boundOf(skip: Skip, bounds: ScheduleBounds): Record<string, unknown> {
+  switch (skip.reason) {
+    case 'before-start':
+      return { startAt: bounds.startAt };
+    case 'after-end':
+      return { endAt: bounds.endAt };
+    case 'max-runs':
+      return { maxRuns: bounds.maxRuns };
+    default:
+      return {};
+  }
 }

@@ -8,6 +8,7 @@ import type { Session } from '../store/sessions.js';
 import type { Runtime } from './context.js';
 import type { Dispatch, DispatchContext } from './dispatch-context.js';
 import { enter, type Launching, retentionOf } from './enter.js';
+import { laneBounds } from './registrar.js';
 import { openingOf, runParams } from './run-records.js';
 
 /** A run of a batch as its start transaction records it. */
@@ -73,6 +74,7 @@ export async function startBatch(
         workerId: ctx.workerId,
         policy: scheduler.definition.overlap,
         oneShot: false,
+        bounds: laneBounds(scheduler.definition),
         trigger: run.trigger,
         scheduledFor: run.scheduledFor,
         start: { sessionId: run.sessionId, processId: run.processId, at },

@@ -12,15 +12,20 @@ export const DEFAULT_CLOCK_JUMP_THRESHOLD_MS = 5000;
 const PAGE = 1000;
 
 /**
- * The cron schedule a stored timing (`timingOf` in registrar.ts: `{"cron":…,"zone":…,"enabled":…}`)
+ * The cron schedule a stored timing (`timingOf` in registrar.ts: `{"cron":…,"zone":…,"enabled":…,…bounds}`)
  * was computed from; undefined for a one-shot's timing, a legacy or unreadable one.
  */
 export function cronTiming(timing: string | null): ScheduleTiming | undefined {
   if (timing === null) return undefined;
   try {
-    const { cron, zone } = JSON.parse(timing) as { cron?: unknown; zone?: unknown };
+    const { cron, zone, startAt, endAt, maxRuns } = JSON.parse(timing) as Record<string, unknown>;
     if (typeof cron !== 'string' || typeof zone !== 'string') return undefined;
-    return { trigger: { kind: 'cron', expression: cron, cron: parseCron(cron) }, zone: timeZone(zone) };
+    const instant = (value: unknown) => (typeof value === 'number' ? value : undefined);
+    return {
+      trigger: { kind: 'cron', expression: cron, cron: parseCron(cron) },
+      zone: timeZone(zone),
+      bounds: { startAt: instant(startAt), endAt: instant(endAt), maxRuns: instant(maxRuns) },
+    };
   } catch {
     return undefined;
   }

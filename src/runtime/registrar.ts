@@ -6,10 +6,12 @@ import {
   loadProjectSchedulers,
 } from '../catalog/catalog.js';
 import { firstRunAt } from '../decisions/advance.js';
+import { isBounded, maxRunsSpent } from '../decisions/bounds.js';
 import type { SchedulerDefinition } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
-import type { ScheduleState } from '../store/schedules.js';
+import type { LaneRequest } from '../store/lane-records.js';
+import type { SchedulerKey, ScheduleState } from '../store/schedules.js';
 import type { Runtime } from './context.js';
 import { noteTenantOneShots, takesUp } from './tenant-one-shots.js';
 
@@ -26,13 +28,45 @@ export interface RefreshResult {
 }
 
 /**
- * What a schedule's `nextRunAt` depends on: the trigger, the zone and whether it is enabled.
- * A refresh that changes none of these (a new description, say) keeps the state (issue #6).
+ * What a schedule's `nextRunAt` depends on: the trigger, the zone, whether it is enabled, and its
+ * bounds (issue #22: a changed `maxRuns` registers it afresh, so raising it lets a spent scheduler
+ * fire again). A refresh that changes none of these (a new description, say) keeps the state
+ * (issue #6).
  */
 export function timingOf(definition: SchedulerDefinition): string {
-  const { trigger } = definition;
+  const { trigger, bounds } = definition;
   const when = trigger.kind === 'cron' ? { cron: trigger.cron.normalized } : { at: trigger.instant };
-  return JSON.stringify({ ...when, zone: definition.zone.id, enabled: definition.enabled });
+  return JSON.stringify({
+    ...when,
+    zone: definition.zone.id,
+    enabled: definition.enabled,
+    startAt: bounds.startAt,
+    endAt: bounds.endAt,
+    maxRuns: bounds.maxRuns,
+  });
+}
+
+/** What a lane needs of a scheduler's bounds (issue #22); undefined when it has none. */
+export function laneBounds(definition: SchedulerDefinition): LaneRequest['bounds'] {
+  return isBounded(definition.bounds)
+    ? { limits: definition.bounds, timing: timingOf(definition) }
+    : undefined;
+}
+
+/**
+ * The first occurrence a scheduler (re)registered at `now` waits for (decisions §4): none while
+ * disabled or once its `maxRuns` is spent (issue #22; counted in the store), else `firstRunAt`.
+ */
+async function nextRunOf(
+  rt: Runtime,
+  key: SchedulerKey,
+  definition: SchedulerDefinition,
+  now: number,
+): Promise<number | null> {
+  if (!definition.enabled) return null;
+  if (definition.bounds.maxRuns !== undefined)
+    if (maxRunsSpent(definition.bounds, await rt.repos.runs.started(key))) return null;
+  return firstRunAt(definition, now);
 }
 
 /**
@@ -254,7 +288,7 @@ export async function reconcileProject(
         name,
         source: effective.source,
         documentVersion: effective.document.version,
-        nextRunAt: effective.definition.enabled ? firstRunAt(effective.definition, now) : null,
+        nextRunAt: await nextRunOf(rt, { tenant, project, name }, effective.definition, now),
         lastScheduledAt: state?.lastScheduledAt ?? null,
         timing,
       },

@@ -27,6 +27,19 @@ export function recordedLockMode(value: unknown): LockMode {
 export const MisfirePolicy = { once: 'once', skip: 'skip' } as const;
 export type MisfirePolicy = (typeof MisfirePolicy)[keyof typeof MisfirePolicy];
 
+/**
+ * A scheduler's bounds (issue #22): the first and last instants it may fire at and how many runs it
+ * may start. Instants are UTC epoch milliseconds; each is undefined when the document sets none.
+ */
+export interface ScheduleBounds {
+  /** `startAt`: no occurrence before it fires. */
+  readonly startAt: number | undefined;
+  /** `endAt`: no occurrence after it fires. */
+  readonly endAt: number | undefined;
+  /** `maxRuns`: runs started (whatever their outcome; skipped ones do not count), at least 1. */
+  readonly maxRuns: number | undefined;
+}
+
 /** When a scheduler fires: a cron expression, or once at an instant (spec §2, §10a). */
 export type SchedulerTrigger =
   | {
@@ -80,6 +93,11 @@ export interface SchedulerDefinition {
   readonly catchUpWindow: string | undefined;
   /** `catchUpWindow` in milliseconds, if any: a backlog whose newest missed occurrence is older is skipped. */
   readonly catchUpWindowMs: number | undefined;
+  /**
+   * `startAt`, `endAt` (read in `zone` when written without an offset) and `maxRuns`; all
+   * undefined for a scheduler without bounds, and always for a one-shot.
+   */
+  readonly bounds: ScheduleBounds;
 }
 
 /** One reason a document was refused; defined beside {@link UrsaError}, which carries a list of them. */

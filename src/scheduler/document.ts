@@ -1,10 +1,10 @@
 import type { ValidationIssue } from '../errors/index.js';
 import { parseAt } from '../time/at.js';
-import { timeZone } from '../time/zone.js';
+import { type TimeZone, timeZone } from '../time/zone.js';
 import { fromZodIssues, issueMessage, sortIssues } from '../yaml/issues.js';
 import { loadYamlDocument } from '../yaml/load.js';
 import { documentRefused } from '../yaml/report.js';
-import type { SchedulerDefinition, SchedulerTarget, SchedulerTrigger } from './definition.js';
+import type { ScheduleBounds, SchedulerDefinition, SchedulerTarget, SchedulerTrigger } from './definition.js';
 import { validateName } from './name.js';
 import { SCHEDULER_FIELDS, type SchedulerFields, schedulerSchema } from './schema.js';
 
@@ -57,6 +57,42 @@ function target(fields: SchedulerFields): SchedulerTarget {
   throw new Error('unreachable: a valid scheduler has recipe or workflow');
 }
 
+/**
+ * The bounds' cross-field rules: only a cron schedule has them (a one-shot fires once, at its
+ * `at:`), and `startAt` comes before `endAt` (both read in the scheduler's zone).
+ */
+function boundsIssues(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const set = ['startAt', 'endAt', 'maxRuns'].filter((field) => isSet(document, field));
+  if (isSet(document, 'at') && set.length > 0)
+    return set.map((field) => ({
+      path: field,
+      message: 'only a cron schedule has bounds; a one-shot fires once, at its at: instant',
+    }));
+  const { startAt, endAt } = document;
+  if (typeof startAt !== 'string' || typeof endAt !== 'string') return [];
+  try {
+    const zone = zoneOf(document.timezone);
+    if (parseAt(startAt, zone).instant < parseAt(endAt, zone).instant) return [];
+  } catch {
+    return []; // a bad value or zone has its own issue
+  }
+  return [
+    { path: 'endAt', message: `${JSON.stringify(endAt)} is not after startAt ${JSON.stringify(startAt)}` },
+  ];
+}
+
+function zoneOf(timezone: unknown): TimeZone {
+  return typeof timezone === 'string' && timezone.trim() !== '' ? timeZone(timezone) : timeZone('UTC');
+}
+
+function boundsOf(fields: SchedulerFields, zone: TimeZone): ScheduleBounds {
+  return {
+    startAt: fields.startAt === undefined ? undefined : parseAt(fields.startAt, zone).instant,
+    endAt: fields.endAt === undefined ? undefined : parseAt(fields.endAt, zone).instant,
+    maxRuns: fields.maxRuns,
+  };
+}
+
 function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinition {
   const zone = fields.timezone?.zone ?? timeZone('UTC');
   return {
@@ -76,6 +112,7 @@ function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinitio
     misfire: fields.misfire,
     catchUpWindow: fields.catchUpWindow?.text,
     catchUpWindowMs: fields.catchUpWindow?.ms,
+    bounds: boundsOf(fields, zone),
   };
 }
 
@@ -84,7 +121,7 @@ function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinitio
  * JSON body) against spec §2, §10a, §10b and decisions §3, §4, collecting every issue.
  *
  * Defaults: `enabled` true, `overlap` skip, `lockMode` full, `misfire` once, `tags` [], `params`
- * {}. `at:` is read in `timezone:` (UTC when none). Issues come whole-document first, then in
+ * {}, no bounds. `at:`, `startAt` and `endAt` are read in `timezone:` (UTC when none). Issues come whole-document first, then in
  * field order (spec §2's table, then decisions §4), unknown fields last.
  *
  * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
@@ -98,7 +135,11 @@ export function validateSchedulerObject(
   const issues: ValidationIssue[] = [];
   if (typeof value === 'object' && !Array.isArray(value)) {
     const document = value as Readonly<Record<string, unknown>>;
-    issues.push(...exactlyOne(document, 'cron', 'at'), ...exactlyOne(document, 'recipe', 'workflow'));
+    issues.push(
+      ...exactlyOne(document, 'cron', 'at'),
+      ...exactlyOne(document, 'recipe', 'workflow'),
+      ...boundsIssues(document),
+    );
   }
   const parsed = schedulerSchema.safeParse(value, { error: issueMessage });
   if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, SCHEDULER_FIELDS));

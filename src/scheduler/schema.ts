@@ -10,10 +10,14 @@ import {
   timezoneField,
 } from './fields.js';
 
+/** The largest `maxRuns` a scheduler may set. */
+export const MAX_RUNS_LIMIT = 1_000_000_000;
+
 /**
- * The scheduler document's fields (spec §2, §10a, §10b; decisions §4) with their types and
- * defaults. Strict: any other field is an error. The cross-field rules (exactly one of
- * `cron`/`at`, exactly one of `recipe`/`workflow`) are checked beside it, in `document.ts`.
+ * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds of issue #22)
+ * with their types and defaults. Strict: any other field is an error. The cross-field rules (exactly one of
+ * `cron`/`at`, exactly one of `recipe`/`workflow`, bounds only on a cron schedule and `startAt`
+ * before `endAt`) are checked beside it, in `document.ts`.
  */
 export const schedulerSchema = z.strictObject({
   description: nonBlankString,
@@ -31,9 +35,12 @@ export const schedulerSchema = z.strictObject({
   tags: z.array(nonBlankString).default(() => []),
   misfire: z.enum(MisfirePolicy).default(MisfirePolicy.once),
   catchUpWindow: durationField.optional(),
+  startAt: atField.optional(),
+  endAt: atField.optional(),
+  maxRuns: z.int().min(1).max(MAX_RUNS_LIMIT).optional(),
 });
 
-/** The scheduler document's fields in the order of spec §2, then decisions §4. */
+/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds. */
 export const SCHEDULER_FIELDS: readonly string[] = Object.keys(schedulerSchema.shape);
 
 /** A scheduler document that passed {@link schedulerSchema}, defaults applied. */

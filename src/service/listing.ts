@@ -1,11 +1,13 @@
 import { isMap, parseDocument } from 'yaml';
 import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
-import type { SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
+import type { Bounds, SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
+import { boundsSpent, isBounded } from '../decisions/bounds.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import type { ScheduleBounds } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
-import type { ScheduleState } from '../store/schedules.js';
+import type { SchedulerKey, ScheduleState } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
 import { pausesOf, pauseView } from './pauses.js';
 import { definitionFields } from './views.js';
@@ -61,6 +63,7 @@ export async function listSchedulers(rt: Runtime, tenant: string, project: strin
           ? null
           : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
       paused: pauseOf(s),
+      bounds: await boundsView(rt, { tenant, project, name }, d.bounds),
     });
   }
   return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
@@ -109,4 +112,18 @@ export async function getSchedulerDetail(
 function disabled(body: string): boolean {
   const doc = parseDocument(body);
   return doc.errors.length === 0 && isMap(doc.contents) && doc.get('enabled') === false;
+}
+
+/** A scheduler's bounds as the contract shows them (`Bounds`), null when it has none (issue #22). */
+async function boundsView(rt: Runtime, key: SchedulerKey, bounds: ScheduleBounds): Promise<Bounds | null> {
+  if (!isBounded(bounds)) return null;
+  const runsStarted = bounds.maxRuns === undefined ? null : await rt.repos.runs.started(key);
+  const instant = (value: number | undefined) => (value === undefined ? null : formatInstant(value));
+  return {
+    startAt: instant(bounds.startAt),
+    endAt: instant(bounds.endAt),
+    maxRuns: bounds.maxRuns ?? null,
+    runsStarted,
+    finished: boundsSpent(bounds, rt.clock.now(), runsStarted ?? 0) ?? null,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AdmissionDecision } from '../decisions/admission.js';
-import type { OverlapPolicy } from '../scheduler/definition.js';
+import type { OverlapPolicy, ScheduleBounds } from '../scheduler/definition.js';
 import { tokenOf } from './fencing.js';
 import type { Run } from './runs.js';
 import type { SchedulerKey } from './schedules.js';
@@ -41,6 +41,13 @@ export interface LaneRequest {
    * (a recipe target) and its START line, so that no engine is entered for a run without them.
    */
   readonly opening?: Opening | undefined;
+  /**
+   * The scheduler's bounds, when it has any (issue #22), and the stored timing they were read
+   * with: the admission refuses a run outside them, and the start that spends `maxRuns` ends
+   * the schedule (while its timing is still this one). A batch start leaves such a run to
+   * {@link Lanes.admit}.
+   */
+  readonly bounds?: { readonly limits: ScheduleBounds; readonly timing: string } | undefined;
 }
 
 /** A started run's process row (absent for a workflow target) and START line. */

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
+import { boundsRefusal, maxRunsSpent } from '../decisions/bounds.js';
 import { skipOf } from '../runs/outcomes.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './document-rows.js';
@@ -16,6 +17,7 @@ import {
 } from './lane-records.js';
 import type { Store } from './open.js';
 import type { Run } from './runs.js';
+import { runsStarted } from './runs-started.js';
 import { isDisabledTiming, type SchedulerKey, schedulerKeyString } from './schedules.js';
 import type { Database } from './schema.js';
 
@@ -80,6 +82,9 @@ export class Lanes {
             r.state === 'claimed' && r.trigger === 'manual' && Number(r.scheduled_for) < request.scheduledFor,
         )
         .sort((a, b) => Number(a.scheduled_for) - Number(b.scheduled_for))[0];
+      const { bounds } = request;
+      // Counted under the lock: two workers' admissions never both start the last allowed run.
+      const started = bounds?.limits.maxRuns === undefined ? 0 : await runsStarted(trx, key);
       const decision = decideAdmission({
         policy: request.policy,
         oneShot: request.oneShot,
@@ -88,6 +93,8 @@ export class Lanes {
         trigger: request.trigger,
         standing: await this.#standing(trx, key, request.trigger),
         earlierManualFire: first !== undefined && request.yielding !== false,
+        outOfBounds:
+          bounds === undefined ? undefined : boundsRefusal(bounds.limits, request.scheduledFor, started),
       });
       if (decision === 'yield') {
         const next = first as (typeof others)[number];
@@ -124,6 +131,8 @@ export class Lanes {
         .returning(['attempt', 'fencing_token'])
         .executeTakeFirst();
       if (moved === undefined) return { decision: 'lost', active };
+      if (bounds !== undefined && maxRunsSpent(bounds.limits, started + (decision === 'start' ? 1 : 0)))
+        await this.#spend(trx, key, bounds.timing);
       if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
       if (decision === 'cancel' && active?.processId) {
         await trx
@@ -279,6 +288,20 @@ export class Lanes {
       .where('state', '=', 'queued')
       .executeTakeFirst();
     return row === undefined ? undefined : { correlationId: row.correlation_id, workerId: row.worker_id };
+  }
+
+  // A scheduler whose `maxRuns` is spent waits for no occurrence: its claims stop here, not one
+  // skipped run per occurrence. Only while its timing is the one the run was admitted under: a
+  // refresh that raised `maxRuns` meanwhile registered it afresh.
+  async #spend(trx: Transaction<Database>, key: SchedulerKey, timing: string): Promise<void> {
+    await trx
+      .updateTable('schedule_state')
+      .set({ next_run_at: null })
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('name', '=', key.name)
+      .where('timing', '=', timing)
+      .execute();
   }
 
   // SQLite runs one transaction at a time per file; PostgreSQL needs a lock to serialise two

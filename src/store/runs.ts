@@ -7,6 +7,8 @@ import { tokenOf } from './fencing.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
+import { runsStarted } from './runs-started.js';
+import type { SchedulerKey } from './schedules.js';
 import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
 import { valuesList } from './values.js';
 
@@ -99,6 +101,11 @@ export function runRow(run: Run): Selectable<RunsTable> {
 /** Runs: read, list per scheduler, and move through their states. */
 export class Runs {
   constructor(private readonly store: Store) {}
+
+  /** How many runs of a scheduler started since its document was created (see `runsStarted`). */
+  async started(key: SchedulerKey): Promise<number> {
+    return runsStarted(this.store.db, key);
+  }
 
   async get(correlationId: string): Promise<Run | undefined> {
     const row = await this.store.db

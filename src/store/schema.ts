@@ -76,7 +76,8 @@ export interface RunsTable {
   /**
    * Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap |
    * skipped_overlap_queued | skipped_misfire | skipped_deleted | skipped_disabled (a scheduler
-   * deleted or disabled before the run's instant or while it waited in its queue, issue #20).
+   * deleted or disabled before the run's instant or while it waited in its queue, issue #20) |
+   * skipped_bounds (its scheduler's startAt, endAt or maxRuns, issue #22).
    */
   outcome: string;
   reason: string | null;

@@ -52,11 +52,11 @@ export const issueMessage: z.core.$ZodErrorMap = (issue) => {
     case 'too_small':
       if (issue.origin === 'string') return 'must not be empty';
       if (issue.origin === 'array') return `must hold at least ${String(issue.minimum)} item(s)`;
-      return `must be at least ${String(issue.minimum)}`;
+      return `must be at least ${String(issue.minimum)}, found ${describeValue(issue.input)}`;
     case 'too_big':
       if (issue.origin === 'string') return `is longer than ${String(issue.maximum)} characters`;
       if (issue.origin === 'array') return `holds more than ${String(issue.maximum)} items`;
-      return `must be at most ${String(issue.maximum)}`;
+      return `must be at most ${String(issue.maximum)}, found ${describeValue(issue.input)}`;
     case 'unrecognized_keys':
       return 'unknown field';
     default:

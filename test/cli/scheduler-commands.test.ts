@@ -79,6 +79,7 @@ describe('ursa list and ursa get', () => {
       nextRunAt: '2026-03-28T12:00:10Z',
       lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
       paused: null,
+      bounds: null,
     });
     expect(json.schedulers[2]).toMatchObject({ name: 'shared', source: 'tenant' });
     expect(json.invalid).toEqual([
@@ -119,6 +120,34 @@ describe('ursa list and ursa get', () => {
     });
     const bad = await ursa(['get', '../x'], { cwd });
     expect([bad.code, bad.stderr.includes('[NAME_INVALID]')]).toEqual([2, true]);
+  });
+
+  // Issue #22 item 5: a scheduler past its endAt fires no more, and list says so.
+  it('lists a scheduler past its endAt as finished, with the bound that ended it', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-bounds-'));
+    const dir = projectFolder({
+      '_vance/scheduler/hb.yaml': cronScheduler(
+        '*/10 * * * * *',
+        'noop',
+        'startAt: "2026-03-01T00:00:00Z"\nendAt: "2026-03-20T00:00:00Z"\n',
+      ),
+    });
+    expect((await ursa(['apply', dir], { cwd })).code).toBe(0);
+    expect((await ursa(['list'], { cwd })).stdout).toBe(
+      [
+        'NAME  SCHEDULE             TIMEZONE  ENABLED   NEXT RUN  LAST RUN',
+        'hb    cron */10 * * * * *  UTC       finished  -         -',
+        'hb: fires no more: its endAt 2026-03-20T00:00:00Z has passed',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse((await ursa(['list', '--json'], { cwd })).stdout).schedulers[0].bounds).toEqual({
+      startAt: '2026-03-01T00:00:00Z',
+      endAt: '2026-03-20T00:00:00Z',
+      maxRuns: null,
+      runsStarted: null,
+      finished: 'ended',
+    });
   });
 
   // Issue #22: pause with a note, shown by list and get, refusing a fire; resume ends it.

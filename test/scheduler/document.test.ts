@@ -80,6 +80,7 @@ catchUpWindow: PT10M
       runAs: undefined,
       catchUpWindow: undefined,
       catchUpWindowMs: undefined,
+      bounds: { startAt: undefined, endAt: undefined, maxRuns: undefined },
     });
     expect(definition.zone.id).toBe('UTC');
   });
@@ -204,7 +205,7 @@ initialMessage: 42
       {
         path: 'schedule',
         message:
-          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow',
+          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns',
       },
     ]);
   });
@@ -260,6 +261,54 @@ initialMessage: 42
       expect(refusal(`${VALID}catchUpWindow: 600\n`).issues).toEqual([
         { path: 'catchUpWindow', message: 'expected a string, found the number 600' },
       ]);
+    });
+  });
+
+  // issue #22 item 5: startAt, endAt and maxRuns.
+  describe('bounds (issue #22)', () => {
+    it('reads startAt and endAt in timezone: (or with their own offset) and maxRuns', () => {
+      const definition = parseSchedulerDocument(
+        `${VALID}timezone: Europe/Berlin\nstartAt: "2026-05-14T08:00:00"\nendAt: "2026-06-01T00:00:00Z"\nmaxRuns: 3\n`,
+        options,
+      );
+      expect(definition.bounds).toEqual({
+        startAt: Date.parse('2026-05-14T06:00:00Z'),
+        endAt: Date.parse('2026-06-01T00:00:00Z'),
+        maxRuns: 3,
+      });
+    });
+
+    it.each([
+      ['maxRuns: 0', 'maxRuns', 'must be at least 1, found the number 0'],
+      ['maxRuns: 2.5', 'maxRuns', 'expected a whole number, found the number 2.5'],
+      ['maxRuns: 2000000000', 'maxRuns', 'must be at most 1000000000, found the number 2000000000'],
+      ['maxRuns: "3"', 'maxRuns', 'expected a number, found the string "3"'],
+      ['startAt: tomorrow', 'startAt', '"tomorrow": not a date-time'],
+      ['endAt: "2026-02-30T00:00:00"', 'endAt', '"2026-02-30T00:00:00": no such date or time'],
+    ])('refuses %s with the field, the value and what is allowed', (line, path, start) => {
+      const issues = refusal(`${VALID}${line}\n`).issues ?? [];
+      expect(issues.map((i) => i.path)).toEqual([path]);
+      expect(issues[0]?.message.startsWith(start)).toBe(true);
+    });
+
+    it('refuses an endAt that is not after startAt, compared in timezone:', () => {
+      expect(
+        refusal(
+          `${VALID}timezone: Asia/Tokyo\nstartAt: "2026-05-14T09:00:00"\nendAt: "2026-05-14T00:00:00Z"\n`,
+        ).issues,
+      ).toEqual([
+        { path: 'endAt', message: '"2026-05-14T00:00:00Z" is not after startAt "2026-05-14T09:00:00"' },
+      ]);
+    });
+
+    it('refuses bounds on a one-shot, which fires once at its at: instant', () => {
+      const issues = refusal(
+        'description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\nmaxRuns: 2\nendAt: "2026-06-01T00:00:00Z"\n',
+      ).issues;
+      expect(issues?.map((i) => i.path)).toEqual(['endAt', 'maxRuns']);
+      expect(issues?.[0]?.message).toBe(
+        'only a cron schedule has bounds; a one-shot fires once, at its at: instant',
+      );
     });
   });
 
@@ -343,7 +392,7 @@ colour: blue
       `${PATH}: timezone: "Europe/Berlln" is not an IANA time zone; expected an IANA time zone id such as Europe/Berlin, America/New_York or UTC`,
       `${PATH}: enabled: expected a boolean (true or false), found the string "no"`,
       `${PATH}: overlap: expected one of skip, queue, cancelPrevious, found the string "sometimes"`,
-      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow`,
+      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns`,
     ]);
   });
 

@@ -89,6 +89,9 @@ describe('inline problems', () => {
       'tags',
       'misfire',
       'catchUpWindow',
+      'startAt',
+      'endAt',
+      'maxRuns',
     ]);
     expect(FIELDS.find((f) => f.name === 'lockMode')).toMatchObject({
       kind: 'enum',

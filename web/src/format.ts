@@ -50,3 +50,15 @@ export function outcomeClass(outcome: string): string {
 export function pauseText(pause: { note: string; by: string; at: string }): string {
   return `Paused by ${pause.by} at ${shortInstant(pause.at)}${pause.note === '' ? '' : `: ${pause.note}`}`;
 }
+
+/** Why a bounded scheduler fires no more, as one line. */
+export function finishedText(bounds: {
+  endAt: string | null;
+  maxRuns: number | null;
+  runsStarted: number | null;
+  finished: 'ended' | 'max-runs' | null;
+}): string {
+  return bounds.finished === 'max-runs'
+    ? `Fires no more: it started ${bounds.runsStarted} of its maxRuns ${bounds.maxRuns}`
+    : `Fires no more: its endAt ${bounds.endAt === null ? '' : shortInstant(bounds.endAt)} has passed`;
+}

@@ -3,7 +3,7 @@ import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
 import { timelineOf, viewerZone } from './cron-preview.js';
-import { outcomeClass, pauseText, relative, shortInstant } from './format.js';
+import { finishedText, outcomeClass, pauseText, relative, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
@@ -147,7 +147,9 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
                       </td>
                       <td>{s.timezone}</td>
                       <td>
-                        {s.enabled ? (
+                        {s.bounds?.finished ? (
+                          <span title={finishedText(s.bounds)}>finished</span>
+                        ) : s.enabled ? (
                           'yes'
                         ) : s.paused === null ? (
                           'no'

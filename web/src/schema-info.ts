@@ -41,6 +41,12 @@ const ABOUT: Readonly<Record<(typeof SCHEDULER_FIELDS)[number], string>> = {
   tags: 'Free labels for finding schedulers.',
   misfire: 'once: a schedule that fell behind runs once; skip: it does not run late.',
   catchUpWindow: 'ISO-8601 duration: skip a backlog whose newest missed occurrence is older (e.g. PT1H).',
+  startAt:
+    'Fire no occurrence before this date-time, read in timezone: (e.g. 2026-05-14T08:00:00). Cron only.',
+  endAt:
+    'Fire no occurrence after this date-time, read in timezone:; then the scheduler is finished. Cron only.',
+  maxRuns:
+    'Start at most this many runs (skipped ones do not count); then the scheduler is finished. Cron only.',
 };
 
 function describe(name: string, schema: { readonly _zod: { readonly def: Def } }): FieldInfo {

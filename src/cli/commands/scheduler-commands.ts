@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Pause, SchedulerSummary } from '../../client/types.js';
+import type { Bounds, Pause, SchedulerSummary } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { setProjectSuspended } from '../../service/projects.js';
@@ -19,7 +19,7 @@ function listLines(schedulers: readonly SchedulerSummary[]): string[] {
       s.name,
       s.cron !== null ? `cron ${s.cron}` : `at ${s.at ?? ''}`,
       s.timezone,
-      s.enabled ? 'yes' : s.paused === null ? 'no' : 'paused',
+      s.bounds?.finished ? 'finished' : s.enabled ? 'yes' : s.paused === null ? 'no' : 'paused',
       s.nextRunAt ?? '-',
       s.lastRun === null ? '-' : `${s.lastRun.outcome} (${s.lastRun.at})`,
     ]),
@@ -43,8 +43,10 @@ function registerList(program: Command, io: CliIo): void {
         }
         if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
         else for (const line of listLines(list.schedulers)) io.stdout.write(`${line}\n`);
-        for (const { name, paused } of list.schedulers)
+        for (const { name, paused, bounds } of list.schedulers) {
           if (paused !== null) io.stdout.write(`${name}: ${pauseLine(paused)}\n`);
+          if (bounds?.finished) io.stdout.write(`${name}: ${finishedLine(bounds)}\n`);
+        }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
       } finally {
@@ -130,6 +132,13 @@ function registerDelete(program: Command, io: CliIo): void {
         await client.close();
       }
     });
+}
+
+/** Why a bounded scheduler fires no more, in the CLI's output. */
+function finishedLine(bounds: Bounds): string {
+  return bounds.finished === 'max-runs'
+    ? `fires no more: it started ${bounds.runsStarted} of its maxRuns ${bounds.maxRuns}`
+    : `fires no more: its endAt ${bounds.endAt} has passed`;
 }
 
 /** How a pause reads in the CLI's output: who, when and why. */
