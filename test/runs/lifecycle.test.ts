@@ -188,6 +188,7 @@ describe('outcomes', () => {
         'skipped_misfire',
         'skipped_deleted',
         'skipped_disabled',
+        'skipped_bounds',
         'refused',
       ].sort(),
     );
