@@ -191,6 +191,15 @@ export class HttpClient implements C.UrsaClient {
     return this.#call({ method: 'POST', path: this.#project(`scheduler/${encodeURIComponent(name)}/fire`) });
   }
 
+  upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<C.Upcoming> {
+    validateName(name, 'scheduler name');
+    return this.#call({
+      method: 'GET',
+      path: this.#project(`scheduler/${encodeURIComponent(name)}/upcoming`),
+      query: { count: request.count, from: request.from },
+    });
+  }
+
   pause(name: string, note: string): Promise<C.PauseResult> {
     validateName(name, 'scheduler name');
     return this.#call({

@@ -10,6 +10,7 @@ import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
+import { upcomingOf } from '../service/upcoming.js';
 import {
   documentSummaryView,
   documentView,
@@ -33,6 +34,7 @@ import type {
   SchedulerDetail,
   SchedulerList,
   SetView,
+  Upcoming,
   UrsaClient,
 } from './types.js';
 
@@ -81,6 +83,10 @@ export class LocalClient implements UrsaClient {
 
   fire(name: string): Promise<FireView> {
     return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name, actorOf(this.#caller));
+  }
+
+  upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<Upcoming> {
+    return upcomingOf(this.rt, this.scope.tenant, this.scope.project, name, request);
   }
 
   pause(name: string, note: string): Promise<PauseResult> {

@@ -23,6 +23,7 @@ import type {
   SchedulerList,
   SetView,
   StopView,
+  Upcoming,
 } from '../contract/index.js';
 
 export type {
@@ -45,6 +46,7 @@ export type {
   SchedulerList,
   SchedulerSummary,
   SetView,
+  Upcoming,
 } from '../contract/index.js';
 
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
@@ -87,6 +89,11 @@ export interface UrsaClient {
   setScheduler(name: string, yaml: string): Promise<SetView>;
   deleteScheduler(name: string): Promise<DeleteView>;
   fire(name: string): Promise<FireView>;
+  /**
+   * A scheduler's next fires, with its jitter and within its bounds (see `upcomingOf`).
+   * @throws UrsaError `INSTANT_INVALID` for a bad `from`, `NOT_FOUND`.
+   */
+  upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<Upcoming>;
   /**
    * Pauses a scheduler with a note ('' for none); resumes it. See `pauseScheduler`.
    * @throws UrsaError `SCHEDULER_INHERITED` when it comes from `_tenant`, `NOT_FOUND`.

@@ -37,6 +37,7 @@ import type {
   schedulerSummarySchema,
   setResultSchema,
   tenantRefreshSchema,
+  upcomingSchema,
 } from './schedulers.js';
 import type {
   workflowListSchema,
@@ -73,6 +74,8 @@ export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 export type SchedulerList = z.infer<typeof schedulerListSchema>;
 /** `GET …/scheduler/:name`. */
 export type SchedulerDetail = z.infer<typeof schedulerDetailSchema>;
+/** `GET …/scheduler/:name/upcoming`. */
+export type Upcoming = z.infer<typeof upcomingSchema>;
 /** `PUT …/scheduler/:name`. */
 export type SetView = z.infer<typeof setResultSchema>;
 /** `DELETE …/scheduler/:name`. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, invalidDocumentSchema, outcome } from './common.js';
+import { instant, invalidDocumentSchema, limitQuery, outcome } from './common.js';
 
 /**
  * The scheduler endpoints of spec §10 (`/brain/:tenant/project/:project/scheduler…`): what they
@@ -155,3 +155,23 @@ export const runSchema = z.object({
 
 /** `GET …/scheduler/:name/runs`: runs newest first; `nextCursor` is the next page's `before`. */
 export const runPageSchema = z.object({ runs: z.array(runSchema), nextCursor: z.number().nullable() });
+
+/** `GET …/scheduler/:name/upcoming?count=&from=`: how many fires (1-1000, 5 when absent), after which instant. */
+export const upcomingQuery = z.strictObject({
+  count: limitQuery(5),
+  from: z.string().optional().describe('ISO-8601 instant with Z or an offset; now when absent'),
+});
+
+/**
+ * A scheduler's coming fires (`GET …/scheduler/:name/upcoming`, `ursa next --scheduler`): each
+ * occurrence and the instant it starts at, later by the scheduler's `jitter` (null without one).
+ * `idle` says why there are none: `paused` or `disabled`, `ended` (past `endAt`), `max-runs`
+ * (`maxRuns` runs started); null while it fires. A one-shot lists its `at:` instant until it fires.
+ */
+export const upcomingSchema = z.object({
+  name: z.string(),
+  timezone: z.string(),
+  jitter: z.string().nullable(),
+  idle: z.enum(['paused', 'disabled', 'ended', 'max-runs']).nullable(),
+  fires: z.array(z.object({ occurrence: instant, firesAt: instant })),
+});

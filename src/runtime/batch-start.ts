@@ -20,7 +20,8 @@ interface Starting {
 }
 
 /**
- * One batch (issue #4): cron runs of one occurrence instant `dueAt`, whose engines are registered.
+ * One batch (issue #4): cron runs that start at one instant `dueAt` (their occurrence, or later by
+ * their scheduler's jitter: `fire-instant.ts`), whose engines are registered.
  * What does not depend on the start instant (the system sessions, the run-log retention) is read
  * first; then, just before the occurrence (by the start transaction's recent duration,
  * `StartLead`), one transaction starts the lot whose lanes are free, with their processes and

@@ -44,6 +44,11 @@ export class Drain {
     return this.#stopped.signal;
   }
 
+  /** How many runs wait for their instant now ({@link until}): read by tests and status. */
+  get waiting(): number {
+    return this.#held.size;
+  }
+
   /**
    * Resolves true once the clock reaches `instant` (UTC ms), checking the clock again after each
    * timer (a timer may fire early); false when a drain's grace period ends first. A drain waits

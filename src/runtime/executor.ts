@@ -13,6 +13,7 @@ import { Drain } from './drain.js';
 import { endFailedAndPromote, type FailedEnd } from './failed-end.js';
 import type { RunFaults } from './faults.js';
 import { SHUTDOWN_REASON } from './final-stop.js';
+import { fireInstantOf } from './fire-instant.js';
 import { LocalProcesses } from './local-processes.js';
 import { type Backoff, RECORD_RETRY } from './record-retry.js';
 import { RunRecorder } from './recorder.js';
@@ -123,7 +124,7 @@ export class Executor {
 
   /**
    * Dispatches the runs one tick claimed (issue #4): the cron runs whose engine is registered
-   * start together, one batch per occurrence instant (`batch-start.ts`: one transaction for the
+   * start together, one batch per instant they start at (`batch-start.ts`: one transaction for the
    * lot, then every engine is entered), and everything else (one-shots, workflow targets, fault
    * points set, a run a batch defers, a batch the store failed) goes through {@link start} one at
    * a time. Returns at once.
@@ -140,9 +141,11 @@ export class Executor {
         this.rt.engines.get(recipe.engine) !== undefined;
       if (batchable) {
         this.#inflight.add(item.run.correlationId);
-        const batch = batches.get(item.run.scheduledFor) ?? [];
+        // One batch per instant the runs start at: their occurrence, or later with jitter.
+        const at = fireInstantOf(item.run, item.scheduler);
+        const batch = batches.get(at) ?? [];
         batch.push(item);
-        batches.set(item.run.scheduledFor, batch);
+        batches.set(at, batch);
       } else {
         this.start(item.run, item.scheduler);
       }
@@ -166,6 +169,11 @@ export class Executor {
    */
   dispatchingNow(): ReadonlySet<string> {
     return new Set(this.#inflight);
+  }
+
+  /** How many dispatches (a run, or a batch of runs) wait for the instant they start at. */
+  get waitingForInstant(): number {
+    return this.#drain.waiting;
   }
 
   /** Resolves when everything dispatched so far has been recorded (including waiting runs it started). */

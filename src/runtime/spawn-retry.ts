@@ -8,6 +8,7 @@ import { admit } from './admission.js';
 import type { DispatchContext } from './dispatch-context.js';
 import { endFailedAndPromote } from './failed-end.js';
 import { SimulatedCrash } from './faults.js';
+import { fireInstantOf } from './fire-instant.js';
 import { releaseOneShotRun } from './one-shot-start.js';
 
 /**
@@ -24,9 +25,9 @@ export async function dispatchWithRetry(
 ): Promise<void> {
   const { rt } = ctx;
   const { draining } = ctx.drain;
-  // A run claimed ahead of its occurrence starts at it, not before. (A manual fire's scheduledFor
-  // is its occurrence key, which may lie 1 ms ahead of the clock: it starts at once.)
-  if (run.trigger !== 'manual' && !(await ctx.drain.until(run.scheduledFor))) return;
+  // A run claimed ahead of its occurrence starts at it (with its jitter), not before. (A manual
+  // fire's scheduledFor is its occurrence key, which may lie 1 ms ahead of the clock: it starts at once.)
+  if (run.trigger !== 'manual' && !(await ctx.drain.until(fireInstantOf(run, scheduler)))) return;
   for (let attempt = 0; ; attempt++) {
     try {
       await ctx.faults.beforeSpawn?.(run);

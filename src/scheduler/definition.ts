@@ -98,6 +98,10 @@ export interface SchedulerDefinition {
    * undefined for a scheduler without bounds, and always for a one-shot.
    */
   readonly bounds: ScheduleBounds;
+  /** `jitter` as written (ISO-8601 duration), if any (issue #22; cron only). */
+  readonly jitter: string | undefined;
+  /** `jitter` in milliseconds: each fire is delayed by the scheduler's offset within it (`jitterOffset`). */
+  readonly jitterMs: number | undefined;
 }
 
 /** One reason a document was refused; defined beside {@link UrsaError}, which carries a list of them. */

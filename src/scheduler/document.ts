@@ -58,15 +58,15 @@ function target(fields: SchedulerFields): SchedulerTarget {
 }
 
 /**
- * The bounds' cross-field rules: only a cron schedule has them (a one-shot fires once, at its
- * `at:`), and `startAt` comes before `endAt` (both read in the scheduler's zone).
+ * The cross-field rules of the bounds and jitter: only a cron schedule has them (a one-shot fires
+ * once, at its `at:`), and `startAt` comes before `endAt` (both read in the scheduler's zone).
  */
-function boundsIssues(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
-  const set = ['startAt', 'endAt', 'maxRuns'].filter((field) => isSet(document, field));
+function cronOnlyIssues(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const set = ['startAt', 'endAt', 'maxRuns', 'jitter'].filter((field) => isSet(document, field));
   if (isSet(document, 'at') && set.length > 0)
     return set.map((field) => ({
       path: field,
-      message: 'only a cron schedule has bounds; a one-shot fires once, at its at: instant',
+      message: `only a cron schedule has ${field === 'jitter' ? 'jitter' : 'bounds'}; a one-shot fires once, at its at: instant`,
     }));
   const { startAt, endAt } = document;
   if (typeof startAt !== 'string' || typeof endAt !== 'string') return [];
@@ -113,6 +113,8 @@ function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinitio
     catchUpWindow: fields.catchUpWindow?.text,
     catchUpWindowMs: fields.catchUpWindow?.ms,
     bounds: boundsOf(fields, zone),
+    jitter: fields.jitter?.text,
+    jitterMs: fields.jitter?.ms,
   };
 }
 
@@ -138,7 +140,7 @@ export function validateSchedulerObject(
     issues.push(
       ...exactlyOne(document, 'cron', 'at'),
       ...exactlyOne(document, 'recipe', 'workflow'),
-      ...boundsIssues(document),
+      ...cronOnlyIssues(document),
     );
   }
   const parsed = schedulerSchema.safeParse(value, { error: issueMessage });

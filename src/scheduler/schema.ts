@@ -14,10 +14,10 @@ import {
 export const MAX_RUNS_LIMIT = 1_000_000_000;
 
 /**
- * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds of issue #22)
+ * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds and jitter of issue #22)
  * with their types and defaults. Strict: any other field is an error. The cross-field rules (exactly one of
- * `cron`/`at`, exactly one of `recipe`/`workflow`, bounds only on a cron schedule and `startAt`
- * before `endAt`) are checked beside it, in `document.ts`.
+ * `cron`/`at`, exactly one of `recipe`/`workflow`, bounds and jitter only on a cron schedule and
+ * `startAt` before `endAt`) are checked beside it, in `document.ts`.
  */
 export const schedulerSchema = z.strictObject({
   description: nonBlankString,
@@ -38,9 +38,10 @@ export const schedulerSchema = z.strictObject({
   startAt: atField.optional(),
   endAt: atField.optional(),
   maxRuns: z.int().min(1).max(MAX_RUNS_LIMIT).optional(),
+  jitter: durationField.optional(),
 });
 
-/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds. */
+/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds and jitter. */
 export const SCHEDULER_FIELDS: readonly string[] = Object.keys(schedulerSchema.shape);
 
 /** A scheduler document that passed {@link schedulerSchema}, defaults applied. */

@@ -2,8 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { jitterOffset } from '../../src/decisions/jitter.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { openStore, repositories } from '../../src/store/index.js';
+import { formatDuration } from '../../src/time/duration.js';
+import { formatZoned } from '../../src/time/instant.js';
+import { timeZone } from '../../src/time/zone.js';
+import { iso } from '../support/cases.js';
 import { ursa } from '../support/cli.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 
@@ -193,5 +198,50 @@ describe('ursa list and ursa get', () => {
     expect((await ursa(['list'], { cwd })).stdout).toMatch(
       /^hb +cron \*\/10 \* \* \* \* \* +UTC +yes +2026-03-28T12:00:10Z/m,
     );
+  });
+
+  // Issue #22: `ursa next --scheduler` shows the jittered fire times, within the bounds.
+  it("prints a scheduler's next fires delayed by its jitter, no more than maxRuns leaves", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-next-scheduler-'));
+    const yaml = cronScheduler('0 0 * * * *', 'noop', 'jitter: PT10M\nmaxRuns: 2\n').replace(
+      'UTC',
+      'Europe/Berlin',
+    );
+    expect((await ursa(['apply', projectFolder({ '_vance/scheduler/job.yaml': yaml })], { cwd })).code).toBe(
+      0,
+    );
+    const offset = jitterOffset({ tenant: 'default', project: 'demo', name: 'job' }, 600_000);
+    const line = (occurrence: string) => {
+      const at = Date.parse(occurrence) + offset;
+      const late = formatDuration(offset);
+      return `${formatZoned(at, timeZone('Europe/Berlin'))}  ${iso(at)}  (occurrence ${occurrence}, jitter +${late})`;
+    };
+    expect(await ursa(['next', '--scheduler', 'job'], { cwd })).toEqual({
+      code: 0,
+      stdout: `${line('2026-03-28T13:00:00Z')}\n${line('2026-03-28T14:00:00Z')}\n`,
+      stderr: '',
+    });
+    const json = JSON.parse(
+      (await ursa(['next', '--scheduler', 'job', '-n', '1', '--json'], { cwd })).stdout,
+    );
+    expect(json).toEqual({
+      name: 'job',
+      timezone: 'Europe/Berlin',
+      jitter: 'PT10M',
+      idle: null,
+      fires: [
+        { occurrence: '2026-03-28T13:00:00Z', firesAt: iso(Date.parse('2026-03-28T13:00:00Z') + offset) },
+      ],
+    });
+    expect(await ursa(['next', '--scheduler', 'job', '--tz', 'UTC'], { cwd })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^ursa: --tz: not with --scheduler/),
+    });
+    expect((await ursa(['pause', 'job'], { cwd })).code).toBe(0);
+    expect(await ursa(['next', '--scheduler', 'job'], { cwd })).toEqual({
+      code: 0,
+      stdout: 'job is paused: it fires again from its next occurrence once resumed.\n',
+      stderr: '',
+    });
   });
 });

@@ -94,6 +94,13 @@ function endpoints(s: Seeded): Endpoint[] {
       ok: 202,
       missing: `${p}/scheduler/nope/fire`,
     },
+    {
+      method: 'GET',
+      url: `${p}/scheduler/job/upcoming`,
+      role: 'read',
+      ok: 200,
+      missing: `${p}/scheduler/nope/upcoming`,
+    },
     { method: 'GET', url: `${p}/scheduler/job/events`, role: 'read', ok: 200 },
     { method: 'GET', url: `${p}/scheduler/job/runs`, role: 'read', ok: 200 },
     {
@@ -246,7 +253,7 @@ describe.each(DIALECTS)('tokens and tenants on %s (decisions §6)', (dialect) =>
       expect(mine.json()).toEqual((await call(e, a.auth(a.tokens.other))).json());
       checked++;
     }
-    expect(checked).toBe(7);
+    expect(checked).toBe(8);
   });
 
   it('the operator token (tenant null) reaches every endpoint of every tenant', async () => {

@@ -81,6 +81,8 @@ catchUpWindow: PT10M
       catchUpWindow: undefined,
       catchUpWindowMs: undefined,
       bounds: { startAt: undefined, endAt: undefined, maxRuns: undefined },
+      jitter: undefined,
+      jitterMs: undefined,
     });
     expect(definition.zone.id).toBe('UTC');
   });
@@ -205,7 +207,7 @@ initialMessage: 42
       {
         path: 'schedule',
         message:
-          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns',
+          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter',
       },
     ]);
   });
@@ -301,6 +303,22 @@ initialMessage: 42
       ]);
     });
 
+    it('reads jitter as milliseconds, and refuses it on a one-shot and when it is no duration', () => {
+      const definition = parseSchedulerDocument(`${VALID}jitter: PT30S\n`, options);
+      expect([definition.jitter, definition.jitterMs]).toEqual(['PT30S', 30_000]);
+      expect(refusal(`${VALID}jitter: 30s\n`).issues).toEqual([
+        { path: 'jitter', message: '"30s" is not an ISO-8601 duration (e.g. PT30S, PT10M, PT1H30M, P1D)' },
+      ]);
+      expect(
+        refusal('description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\njitter: PT1M\n').issues,
+      ).toEqual([
+        {
+          path: 'jitter',
+          message: 'only a cron schedule has jitter; a one-shot fires once, at its at: instant',
+        },
+      ]);
+    });
+
     it('refuses bounds on a one-shot, which fires once at its at: instant', () => {
       const issues = refusal(
         'description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\nmaxRuns: 2\nendAt: "2026-06-01T00:00:00Z"\n',
@@ -392,7 +410,7 @@ colour: blue
       `${PATH}: timezone: "Europe/Berlln" is not an IANA time zone; expected an IANA time zone id such as Europe/Berlin, America/New_York or UTC`,
       `${PATH}: enabled: expected a boolean (true or false), found the string "no"`,
       `${PATH}: overlap: expected one of skip, queue, cancelPrevious, found the string "sometimes"`,
-      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns`,
+      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter`,
     ]);
   });
 

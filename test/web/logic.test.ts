@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCron, timeZone } from '../../src/cron/index.js';
+import { jitterOffset } from '../../src/decisions/jitter.js';
 import { validateSchedulerDocument } from '../../src/scheduler/document.js';
+import { formatDuration } from '../../src/time/duration.js';
 import { describeCron } from '../../web/src/cron-describe.js';
 import { previewOf, timelineOf } from '../../web/src/cron-preview.js';
 import { parseRoute, routeHash } from '../../web/src/route.js';
@@ -92,6 +94,7 @@ describe('inline problems', () => {
       'startAt',
       'endAt',
       'maxRuns',
+      'jitter',
     ]);
     expect(FIELDS.find((f) => f.name === 'lockMode')).toMatchObject({
       kind: 'enum',
@@ -111,6 +114,7 @@ describe('the cron helper', () => {
     if (definition === undefined) throw new Error('valid');
     const preview = previewOf(
       definition,
+      { tenant: 'acme', project: 'ops', name: 'nightly' },
       Date.parse('2026-03-27T00:00:00Z'),
       timeZone('America/New_York'),
       3,
@@ -125,6 +129,38 @@ describe('the cron helper', () => {
       '2026-03-29 Europe/Berlin: clocks go forward 1 hour (+01:00 → +02:00); 1 fire time in the gap fires 1 hour later (e.g. 02:30:00 fires at 03:30:00 +02:00).',
       '2026-10-25 Europe/Berlin: clocks go back 1 hour (+02:00 → +01:00); 1 fire time in the repeated hour fires once, at the first instant (e.g. 02:30:00).',
     ]);
+  });
+
+  // Issue #22: the helper shows what `ursa next --scheduler` shows: jittered fires within the bounds.
+  it('delays each fire time by the scheduler offset and keeps to its bounds', () => {
+    const text =
+      'description: x\ncron: "0 0 * * * *"\ntimezone: UTC\nrecipe: noop\njitter: PT10M\n' +
+      'startAt: "2026-06-01T10:00:00Z"\nendAt: "2026-06-01T11:00:00Z"\nmaxRuns: 2\n';
+    const { definition } = validateText(text, 'job');
+    if (definition === undefined) throw new Error('valid');
+    const identity = { tenant: 'acme', project: 'ops', name: 'job' };
+    const offset = jitterOffset(identity, 600_000);
+    const now = Date.parse('2026-06-01T08:00:00Z');
+    const preview = previewOf(definition, identity, now, timeZone('UTC'), 5);
+    expect(preview.times.map((t) => t.instant)).toEqual([
+      Date.parse('2026-06-01T10:00:00Z') + offset,
+      Date.parse('2026-06-01T11:00:00Z') + offset,
+    ]);
+    expect(preview.limits).toEqual([
+      'No run before Mon 2026-06-01 10:00:00 +00:00.',
+      'No run after Mon 2026-06-01 11:00:00 +00:00.',
+      'At most 2 runs in all, then it stops.',
+      `Each run starts ${formatDuration(offset)} after its occurrence (this scheduler's share of its jitter, PT10M); the times above include it.`,
+    ]);
+    // In _tenant it fires in every project with each project's own offset: the occurrences are shown.
+    const shared = previewOf(definition, { ...identity, project: '_tenant' }, now, timeZone('UTC'), 5);
+    expect(shared.times.map((t) => t.instant)).toEqual([
+      Date.parse('2026-06-01T10:00:00Z'),
+      Date.parse('2026-06-01T11:00:00Z'),
+    ]);
+    expect(shared.limits.at(-1)).toBe(
+      'Each run starts up to PT10M after its occurrence, a different share in each project; the times above are the occurrences.',
+    );
   });
 
   it('draws 24 hours of fires per enabled scheduler', () => {

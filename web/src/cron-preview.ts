@@ -6,8 +6,10 @@ import {
   type TimeZone,
   timeZone,
 } from '../../src/cron/index.js';
+import { type JitterIdentity, jitterOffset, upcomingFires } from '../../src/decisions/jitter.js';
 import type { SchedulerDefinition } from '../../src/scheduler/definition.js';
 import { formatWall, MS_PER_DAY, MS_PER_HOUR } from '../../src/time/calendar.js';
+import { formatDuration } from '../../src/time/duration.js';
 import { formatOffset, formatZoned } from '../../src/time/instant.js';
 import { describeCron } from './cron-describe.js';
 
@@ -34,9 +36,14 @@ export interface Preview {
   readonly viewerZone: string;
   readonly times: readonly PreviewTime[];
   readonly notes: readonly string[];
+  /** What the bounds and the jitter do to the times, in words; empty without them. */
+  readonly limits: readonly string[];
 }
 
 export const YEAR_MS = 365 * MS_PER_DAY;
+
+/** The project whose schedulers fire in every project of the tenant (the store's `TENANT_PROJECT`, not bundled). */
+const TENANT_PROJECT = '_tenant';
 
 /** The viewer's IANA zone (the browser's), UTC when the browser names none Ursa knows. */
 export function viewerZone(): TimeZone {
@@ -86,9 +93,39 @@ export function touches(note: DstNote, instant: number): boolean {
   return instant >= note.transition - span && instant < note.transition + span;
 }
 
-/** The cron helper for a valid scheduler definition, as of `now` (UTC epoch ms). */
+/**
+ * What the bounds and the jitter of `definition` do, in words: when it starts and ends, how many
+ * runs it makes, how long after its occurrence each run starts (the offset of `identity`).
+ */
+function limitsOf(definition: SchedulerDefinition, identity: JitterIdentity): string[] {
+  const { bounds, jitterMs, zone } = definition;
+  const limits: string[] = [];
+  if (bounds.startAt !== undefined) limits.push(`No run before ${formatZoned(bounds.startAt, zone)}.`);
+  if (bounds.endAt !== undefined) limits.push(`No run after ${formatZoned(bounds.endAt, zone)}.`);
+  if (bounds.maxRuns !== undefined) {
+    limits.push(`At most ${bounds.maxRuns} run${bounds.maxRuns === 1 ? '' : 's'} in all, then it stops.`);
+  }
+  if (jitterMs !== undefined && identity.project === TENANT_PROJECT) {
+    limits.push(
+      `Each run starts up to ${definition.jitter} after its occurrence, a different share in each project; the times above are the occurrences.`,
+    );
+  } else if (jitterMs !== undefined) {
+    const offset = formatDuration(jitterOffset(identity, jitterMs));
+    limits.push(
+      `Each run starts ${offset} after its occurrence (this scheduler's share of its jitter, ${definition.jitter}); the times above include it.`,
+    );
+  }
+  return limits;
+}
+
+/**
+ * The cron helper for a valid scheduler definition, as of `now` (UTC epoch ms): its next `count`
+ * fires within its `startAt`/`endAt`, delayed by the jitter offset of `identity` (where it is
+ * saved: tenant, project, name), as `ursa next --scheduler` shows them.
+ */
 export function previewOf(
   definition: SchedulerDefinition,
+  identity: JitterIdentity,
   now: number,
   viewer: TimeZone,
   count = 5,
@@ -109,14 +146,18 @@ export function previewOf(
       viewerZone: viewer.id,
       times: [show(instant, undefined)],
       notes: [],
+      limits: [],
     };
   }
   const cron = definition.trigger.cron;
   const notes = dstNotes(cron, zone, now, now + YEAR_MS);
-  const times = nextFireTimes(cron, zone, now, count).map((t) => {
-    const note = notes.find((n) => touches(n, t));
+  // A _tenant scheduler's runs start in each project with that project's offset: show occurrences.
+  const shared = identity.project === TENANT_PROJECT;
+  const timing = shared ? { ...definition, jitterMs: undefined } : definition;
+  const times = upcomingFires(timing, identity, now, count).map(({ occurrence, firesAt }) => {
+    const note = notes.find((n) => touches(n, occurrence));
     return show(
-      t,
+      firesAt,
       note === undefined
         ? undefined
         : note.effect === 'shifted'
@@ -133,6 +174,7 @@ export function previewOf(
     viewerZone: viewer.id,
     times,
     notes: notes.map((n) => noteText(n, zone)),
+    limits: limitsOf(definition, identity),
   };
 }
 

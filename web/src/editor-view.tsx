@@ -24,6 +24,11 @@ function CronHelper({ preview }: { preview: Preview | undefined }) {
           <p class="describe">
             <strong>{preview.description}</strong> — read in <code>{preview.zone}</code>
           </p>
+          {preview.limits.map((limit) => (
+            <p class="muted" key={limit}>
+              {limit}
+            </p>
+          ))}
           <div class="table-wrap">
             <table class="next-runs">
               <caption class="sr-only">The next fire times, in the scheduler's zone and in yours</caption>
@@ -204,8 +209,15 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const viewer = useMemo(() => viewerZone(), []);
   const preview = useMemo(
     () =>
-      validation.definition === undefined ? undefined : previewOf(validation.definition, Date.now(), viewer),
-    [validation.definition, viewer],
+      validation.definition === undefined
+        ? undefined
+        : previewOf(
+            validation.definition,
+            { tenant: scope.tenant, project: scope.project, name: effectiveName },
+            Date.now(),
+            viewer,
+          ),
+    [validation.definition, viewer, scope.tenant, scope.project, effectiveName],
   );
   const nameError = isNew ? nameProblem(newName) : undefined;
   const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;

@@ -47,6 +47,8 @@ const ABOUT: Readonly<Record<(typeof SCHEDULER_FIELDS)[number], string>> = {
     'Fire no occurrence after this date-time, read in timezone:; then the scheduler is finished. Cron only.',
   maxRuns:
     'Start at most this many runs (skipped ones do not count); then the scheduler is finished. Cron only.',
+  jitter:
+    'ISO-8601 duration: delay each fire by this scheduler’s own offset within it, to spread load (e.g. PT30S). Cron only.',
 };
 
 function describe(name: string, schema: { readonly _zod: { readonly def: Def } }): FieldInfo {

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { type DstNote, dstNotes, nextFireTimes, parseCron } from '../../cron/index.js';
 import { isRefusal, UrsaError } from '../../errors/index.js';
 import { formatWall } from '../../time/calendar.js';
+import { formatDuration } from '../../time/duration.js';
 import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
 import { type TimeZone, timeZone } from '../../time/zone.js';
+import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 
 const MAX_COUNT = 1000;
@@ -47,6 +49,7 @@ interface NextOptions {
   json?: boolean;
   batch?: boolean;
   dst?: boolean;
+  scheduler?: string;
 }
 
 async function runBatch(io: CliIo): Promise<void> {
@@ -133,11 +136,61 @@ function runSingle(expr: string, options: NextOptions, io: CliIo): void {
   }
 }
 
-/** `ursa next`: the next fire times of a cron expression (issue #2). */
+const IDLE: Record<string, string> = {
+  paused: 'is paused: it fires again from its next occurrence once resumed',
+  disabled: 'is disabled (enabled: false)',
+  ended: 'fires no more: its endAt has passed',
+  'max-runs': 'fires no more: it started maxRuns runs',
+};
+
+/** `ursa next --scheduler <name>`: a scheduler's own next fires, with its jitter and bounds (issue #22). */
+async function runScheduler(name: string, options: NextOptions, command: Command, io: CliIo): Promise<void> {
+  for (const [flag, given] of [
+    ['--tz', command.getOptionValueSource('tz') === 'cli'],
+    ['--dst', options.dst === true],
+    ['--batch', options.batch === true],
+  ] as const) {
+    if (given) {
+      throw new UrsaError(
+        'ARGUMENT_INVALID',
+        `${flag}: not with --scheduler, which reads the scheduler's own`,
+        {
+          field: flag,
+          allowed: '--scheduler <name> with --from, -n and --json',
+        },
+      );
+    }
+  }
+  const count = parseCount(options.n, '-n');
+  if (options.from !== undefined) parseInstant(options.from, '--from');
+  const client = await openClient(command, io);
+  try {
+    const view = await client.upcoming(name, { count, from: options.from });
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+      return;
+    }
+    if (view.idle !== null) io.stdout.write(`${name} ${IDLE[view.idle]}.\n`);
+    else if (view.fires.length === 0) io.stdout.write(`${name} has no further occurrence.\n`);
+    const zone = timeZone(view.timezone);
+    for (const fire of view.fires) {
+      const at = Date.parse(fire.firesAt);
+      const late = at - Date.parse(fire.occurrence);
+      const jitter =
+        view.jitter === null ? '' : `  (occurrence ${fire.occurrence}, jitter +${formatDuration(late)})`;
+      io.stdout.write(`${formatZoned(at, zone)}  ${formatInstant(at)}${jitter}\n`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** `ursa next`: the next fire times of a cron expression (issue #2), or of a scheduler (issue #22). */
 export function registerNext(program: Command, io: CliIo): void {
-  program
-    .command('next')
-    .description('print the next fire times of a cron expression')
+  withClientOptions(program.command('next'))
+    .description(
+      "print the next fire times of a cron expression, or a scheduler's own (with its jitter, within its bounds)",
+    )
     .argument(
       '[expr]',
       'a six-field cron expression (second minute hour day-of-month month day-of-week) or a macro',
@@ -148,12 +201,29 @@ export function registerNext(program: Command, io: CliIo): void {
     .option('--json', 'print a JSON array of ISO-8601 UTC instants')
     .option('--batch', 'read JSON lines {"expr","zone","from","count"} on stdin, answer one JSON line each')
     .option('--dst', 'list the fire times of the next 12 months that fall in a DST gap or overlap')
-    .action(async (expr: string | undefined, options: NextOptions) => {
+    .option(
+      '--scheduler <name>',
+      'the next fires of this scheduler of the project: its cron in its zone, each delayed by its jitter, within its bounds (--json: {name, timezone, jitter, idle, fires: [{occurrence, firesAt}]})',
+    )
+    .action(async (expr: string | undefined, options: NextOptions, command: Command) => {
+      if (options.scheduler !== undefined) {
+        if (expr !== undefined) {
+          throw new UrsaError('ARGUMENT_INVALID', 'expr: give a cron expression or --scheduler, not both', {
+            field: 'expr',
+            value: expr,
+          });
+        }
+        return runScheduler(options.scheduler, options, command, io);
+      }
       if (options.batch) return runBatch(io);
       if (expr === undefined) {
-        throw new UrsaError('ARGUMENT_INVALID', 'expr: a cron expression is required (or --batch)', {
-          field: 'expr',
-        });
+        throw new UrsaError(
+          'ARGUMENT_INVALID',
+          'expr: a cron expression is required (or --batch, or --scheduler <name>)',
+          {
+            field: 'expr',
+          },
+        );
       }
       runSingle(expr, options, io);
     });

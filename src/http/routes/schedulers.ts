@@ -15,6 +15,8 @@ import {
   schedulerListSchema,
   schedulerParams,
   setResultSchema,
+  upcomingQuery,
+  upcomingSchema,
   yamlBody,
 } from '../../contract/index.js';
 import { actorOf } from '../../service/caller.js';
@@ -24,6 +26,7 @@ import { pauseScheduler, resumeScheduler } from '../../service/pauses.js';
 import { refreshProjectAs } from '../../service/refresh.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
+import { upcomingOf } from '../../service/upcoming.js';
 import { refreshView, setView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
@@ -82,6 +85,28 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       // Only the project's own document: a write to this path never replaces the _tenant one.
       if (detail.source === 'project') withEtag(reply, detail.version);
       return detail;
+    },
+  );
+
+  r.get(
+    `${BASE}/:name/upcoming`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          "A scheduler's next fires (?count=1-1000, 5 by default; ?from=ISO-8601, now by default): each occurrence and the instant it starts at, later by its jitter, within its bounds",
+        params: schedulerParams,
+        querystring: upcomingQuery,
+        response: {
+          200: upcomingSchema,
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'read');
+      return hidingNotFound(() => upcomingOf(rt, tenant, project, name, request.query));
     },
   );
 

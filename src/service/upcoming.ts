@@ -1,0 +1,61 @@
+import { loadProjectSchedulers } from '../catalog/catalog.js';
+import type { Upcoming } from '../contract/index.js';
+import { boundsSpent } from '../decisions/bounds.js';
+import { upcomingFires } from '../decisions/jitter.js';
+import { UrsaError } from '../errors/index.js';
+import type { Runtime } from '../runtime/context.js';
+import { formatInstant, parseInstant } from '../time/instant.js';
+import { pausesOf } from './pauses.js';
+
+/**
+ * A scheduler's next `count` fires after `from` (ISO-8601; the clock's now when undefined), as the
+ * project sees it after the cascade: its occurrences within its bounds, no more than `maxRuns`
+ * leaves, each with the instant its jitter delays it to (issue #22). None while it is disabled,
+ * paused or finished, and `idle` says which. `GET …/scheduler/:name/upcoming`, `ursa next --scheduler`.
+ *
+ * @throws UrsaError `INSTANT_INVALID` (input) for a `from` that is no instant; `NOT_FOUND` when
+ *   neither the project nor `_tenant` has a valid scheduler of that name; the store's errors.
+ */
+export async function upcomingOf(
+  rt: Pick<Runtime, 'repos' | 'clock'>,
+  tenant: string,
+  project: string,
+  name: string,
+  request: { readonly count: number; readonly from?: string | undefined },
+): Promise<Upcoming> {
+  const from = request.from === undefined ? rt.clock.now() : parseInstant(request.from, 'from');
+  const scheduler = (await loadProjectSchedulers(rt.repos, tenant, project)).schedulers.get(name);
+  if (scheduler === undefined) {
+    throw new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+    );
+  }
+  const { definition } = scheduler;
+  const { bounds } = definition;
+  const runsStarted =
+    bounds.maxRuns === undefined ? 0 : await rt.repos.runs.started({ tenant, project, name });
+  const pause = (await pausesOf(rt, tenant, project))(scheduler);
+  const idle = definition.enabled
+    ? (boundsSpent(bounds, from, runsStarted) ?? null)
+    : pause === null
+      ? 'disabled'
+      : 'paused';
+  const fires =
+    idle === null
+      ? upcomingFires(
+          definition,
+          { tenant, project, name },
+          from,
+          request.count,
+          bounds.maxRuns === undefined ? undefined : bounds.maxRuns - runsStarted,
+        )
+      : [];
+  return {
+    name,
+    timezone: definition.zone.id,
+    jitter: definition.jitter ?? null,
+    idle,
+    fires: fires.map((f) => ({ occurrence: formatInstant(f.occurrence), firesAt: formatInstant(f.firesAt) })),
+  };
+}
