@@ -21,12 +21,19 @@ export const DOCUMENT_ACTIONS = ['create', 'update', 'delete', 'restore'] as con
 export type DocumentAction = (typeof DOCUMENT_ACTIONS)[number];
 
 /** What an inbox item is about (decisions §2). */
-export const INBOX_KINDS = ['run-failed', 'one-shot-late', 'one-shot-refused', 'document-invalid'] as const;
+export const INBOX_KINDS = [
+  'run-failed',
+  'one-shot-late',
+  'one-shot-refused',
+  'document-invalid',
+  'scheduler-paused',
+] as const;
 
 /**
  * What an inbox item is about: `run-failed` (a run ended failed, spec §4.1), `one-shot-late` (an
  * `at:` scheduler caught up late, spec §12), `one-shot-refused` (an `at:` scheduler's start was
  * refused and it stays scheduled, spec §10a), `document-invalid` (a scheduler or recipe document
- * failed validation, spec §8).
+ * failed validation, spec §8), `scheduler-paused` (a scheduler paused itself after failed runs,
+ * its `pauseOnFailure`, issue #22).
  */
 export type InboxKind = (typeof INBOX_KINDS)[number];

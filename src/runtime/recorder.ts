@@ -12,6 +12,7 @@ import type { WorkflowRun } from '../store/workflow-runs.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
 import type { Runtime } from './context.js';
+import { pauseAfterFailures } from './failure-pause.js';
 import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
 
 const ABSORBED_COUNT_CAP = 1000;
@@ -196,7 +197,11 @@ export class RunRecorder {
     );
   }
 
-  /** Puts a failed run in its `runAs` user's inbox (decisions §2), whichever path ended it. */
+  /**
+   * Puts a failed run in its `runAs` user's inbox (decisions §2), whichever path ended it, and
+   * pauses its scheduler when that makes its `pauseOnFailure` (issue #22; a store error there is
+   * logged: the run's end stands, and the next failed run looks again).
+   */
   async notifyFailed(run: Run, at: number): Promise<void> {
     await this.rt.repos.inbox.add({
       tenant: run.tenant,
@@ -211,6 +216,14 @@ export class RunRecorder {
       logPath: run.logPath,
       createdAt: at,
     });
+    try {
+      await pauseAfterFailures(this.rt, run, at);
+    } catch (error) {
+      this.rt.log.error(
+        { scheduler: run.name, correlationId: run.correlationId, err: error },
+        'pause on failure failed',
+      );
+    }
   }
 
   /**

@@ -102,6 +102,8 @@ export interface SchedulerDefinition {
   readonly jitter: string | undefined;
   /** `jitter` in milliseconds: each fire is delayed by the scheduler's offset within it (`jitterOffset`). */
   readonly jitterMs: number | undefined;
+  /** `pauseOnFailure`: pause after this many consecutive failed runs (issue #22; cron only). */
+  readonly pauseOnFailure: number | undefined;
 }
 
 /** One reason a document was refused; defined beside {@link UrsaError}, which carries a list of them. */

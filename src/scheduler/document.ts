@@ -57,16 +57,26 @@ function target(fields: SchedulerFields): SchedulerTarget {
   throw new Error('unreachable: a valid scheduler has recipe or workflow');
 }
 
+// The fields only a cron schedule has, with what each is in a message.
+const CRON_ONLY: Readonly<Record<string, string>> = {
+  startAt: 'bounds',
+  endAt: 'bounds',
+  maxRuns: 'bounds',
+  jitter: 'jitter',
+  pauseOnFailure: 'pauseOnFailure',
+};
+
 /**
- * The cross-field rules of the bounds and jitter: only a cron schedule has them (a one-shot fires
- * once, at its `at:`), and `startAt` comes before `endAt` (both read in the scheduler's zone).
+ * The cross-field rules of the bounds, jitter and pauseOnFailure: only a cron schedule has them (a
+ * one-shot fires once, at its `at:`), and `startAt` comes before `endAt` (both read in the
+ * scheduler's zone).
  */
 function cronOnlyIssues(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
-  const set = ['startAt', 'endAt', 'maxRuns', 'jitter'].filter((field) => isSet(document, field));
+  const set = Object.keys(CRON_ONLY).filter((field) => isSet(document, field));
   if (isSet(document, 'at') && set.length > 0)
     return set.map((field) => ({
       path: field,
-      message: `only a cron schedule has ${field === 'jitter' ? 'jitter' : 'bounds'}; a one-shot fires once, at its at: instant`,
+      message: `only a cron schedule has ${CRON_ONLY[field]}; a one-shot fires once, at its at: instant`,
     }));
   const { startAt, endAt } = document;
   if (typeof startAt !== 'string' || typeof endAt !== 'string') return [];
@@ -115,6 +125,7 @@ function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinitio
     bounds: boundsOf(fields, zone),
     jitter: fields.jitter?.text,
     jitterMs: fields.jitter?.ms,
+    pauseOnFailure: fields.pauseOnFailure,
   };
 }
 

@@ -13,10 +13,13 @@ import {
 /** The largest `maxRuns` a scheduler may set. */
 export const MAX_RUNS_LIMIT = 1_000_000_000;
 
+/** The largest `pauseOnFailure` a scheduler may set: consecutive failed runs. */
+export const PAUSE_ON_FAILURE_LIMIT = 1000;
+
 /**
- * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds and jitter of issue #22)
+ * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds, jitter and pauseOnFailure of issue #22)
  * with their types and defaults. Strict: any other field is an error. The cross-field rules (exactly one of
- * `cron`/`at`, exactly one of `recipe`/`workflow`, bounds and jitter only on a cron schedule and
+ * `cron`/`at`, exactly one of `recipe`/`workflow`, bounds, jitter and pauseOnFailure only on a cron schedule and
  * `startAt` before `endAt`) are checked beside it, in `document.ts`.
  */
 export const schedulerSchema = z.strictObject({
@@ -39,9 +42,10 @@ export const schedulerSchema = z.strictObject({
   endAt: atField.optional(),
   maxRuns: z.int().min(1).max(MAX_RUNS_LIMIT).optional(),
   jitter: durationField.optional(),
+  pauseOnFailure: z.int().min(1).max(PAUSE_ON_FAILURE_LIMIT).optional(),
 });
 
-/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds and jitter. */
+/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds, jitter and pauseOnFailure. */
 export const SCHEDULER_FIELDS: readonly string[] = Object.keys(schedulerSchema.shape);
 
 /** A scheduler document that passed {@link schedulerSchema}, defaults applied. */

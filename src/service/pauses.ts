@@ -1,9 +1,9 @@
-import { isMap, parseDocument } from 'yaml';
 import { checkScheduler, type EffectiveScheduler } from '../catalog/catalog.js';
 import { PAUSE_NOTE_MAX, type Pause, type PauseResult } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
+import { withEnabled } from '../scheduler/enabled.js';
 import { validateName } from '../scheduler/name.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { type StoredDocument, TENANT_PROJECT } from '../store/document-rows.js';
@@ -105,16 +105,6 @@ export async function pausesOf(
 /** A pause note as the REST contract shows it (the instant ISO-8601 UTC). */
 export function pauseView(note: PauseNote): Pause {
   return { note: note.note, by: note.by, at: formatInstant(note.at) };
-}
-
-// The document's text with its top-level `enabled` set, through the `yaml` Document API (never a
-// string edit), so the author's comments, key order and formatting stay.
-function withEnabled(text: string, enabled: boolean): string {
-  const doc = parseDocument(text);
-  if (!isMap(doc.contents)) return text;
-  if (doc.get('enabled') === enabled) return text;
-  doc.set('enabled', enabled);
-  return doc.toString({ lineWidth: 0 });
 }
 
 // Why a pause or resume in this project finds no document of its own to write.

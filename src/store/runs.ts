@@ -7,6 +7,7 @@ import { tokenOf } from './fencing.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
+import { latestFinalOutcomes } from './run-streak.js';
 import { runsStarted } from './runs-started.js';
 import type { SchedulerKey } from './schedules.js';
 import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
@@ -105,6 +106,11 @@ export class Runs {
   /** How many runs of a scheduler started since its document was created (see `runsStarted`). */
   async started(key: SchedulerKey): Promise<number> {
     return runsStarted(this.store.db, key);
+  }
+
+  /** The latest final outcomes of a scheduler's runs since `since` (see `latestFinalOutcomes`). */
+  async finalOutcomes(key: SchedulerKey, since: number, limit: number): Promise<string[]> {
+    return latestFinalOutcomes(this.store.db, key, since, limit);
   }
 
   async get(correlationId: string): Promise<Run | undefined> {

@@ -149,7 +149,7 @@ export interface InboxTable {
   tenant: string;
   user_name: string;
   created_at: number;
-  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`. */
+  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`, `scheduler-paused`. */
   kind: string;
   title: string;
   body: string;

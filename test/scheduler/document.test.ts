@@ -83,6 +83,7 @@ catchUpWindow: PT10M
       bounds: { startAt: undefined, endAt: undefined, maxRuns: undefined },
       jitter: undefined,
       jitterMs: undefined,
+      pauseOnFailure: undefined,
     });
     expect(definition.zone.id).toBe('UTC');
   });
@@ -207,7 +208,7 @@ initialMessage: 42
       {
         path: 'schedule',
         message:
-          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter',
+          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure',
       },
     ]);
   });
@@ -319,6 +320,23 @@ initialMessage: 42
       ]);
     });
 
+    it('reads pauseOnFailure, and refuses it on a one-shot and outside 1-1000 (issue #22)', () => {
+      expect(parseSchedulerDocument(`${VALID}pauseOnFailure: 3\n`, options).pauseOnFailure).toBe(3);
+      expect(refusal(`${VALID}pauseOnFailure: 0\n`).issues?.map((i) => i.path)).toEqual(['pauseOnFailure']);
+      expect(refusal(`${VALID}pauseOnFailure: 1001\n`).issues?.map((i) => i.path)).toEqual([
+        'pauseOnFailure',
+      ]);
+      expect(refusal(`${VALID}pauseOnFailure: 1.5\n`).issues?.map((i) => i.path)).toEqual(['pauseOnFailure']);
+      expect(
+        refusal('description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\npauseOnFailure: 2\n').issues,
+      ).toEqual([
+        {
+          path: 'pauseOnFailure',
+          message: 'only a cron schedule has pauseOnFailure; a one-shot fires once, at its at: instant',
+        },
+      ]);
+    });
+
     it('refuses bounds on a one-shot, which fires once at its at: instant', () => {
       const issues = refusal(
         'description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\nmaxRuns: 2\nendAt: "2026-06-01T00:00:00Z"\n',
@@ -410,7 +428,7 @@ colour: blue
       `${PATH}: timezone: "Europe/Berlln" is not an IANA time zone; expected an IANA time zone id such as Europe/Berlin, America/New_York or UTC`,
       `${PATH}: enabled: expected a boolean (true or false), found the string "no"`,
       `${PATH}: overlap: expected one of skip, queue, cancelPrevious, found the string "sometimes"`,
-      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter`,
+      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure`,
     ]);
   });
 

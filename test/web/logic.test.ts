@@ -95,6 +95,7 @@ describe('inline problems', () => {
       'endAt',
       'maxRuns',
       'jitter',
+      'pauseOnFailure',
     ]);
     expect(FIELDS.find((f) => f.name === 'lockMode')).toMatchObject({
       kind: 'enum',

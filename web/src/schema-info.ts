@@ -49,6 +49,8 @@ const ABOUT: Readonly<Record<(typeof SCHEDULER_FIELDS)[number], string>> = {
     'Start at most this many runs (skipped ones do not count); then the scheduler is finished. Cron only.',
   jitter:
     'ISO-8601 duration: delay each fire by this scheduler’s own offset within it, to spread load (e.g. PT30S). Cron only.',
+  pauseOnFailure:
+    'Pause the scheduler after this many failed runs in a row (a completed run starts the count over), with a note and an inbox item. Cron only.',
 };
 
 function describe(name: string, schema: { readonly _zod: { readonly def: Def } }): FieldInfo {
