@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load.js';
 import { UrsaError } from '../errors/index.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerConfig } from './commands/config.js';
+import { registerDescribe } from './commands/describe.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNext } from './commands/next.js';
@@ -29,6 +30,7 @@ function buildProgram(io: CliIo): Command {
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);
+  registerDescribe(program, io);
   registerAdminCommands(program, io);
   registerTokenCommands(program, io);
   registerWorkflowCommands(program, io);

@@ -200,6 +200,15 @@ export class HttpClient implements C.UrsaClient {
     });
   }
 
+  describe(name: string, count: number): Promise<C.SchedulerDescription> {
+    validateName(name, 'scheduler name');
+    return this.#call({
+      method: 'GET',
+      path: this.#project(`scheduler/${encodeURIComponent(name)}/describe`),
+      query: { count },
+    });
+  }
+
   pause(name: string, note: string): Promise<C.PauseResult> {
     validateName(name, 'scheduler name');
     return this.#call({

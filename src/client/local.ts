@@ -2,6 +2,7 @@ import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { RefreshResult } from '../runtime/registrar.js';
 import { actorOf, type Caller } from '../service/caller.js';
+import { describeScheduler } from '../service/describe.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
 import { schedulerEventPage, schedulerRunPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
@@ -31,6 +32,7 @@ import type {
   PauseResult,
   RefreshView,
   RunPage,
+  SchedulerDescription,
   SchedulerDetail,
   SchedulerList,
   SetView,
@@ -87,6 +89,10 @@ export class LocalClient implements UrsaClient {
 
   upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<Upcoming> {
     return upcomingOf(this.rt, this.scope.tenant, this.scope.project, name, request);
+  }
+
+  describe(name: string, count: number): Promise<SchedulerDescription> {
+    return describeScheduler(this.rt, this.scope.tenant, this.scope.project, name, count);
   }
 
   pause(name: string, note: string): Promise<PauseResult> {

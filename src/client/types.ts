@@ -19,6 +19,7 @@ import type {
   PauseResult,
   ProjectRefreshView,
   RunPage,
+  SchedulerDescription,
   SchedulerDetail,
   SchedulerList,
   SetView,
@@ -42,6 +43,7 @@ export type {
   PauseResult,
   RunPage,
   RunView,
+  SchedulerDescription,
   SchedulerDetail,
   SchedulerList,
   SchedulerSummary,
@@ -94,6 +96,12 @@ export interface UrsaClient {
    * @throws UrsaError `INSTANT_INVALID` for a bad `from`, `NOT_FOUND`.
    */
   upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<Upcoming>;
+  /**
+   * One scheduler described: its next `count` fires, DST notes, run counts, newest runs, pause and
+   * bounds (see `describeScheduler`).
+   * @throws UrsaError `NOT_FOUND`.
+   */
+  describe(name: string, count: number): Promise<SchedulerDescription>;
   /**
    * Pauses a scheduler with a note ('' for none); resumes it. See `pauseScheduler`.
    * @throws UrsaError `SCHEDULER_INHERITED` when it comes from `_tenant`, `NOT_FOUND`.

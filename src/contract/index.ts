@@ -32,6 +32,7 @@ import type {
   refreshSchema,
   runPageSchema,
   runSchema,
+  schedulerDescriptionSchema,
   schedulerDetailSchema,
   schedulerListSchema,
   schedulerSummarySchema,
@@ -74,6 +75,8 @@ export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 export type SchedulerList = z.infer<typeof schedulerListSchema>;
 /** `GET …/scheduler/:name`. */
 export type SchedulerDetail = z.infer<typeof schedulerDetailSchema>;
+/** `GET …/scheduler/:name/describe`. */
+export type SchedulerDescription = z.infer<typeof schedulerDescriptionSchema>;
 /** `GET …/scheduler/:name/upcoming`. */
 export type Upcoming = z.infer<typeof upcomingSchema>;
 /** `PUT …/scheduler/:name`. */

@@ -175,3 +175,44 @@ export const upcomingSchema = z.object({
   idle: z.enum(['paused', 'disabled', 'ended', 'max-runs']).nullable(),
   fires: z.array(z.object({ occurrence: instant, firesAt: instant })),
 });
+
+/** `GET …/scheduler/:name/describe?count=`: how many coming fires to show (1-1000, 5 when absent). */
+export const describeQuery = z.strictObject({ count: limitQuery(5) });
+
+/**
+ * A daylight-saving transition of the next 12 months that touches a scheduler's fire times: at
+ * `transition`, the zone's offset goes from `offsetBefore` to `offsetAfter` (`+01:00`), and `count`
+ * matching wall times are `shifted` (a gap: they fire later by it), fire `once` (an overlap: at
+ * the first instant) or `twice` (an overlap, with an hour field matching every hour).
+ */
+export const dstNoteSchema = z.object({
+  transition: instant,
+  effect: z.enum(['shifted', 'once', 'twice']),
+  offsetBefore: z.string(),
+  offsetAfter: z.string(),
+  count: z.number(),
+});
+
+/** A scheduler's runs as the store keeps them: how many, per outcome, and how many coalesced. */
+export const runCountsSchema = z.object({
+  runs: z.number(),
+  byOutcome: z.record(z.string(), z.number()),
+  coalesced: z.number(),
+});
+
+/**
+ * One scheduler described (`GET …/scheduler/:name/describe`, `ursa describe`): what the list says
+ * of it, its jitter, its next fires (`upcoming`, each occurrence with its jittered start, within
+ * its bounds; `idle` says why there are none), the DST transitions that touch them, how many runs
+ * `maxRuns` still allows (null without it), its run counts and its newest runs.
+ */
+export const schedulerDescriptionSchema = schedulerSummarySchema.extend({
+  jitter: z.string().nullable(),
+  pauseOnFailure: z.number().nullable(),
+  idle: upcomingSchema.shape.idle,
+  upcoming: upcomingSchema.shape.fires,
+  dst: z.array(dstNoteSchema),
+  runsLeft: z.number().nullable(),
+  counts: runCountsSchema,
+  recentRuns: z.array(runSchema),
+});

@@ -1,6 +1,6 @@
 import { isMap, parseDocument } from 'yaml';
 import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
-import type { Bounds, SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
+import type { Bounds, Pause, SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
 import { boundsSpent, isBounded } from '../decisions/bounds.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
@@ -42,31 +42,46 @@ export async function loadSchedulersWithState(
  * the CLI's local client, so both answer alike; lock modes are not applied (spec §10b: people see all).
  */
 export async function listSchedulers(rt: Runtime, tenant: string, project: string): Promise<SchedulerList> {
-  const { repos } = rt;
   const { schedulers, failures, states } = await loadSchedulersWithState(rt, tenant, project);
   const pauseOf = await pausesOf(rt, tenant, project);
   const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const d = s.definition;
-    const last = await repos.feed.latestForRef(tenant, project, 'SCHEDULER', name);
-    const next = states.get(name)?.nextRunAt ?? null;
-    list.push({
-      name,
-      ...definitionFields(d),
-      overlap: d.overlap,
-      lockMode: d.lockMode,
-      tags: [...d.tags],
-      source: s.source,
-      nextRunAt: next === null ? null : formatInstant(next),
-      lastRun:
-        last === undefined
-          ? null
-          : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
-      paused: pauseOf(s),
-      bounds: await boundsView(rt, { tenant, project, name }, d.bounds),
-    });
+    list.push(await summaryOf(rt, { tenant, project, name }, s, states.get(name), pauseOf(s)));
   }
   return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+}
+
+/**
+ * One scheduler of a project's listing (`SchedulerSummary`): its definition's fields, its next run
+ * (from its schedule state), its last run (the feed's newest line), its pause and its bounds.
+ *
+ * @throws the store's errors.
+ */
+export async function summaryOf(
+  rt: Runtime,
+  key: SchedulerKey,
+  s: EffectiveScheduler,
+  state: ScheduleState | undefined,
+  paused: Pause | null,
+): Promise<SchedulerSummary> {
+  const d = s.definition;
+  const last = await rt.repos.feed.latestForRef(key.tenant, key.project, 'SCHEDULER', key.name);
+  const next = state?.nextRunAt ?? null;
+  return {
+    name: key.name,
+    ...definitionFields(d),
+    overlap: d.overlap,
+    lockMode: d.lockMode,
+    tags: [...d.tags],
+    source: s.source,
+    nextRunAt: next === null ? null : formatInstant(next),
+    lastRun:
+      last === undefined
+        ? null
+        : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
+    paused,
+    bounds: await boundsView(rt, key, d.bounds),
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { loadProjectSchedulers } from '../catalog/catalog.js';
-import type { Upcoming } from '../contract/index.js';
+import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
+import type { Pause, Upcoming } from '../contract/index.js';
 import { boundsSpent } from '../decisions/bounds.js';
 import { upcomingFires } from '../decisions/jitter.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import type { SchedulerKey } from '../store/schedules.js';
 import { formatInstant, parseInstant } from '../time/instant.js';
 import { pausesOf } from './pauses.js';
 
@@ -31,28 +32,36 @@ export async function upcomingOf(
       `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
     );
   }
+  const pause = (await pausesOf(rt, tenant, project))(scheduler);
+  return upcomingOfScheduler(rt, { tenant, project, name }, scheduler, pause, from, request.count);
+}
+
+/**
+ * {@link upcomingOf} for a scheduler already loaded, with its pause (null when not paused), after
+ * `from` (UTC ms).
+ *
+ * @throws the store's errors.
+ */
+export async function upcomingOfScheduler(
+  rt: Pick<Runtime, 'repos'>,
+  key: SchedulerKey,
+  scheduler: EffectiveScheduler,
+  pause: Pause | null,
+  from: number,
+  count: number,
+): Promise<Upcoming> {
   const { definition } = scheduler;
   const { bounds } = definition;
-  const runsStarted =
-    bounds.maxRuns === undefined ? 0 : await rt.repos.runs.started({ tenant, project, name });
-  const pause = (await pausesOf(rt, tenant, project))(scheduler);
+  const runsStarted = bounds.maxRuns === undefined ? 0 : await rt.repos.runs.started(key);
   const idle = definition.enabled
     ? (boundsSpent(bounds, from, runsStarted) ?? null)
     : pause === null
       ? 'disabled'
       : 'paused';
-  const fires =
-    idle === null
-      ? upcomingFires(
-          definition,
-          { tenant, project, name },
-          from,
-          request.count,
-          bounds.maxRuns === undefined ? undefined : bounds.maxRuns - runsStarted,
-        )
-      : [];
+  const runsLeft = bounds.maxRuns === undefined ? undefined : bounds.maxRuns - runsStarted;
+  const fires = idle === null ? upcomingFires(definition, key, from, count, runsLeft) : [];
   return {
-    name,
+    name: key.name,
     timezone: definition.zone.id,
     jitter: definition.jitter ?? null,
     idle,

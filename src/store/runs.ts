@@ -7,6 +7,7 @@ import { tokenOf } from './fencing.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
+import { type RunCounts, runCounts } from './run-counts.js';
 import { latestFinalOutcomes } from './run-streak.js';
 import { runsStarted } from './runs-started.js';
 import type { SchedulerKey } from './schedules.js';
@@ -106,6 +107,11 @@ export class Runs {
   /** How many runs of a scheduler started since its document was created (see `runsStarted`). */
   async started(key: SchedulerKey): Promise<number> {
     return runsStarted(this.store.db, key);
+  }
+
+  /** A scheduler's runs by outcome (see `runCounts`). */
+  async counts(key: SchedulerKey, options: { visibleToAgents?: boolean } = {}): Promise<RunCounts> {
+    return runCounts(this.store.db, key, options);
   }
 
   /** The latest final outcomes of a scheduler's runs since `since` (see `latestFinalOutcomes`). */

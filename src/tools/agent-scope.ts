@@ -1,11 +1,12 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
-import type { Pause, PauseResult } from '../contract/index.js';
+import type { Pause, PauseResult, SchedulerDescription } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { actorOf, type Caller } from '../service/caller.js';
+import { describeScheduler } from '../service/describe.js';
 import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
 import { loadSchedulersWithState } from '../service/listing.js';
@@ -135,6 +136,18 @@ export class AgentScope {
     const { document } = entry;
     const version = document.project === this.identity.project ? document.version : 0;
     return { body: document.body, locked: agentView(entry.lockMode).locked, version };
+  }
+
+  /**
+   * Scheduler `name` described for the agent (issue #22): what `describeScheduler` says of it,
+   * its run counts without runs that were hidden when claimed.
+   *
+   * @throws UrsaError `NOT_FOUND` (the agents' wording) for a name the agent may not see.
+   */
+  async describe(name: string, count: number): Promise<SchedulerDescription> {
+    if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
+    const { tenant, project } = this.identity;
+    return describeScheduler(this.#rt, tenant, project, name, count, { visibleToAgents: true });
   }
 
   /**

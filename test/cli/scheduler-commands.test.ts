@@ -244,4 +244,49 @@ describe('ursa list and ursa get', () => {
       stderr: '',
     });
   });
+
+  // Issue #22 item 8: `ursa describe` (REST and the tool: test/http/describe.test.ts).
+  it('describes a scheduler: state, bounds, next fires, DST notes, run counts', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-describe-'));
+    const yaml = cronScheduler('0 0 2 * * *', 'noop', 'maxRuns: 4\npauseOnFailure: 3\n').replace(
+      'UTC',
+      'Europe/Berlin',
+    );
+    expect(
+      (await ursa(['apply', projectFolder({ '_vance/scheduler/nightly.yaml': yaml })], { cwd })).code,
+    ).toBe(0);
+    expect(await ursa(['describe', 'nightly', '-n', '2'], { cwd })).toEqual({
+      code: 0,
+      stdout: [
+        'nightly: test scheduler',
+        '  schedule    cron 0 0 2 * * * in Europe/Berlin',
+        '  state       enabled',
+        '  overlap     skip; lock mode full; from the project document',
+        '  bounds      maxRuns 4 (0 started, 4 left)',
+        '  on failure  pauses after 3 failed runs in a row',
+        '  next run    2026-03-29T01:00:00Z',
+        'next fires:',
+        '  Sun 2026-03-29 03:00:00 +02:00  2026-03-29T01:00:00Z',
+        '  Mon 2026-03-30 02:00:00 +02:00  2026-03-30T00:00:00Z',
+        'daylight saving, next 12 months:',
+        '  2026-03-29T01:00:00Z (+01:00 → +02:00): 1 fire time(s) fall in the gap and fire later by it',
+        '  2026-10-25T01:00:00Z (+02:00 → +01:00): 1 fire time(s) happen twice and fire once, at the first instant',
+        '  2027-03-28T01:00:00Z (+01:00 → +02:00): 1 fire time(s) fall in the gap and fire later by it',
+        'runs: 0; coalesced 0',
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    expect(JSON.parse((await ursa(['describe', 'nightly', '--json'], { cwd })).stdout)).toMatchObject({
+      name: 'nightly',
+      runsLeft: 4,
+      pauseOnFailure: 3,
+      counts: { runs: 0, byOutcome: {}, coalesced: 0 },
+      recentRuns: [],
+    });
+    expect(await ursa(['describe', 'nope'], { cwd })).toMatchObject({
+      code: 2,
+      stderr: 'ursa: scheduler "nope" does not exist in default/demo [NOT_FOUND]\n',
+    });
+  });
 });

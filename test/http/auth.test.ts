@@ -96,6 +96,13 @@ function endpoints(s: Seeded): Endpoint[] {
     },
     {
       method: 'GET',
+      url: `${p}/scheduler/job/describe`,
+      role: 'read',
+      ok: 200,
+      missing: `${p}/scheduler/nope/describe`,
+    },
+    {
+      method: 'GET',
       url: `${p}/scheduler/job/upcoming`,
       role: 'read',
       ok: 200,
@@ -253,7 +260,7 @@ describe.each(DIALECTS)('tokens and tenants on %s (decisions §6)', (dialect) =>
       expect(mine.json()).toEqual((await call(e, a.auth(a.tokens.other))).json());
       checked++;
     }
-    expect(checked).toBe(8);
+    expect(checked).toBe(9);
   });
 
   it('the operator token (tenant null) reaches every endpoint of every tenant', async () => {

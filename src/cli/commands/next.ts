@@ -10,7 +10,8 @@ import type { CliIo } from '../io.js';
 
 const MAX_COUNT = 1000;
 
-function parseCount(value: unknown, field: string): number {
+/** A count argument (`-n`, a batch line's `count`): a whole number 1-1000, else `ARGUMENT_INVALID`. */
+export function parseCount(value: unknown, field: string): number {
   const n = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
     throw new UrsaError(

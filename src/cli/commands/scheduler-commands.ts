@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Bounds, Pause, SchedulerSummary } from '../../client/types.js';
+import type { SchedulerSummary } from '../../client/types.js';
 import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { setProjectSuspended } from '../../service/projects.js';
@@ -9,6 +9,7 @@ import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
+import { finishedLine, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 
 /** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
@@ -132,18 +133,6 @@ function registerDelete(program: Command, io: CliIo): void {
         await client.close();
       }
     });
-}
-
-/** Why a bounded scheduler fires no more, in the CLI's output. */
-function finishedLine(bounds: Bounds): string {
-  return bounds.finished === 'max-runs'
-    ? `fires no more: it started ${bounds.runsStarted} of its maxRuns ${bounds.maxRuns}`
-    : `fires no more: its endAt ${bounds.endAt} has passed`;
-}
-
-/** How a pause reads in the CLI's output: who, when and why. */
-function pauseLine(pause: Pause): string {
-  return `paused by ${pause.by} at ${pause.at}${pause.note === '' ? '' : `: ${pause.note}`}`;
 }
 
 function registerPause(program: Command, io: CliIo): void {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   deleteResultSchema,
+  describeQuery,
   eventPageSchema,
   fireResultSchema,
   pageQuery,
@@ -11,6 +12,7 @@ import {
   projectParams,
   refreshSchema,
   runPageSchema,
+  schedulerDescriptionSchema,
   schedulerDetailSchema,
   schedulerListSchema,
   schedulerParams,
@@ -20,6 +22,7 @@ import {
   yamlBody,
 } from '../../contract/index.js';
 import { actorOf } from '../../service/caller.js';
+import { describeScheduler } from '../../service/describe.js';
 import { schedulerEventPage, schedulerRunPage } from '../../service/feed.js';
 import { getSchedulerDetail, listSchedulers } from '../../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../../service/pauses.js';
@@ -85,6 +88,28 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       // Only the project's own document: a write to this path never replaces the _tenant one.
       if (detail.source === 'project') withEtag(reply, detail.version);
       return detail;
+    },
+  );
+
+  r.get(
+    `${BASE}/:name/describe`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          'One scheduler described: its list entry (pause, bounds), its jitter, its next fires (?count=1-1000, 5 by default), the DST transitions of the coming year that touch them, what maxRuns leaves, its run counts per outcome and its newest runs',
+        params: schedulerParams,
+        querystring: describeQuery,
+        response: {
+          200: schedulerDescriptionSchema,
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      callerFor(request, tenant, project, 'read');
+      return hidingNotFound(() => describeScheduler(rt, tenant, project, name, request.query.count));
     },
   );
 

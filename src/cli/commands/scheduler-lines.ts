@@ -1,0 +1,13 @@
+import type { Bounds, Pause } from '../../client/types.js';
+
+/** Why a bounded scheduler fires no more, in the CLI's output. */
+export function finishedLine(bounds: Bounds): string {
+  return bounds.finished === 'max-runs'
+    ? `fires no more: it started ${bounds.runsStarted} of its maxRuns ${bounds.maxRuns}`
+    : `fires no more: its endAt ${bounds.endAt} has passed`;
+}
+
+/** How a pause reads in the CLI's output: who, when and why. */
+export function pauseLine(pause: Pause): string {
+  return `paused by ${pause.by} at ${pause.at}${pause.note === '' ? '' : `: ${pause.note}`}`;
+}
