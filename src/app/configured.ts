@@ -14,6 +14,10 @@ export function runtimeSettingsOf(config: Config): RuntimeSettings {
     misfireThresholdMs: config.misfireThresholdMs,
     runLogRetentionDays: config.runLogRetentionDays,
     shutdownGraceMs: config.shutdownGraceMs,
+    budget: {
+      runsPerHour: config.budgetRunsPerHour === 0 ? undefined : config.budgetRunsPerHour,
+      runsPerDay: config.budgetRunsPerDay === 0 ? undefined : config.budgetRunsPerDay,
+    },
     workflowsEnabled: config.workflows,
     secretHosts: config.secretHosts,
     templateLimits: templateLimitsOf(config),

@@ -55,6 +55,9 @@ export interface SettingDefinition<T> {
   readonly display?: (value: T) => T;
 }
 
+/** The largest run budget of a window (runs), at every level of its cascade. */
+export const MAX_BUDGET_RUNS = 1_000_000;
+
 /** The largest run-log retention, in days (spec §9a). */
 export const MAX_RETENTION_DAYS = 365;
 
@@ -62,6 +65,7 @@ export const MAX_RETENTION_DAYS = 365;
 const positive = integerSchema(1, 2 ** 31);
 
 const retention = integerSchema(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+const budget = integerSchema(0, MAX_BUDGET_RUNS);
 const port = integerSchema(1, 65535);
 
 /**
@@ -116,6 +120,26 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
       days > MAX_RETENTION_DAYS
         ? { value: MAX_RETENTION_DAYS, note: `clamped from ${days} to ${MAX_RETENTION_DAYS}` }
         : undefined,
+  },
+  budgetRunsPerHour: {
+    default: 0,
+    type: 'integer',
+    env: 'URSA_BUDGET_RUNS_PER_HOUR',
+    yamlKey: 'budgetRunsPerHour',
+    flag: '--budget-runs-per-hour',
+    allowed: `a whole number 0-${MAX_BUDGET_RUNS} (0: no budget)`,
+    doc: 'Fallback of scheduler.budget.runsPerHour: runs a project may start in any rolling hour; 0 for no limit.',
+    ...budget,
+  },
+  budgetRunsPerDay: {
+    default: 0,
+    type: 'integer',
+    env: 'URSA_BUDGET_RUNS_PER_DAY',
+    yamlKey: 'budgetRunsPerDay',
+    flag: '--budget-runs-per-day',
+    allowed: `a whole number 0-${MAX_BUDGET_RUNS} (0: no budget)`,
+    doc: 'Fallback of scheduler.budget.runsPerDay: runs a project may start in any rolling 24 hours; 0 for no limit.',
+    ...budget,
   },
   shutdownGraceMs: {
     default: 30_000,

@@ -38,6 +38,10 @@ export interface Settings {
    * forever, < 0 write no run-log documents. Default 7.
    */
   readonly runLogRetentionDays: number;
+  /** Operator fallback of `scheduler.budget.runsPerHour`: runs a project may start in a rolling hour; 0 none. Default 0. */
+  readonly budgetRunsPerHour: number;
+  /** Operator fallback of `scheduler.budget.runsPerDay`: runs a project may start in a rolling day; 0 none. Default 0. */
+  readonly budgetRunsPerDay: number;
   /** How long a stopping worker waits for running processes, milliseconds, ≥ 0. Default 30 000 (PT30S). */
   readonly shutdownGraceMs: number;
   /** Whether scheduler documents may target workflow runs (decisions §2). Default true. */

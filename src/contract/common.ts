@@ -52,7 +52,8 @@ export const outcome = z
   .describe(
     'pending | completed | failed | cancelled | skipped_overlap | skipped_overlap_queued | skipped_misfire | ' +
       'skipped_deleted | skipped_disabled (the scheduler was deleted or disabled before the run started) | ' +
-      'skipped_bounds (before startAt, after endAt, or maxRuns runs already started)',
+      'skipped_bounds (before startAt, after endAt, or maxRuns runs already started) | ' +
+      'skipped_budget (its project started as many runs as scheduler.budget.runsPerHour or runsPerDay allow)',
   );
 
 /** `?limit=`: 1 to 1000, `fallback` when absent. */

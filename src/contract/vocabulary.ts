@@ -27,6 +27,7 @@ export const INBOX_KINDS = [
   'one-shot-refused',
   'document-invalid',
   'scheduler-paused',
+  'budget-exceeded',
 ] as const;
 
 /**
@@ -34,6 +35,7 @@ export const INBOX_KINDS = [
  * `at:` scheduler caught up late, spec §12), `one-shot-refused` (an `at:` scheduler's start was
  * refused and it stays scheduled, spec §10a), `document-invalid` (a scheduler or recipe document
  * failed validation, spec §8), `scheduler-paused` (a scheduler paused itself after failed runs,
- * its `pauseOnFailure`, issue #22).
+ * its `pauseOnFailure`, issue #22), `budget-exceeded` (a project's run budget skipped a run, once per
+ * window, issue #22).
  */
 export type InboxKind = (typeof INBOX_KINDS)[number];

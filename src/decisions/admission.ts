@@ -1,4 +1,5 @@
 import type { BoundsRefusal } from './bounds.js';
+import type { BudgetRefusal } from './budget.js';
 import { decideOverlap, type OverlapDecision, type OverlapSituation } from './overlap.js';
 
 /**
@@ -19,6 +20,8 @@ export interface AdmissionSituation extends OverlapSituation {
   readonly earlierManualFire: boolean;
   /** What the scheduler's bounds say of the run (`boundsRefusal`); undefined when they let it start. */
   readonly outOfBounds: BoundsRefusal | undefined;
+  /** What the project's run budget says of the run (`budgetRefusal`); undefined when it may start. */
+  readonly overBudget: BudgetRefusal | undefined;
 }
 
 /**
@@ -28,11 +31,19 @@ export interface AdmissionSituation extends OverlapSituation {
  *   ({@link WITHDRAWN});
  * - a {@link BoundsRefusal}: the run's instant is before `startAt` or after `endAt`, or the
  *   scheduler started `maxRuns` runs already: not started, recorded `skipped_bounds`;
+ * - a {@link BudgetRefusal}: its project started as many runs as its budget allows in the rolling
+ *   hour or day: not started, recorded `skipped_budget`;
  * - `yield`: an earlier manual fire is judged first, and this run after it, so that a fire is
  *   judged in the order of the instants it was requested at and the occurrences are due at,
  *   whichever path recorded it.
  */
-export type AdmissionDecision = OverlapDecision | 'deleted' | 'disabled' | 'yield' | BoundsRefusal;
+export type AdmissionDecision =
+  | OverlapDecision
+  | 'deleted'
+  | 'disabled'
+  | 'yield'
+  | BoundsRefusal
+  | BudgetRefusal;
 
 /** The outcome and reason of a run skipped because its scheduler was deleted or disabled. */
 export const WITHDRAWN = {
@@ -47,12 +58,19 @@ export const OUT_OF_BOUNDS = {
   'max-runs': { outcome: 'skipped_bounds', reason: 'max-runs' },
 } as const;
 
+/** The outcome and reason of a run its project's run budget refused (issue #22). */
+export const OVER_BUDGET = {
+  'runs-per-hour': { outcome: 'skipped_budget', reason: 'runs-per-hour' },
+  'runs-per-day': { outcome: 'skipped_budget', reason: 'runs-per-day' },
+} as const;
+
 /**
  * Decides the admission of a run, pure, in the one admission order of every start (issue #22):
  * a deleted scheduler starts nothing; a scheduled run yields to an earlier manual fire (judged
  * first, so that what this run is judged against includes it); then the refusals in turn —
  * bounds, pause (a disabled scheduler starts no scheduled run, while a manual fire, which the
- * service refuses while paused, bypasses the schedule) — and the overlap policy last.
+ * service refuses while paused, bypasses the schedule), the project's run budget — and the
+ * overlap policy last.
  */
 export function decideAdmission(s: AdmissionSituation): AdmissionDecision {
   if (s.standing === 'deleted') return 'deleted';
@@ -60,5 +78,6 @@ export function decideAdmission(s: AdmissionSituation): AdmissionDecision {
   if (scheduled && s.earlierManualFire) return 'yield';
   if (s.outOfBounds !== undefined) return s.outOfBounds;
   if (scheduled && s.standing === 'disabled') return 'disabled';
+  if (s.overBudget !== undefined) return s.overBudget;
   return decideOverlap(s);
 }

@@ -1,4 +1,4 @@
-import { type AdmissionDecision, OUT_OF_BOUNDS, WITHDRAWN } from '../decisions/admission.js';
+import { type AdmissionDecision, OUT_OF_BOUNDS, OVER_BUDGET, WITHDRAWN } from '../decisions/admission.js';
 
 /**
  * The states of a run (spec §9a): `claimed` → (`queued` →) `started` → `ended`, or `skipped`.
@@ -21,7 +21,8 @@ export type RunState = (typeof RunState)[keyof typeof RunState];
  * never started is skipped for its overlap policy (`SKIPPED_OVERLAP`, or `SKIPPED_OVERLAP_QUEUED`
  * when one already waits), a misfire (`SKIPPED_MISFIRE`, decisions §4), or its scheduler deleted
  * or disabled before its turn (`SKIPPED_DELETED`, `SKIPPED_DISABLED`, issue #20), its scheduler's
- * bounds (`SKIPPED_BOUNDS`, issue #22), or refused here as a one-shot (`REFUSED`).
+ * bounds (`SKIPPED_BOUNDS`, issue #22), its project's run budget (`SKIPPED_BUDGET`, issue #22),
+ * or refused here as a one-shot (`REFUSED`).
  */
 export const RunOutcome = {
   PENDING: 'pending',
@@ -34,6 +35,7 @@ export const RunOutcome = {
   SKIPPED_DELETED: 'skipped_deleted',
   SKIPPED_DISABLED: 'skipped_disabled',
   SKIPPED_BOUNDS: 'skipped_bounds',
+  SKIPPED_BUDGET: 'skipped_budget',
   /**
    * A one-shot that cannot start on this worker (spec §10a): not consumed, released and tried
    * again; its SKIPPED line and run log say so.
@@ -73,6 +75,10 @@ export const EndReason = {
   AFTER_END: 'after-end',
   /** Its scheduler had started `maxRuns` runs already (issue #22). */
   MAX_RUNS: 'max-runs',
+  /** Its project had started `scheduler.budget.runsPerHour` runs in the rolling hour (issue #22). */
+  RUNS_PER_HOUR: 'runs-per-hour',
+  /** Its project had started `scheduler.budget.runsPerDay` runs in the rolling day (issue #22). */
+  RUNS_PER_DAY: 'runs-per-day',
 } as const;
 export type EndReason = (typeof EndReason)[keyof typeof EndReason];
 
@@ -105,7 +111,7 @@ export interface Skip {
 /**
  * The outcome and reason of a run its admission skipped, pure: `skip` and `consolidate` for its
  * overlap policy (spec §5), `deleted` and `disabled` for its withdrawn scheduler (issue #20), the
- * bounds refusals for `skipped_bounds` (issue #22);
+ * bounds refusals for `skipped_bounds` and the budget's for `skipped_budget` (issue #22);
  * undefined for a decision that does not skip the run.
  */
 export function skipOf(decision: AdmissionDecision | 'lost'): Skip | undefined {
@@ -121,6 +127,9 @@ export function skipOf(decision: AdmissionDecision | 'lost'): Skip | undefined {
     case 'after-end':
     case 'max-runs':
       return OUT_OF_BOUNDS[decision];
+    case 'runs-per-hour':
+    case 'runs-per-day':
+      return OVER_BUDGET[decision];
     default:
       return undefined;
   }

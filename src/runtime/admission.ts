@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
+import type { RunBudget } from '../decisions/budget.js';
 import { type Skip, skipOf } from '../runs/outcomes.js';
 import type { PendingRun } from '../runs/run.js';
 import { queueRun, skipRun, startRun } from '../runs/transitions.js';
 import type { ScheduleBounds } from '../scheduler/definition.js';
 import { admitInOrder, type FirstFire } from './admission-order.js';
+import { budgetOf, overBudgetNotice } from './budget.js';
 import type { DispatchContext } from './dispatch-context.js';
 import { enter } from './enter.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
@@ -51,6 +53,8 @@ export async function admit(
   // Fenced, or the drain's final stop came while this dispatch awaited the store: the run stays
   // as it is held, for this worker once it renews its lease, or for the next one.
   if (!ctx.lease.held || ctx.drain.stopped.aborted) return;
+  // The project's run budget, read afresh for each admission (a changed setting applies at once).
+  const budget = await budgetOf(ctx, held);
   let at = clock.now();
   // In the order of request and occurrence instants: an earlier manual fire is judged first.
   const admitted = await admitInOrder(
@@ -66,6 +70,8 @@ export async function admit(
         scheduledFor: held.scheduledFor,
         yielding: yielding && !ctx.drain.draining.aborted,
         bounds: laneBounds(definition),
+        budget,
+        budgetNotice: budget === undefined ? undefined : overBudgetNotice(held, budget, at),
         start: { sessionId, processId, at },
         // A recipe run's process and START line come with its start (issue #20).
         opening:
@@ -78,11 +84,16 @@ export async function admit(
   );
   ctx.judgements.judged(held.correlationId);
   const { decision, active } = admitted;
-  // Not started, and recorded so: its overlap policy (spec §5), or its scheduler deleted or
-  // disabled while it was claimed ahead or waited in the queue (issue #20).
+  // Not started, and recorded so: its overlap policy (spec §5), its scheduler deleted or disabled
+  // while it was claimed ahead or waited in the queue (issue #20), its bounds or its project's
+  // budget (issue #22; the lane told the run's user of a budget's refusal, once per window).
   const skip = skipOf(decision);
   if (skip !== undefined) {
-    await ctx.recorder.recordSkipped(skipRun(held, skip, at), scheduler, boundOf(skip, definition.bounds));
+    await ctx.recorder.recordSkipped(
+      skipRun(held, skip, at),
+      scheduler,
+      limitOf(skip, definition.bounds, budget),
+    );
     return;
   }
   if (admitted.decision === 'start') {
@@ -145,9 +156,16 @@ async function judgeFirst(
   await ctx.judgements.of(fire.correlationId);
 }
 
-/** What a `skipped_bounds` line says besides its reason: the bound that refused the run (UTC ms, or the count). */
-function boundOf(skip: Skip, bounds: ScheduleBounds): Record<string, unknown> {
+/**
+ * What a `skipped_bounds` or `skipped_budget` line says besides its reason: the bound that refused
+ * the run (UTC ms, or the count), or the budget's limit.
+ */
+function limitOf(skip: Skip, bounds: ScheduleBounds, budget: RunBudget | undefined): Record<string, unknown> {
   switch (skip.reason) {
+    case 'runs-per-hour':
+      return { runsPerHour: budget?.runsPerHour };
+    case 'runs-per-day':
+      return { runsPerDay: budget?.runsPerDay };
     case 'before-start':
       return { startAt: bounds.startAt };
     case 'after-end':

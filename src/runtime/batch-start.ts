@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
+import type { RunBudget } from '../decisions/budget.js';
 import type { PendingRun, StartedProcess } from '../runs/run.js';
 import { startRun } from '../runs/transitions.js';
 import { schedulerKeyString } from '../store/schedules.js';
 import type { Session } from '../store/sessions.js';
+import { budgetOf } from './budget.js';
 import type { Runtime } from './context.js';
 import type { Dispatch, DispatchContext } from './dispatch-context.js';
 import { enter, type Launching, retentionOf } from './enter.js';
 import { laneBounds } from './registrar.js';
-import { openingOf, runParams } from './run-records.js';
+import { openingOf, projectKey, runParams } from './run-records.js';
 
 /** A run of a batch as its start transaction records it. */
 interface Starting {
@@ -47,6 +49,12 @@ export async function startBatch(
   try {
     const sessions = await systemSessions(rt, items);
     retention = await retentionOf(ctx, items);
+    // A project with a run budget has its runs admitted one at a time, counted under its lock.
+    const budgets = new Map<string, RunBudget | undefined>();
+    for (const { run } of items) {
+      const key = projectKey(run);
+      if (!budgets.has(key)) budgets.set(key, await budgetOf(ctx, run));
+    }
     if (!(await ctx.drain.until(dueAt - ctx.lead.ms(items.length)))) {
       // Stopped past the grace period: the runs stay claimed, and the next worker starts them.
       release();
@@ -76,6 +84,7 @@ export async function startBatch(
         policy: scheduler.definition.overlap,
         oneShot: false,
         bounds: laneBounds(scheduler.definition),
+        budget: budgets.get(projectKey(run)),
         trigger: run.trigger,
         scheduledFor: run.scheduledFor,
         start: { sessionId: run.sessionId, processId: run.processId, at },

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { TemplateLimits } from '../config/template-limits.js';
+import type { RunBudget } from '../decisions/budget.js';
 import type { EngineRegistry } from '../engines/index.js';
 import type { SecretHosts } from '../net/secret-hosts.js';
 import type { Repositories } from '../store/index.js';
@@ -12,6 +13,11 @@ export interface RuntimeSettings {
   readonly misfireThresholdMs: number;
   /** Run-log retention, days: > 0 keeps that long, 0 forever, < 0 writes none (spec §9a). */
   readonly runLogRetentionDays: number;
+  /**
+   * The operator's run budget (`budgetRunsPerHour`, `budgetRunsPerDay`), the last level of the
+   * `scheduler.budget.*` cascade (issue #22); absent: none.
+   */
+  readonly budget?: RunBudget;
   /** How long a stop waits for running processes before stopping them, milliseconds. */
   readonly shutdownGraceMs: number;
   /** Whether schedulers may start workflow runs (decisions §2 `workflows`); absent means true. */

@@ -1,8 +1,10 @@
+import { NO_BUDGET, type RunBudget } from '../decisions/budget.js';
 import { UrsaError } from '../errors/index.js';
 import { isValidName, NAME_RULE } from '../scheduler/name.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
 import {
   type ResolvedSetting,
+  resolveBudgetLimit,
   resolveDisplayTimezone,
   resolveFeedRetentionDays,
   resolveLifecycleType,
@@ -93,8 +95,8 @@ export interface SettingInput {
 /**
  * Validates and stores one setting (decisions §2). The key must be one of {@link SETTING_KEYS},
  * the scope one of its scopes, the subject fit the scope ('' for the tenant; a project name — and
- * `_tenant` only for `scheduler.log.retentionDays`; an existing user), and the value pass the key's
- * parser; the normalised value is stored (a canonical zone id, a decimal number, upper case).
+ * `_tenant` only for `scheduler.log.retentionDays` and `scheduler.budget.*`; an existing user),
+ * and the value pass the key's parser; the normalised value is stored (a canonical zone id, a decimal number, upper case).
  *
  * @returns the stored record.
  * @throws UrsaError `ARGUMENT_INVALID` naming the field (`key`, `scope`, `subject` or `value`) and
@@ -159,7 +161,8 @@ export async function unsetSetting(rt: SettingsHolder, input: Omit<SettingInput,
  * The value that applies to `subject` for `key` through its cascade, and where it came from:
  * `display.timezone` of a user (user → profile → tenant → UTC) or of the tenant (tenant → UTC),
  * `scheduler.log.retentionDays` of a project, `feed.retentionDays` of the tenant, `lifecycleType`
- * of a project. `operatorRunLogRetentionDays` is the operator's `runLogRetentionDays`.
+ * of a project, `scheduler.budget.*` of a project (0: no limit). `operatorRunLogRetentionDays` is
+ * the operator's `runLogRetentionDays`, `operatorBudget` its `budgetRunsPerHour`/`budgetRunsPerDay`.
  *
  * @throws UrsaError `ARGUMENT_INVALID` for an unknown key, or a scope the key does not live on.
  */
@@ -167,6 +170,7 @@ export async function effectiveSetting(
   rt: SettingsHolder,
   input: Omit<SettingInput, 'value'>,
   operatorRunLogRetentionDays: number,
+  operatorBudget: RunBudget = NO_BUDGET,
 ): Promise<ResolvedSetting<string>> {
   const { repos } = rt;
   const { key, scopes } = settingKey(input.key);
@@ -187,6 +191,12 @@ export async function effectiveSetting(
       return text(await resolveFeedRetentionDays(repos, input.tenant));
     case 'lifecycleType':
       return resolveLifecycleType(repos, input.tenant, input.subject);
+    case 'scheduler.budget.runsPerHour':
+    case 'scheduler.budget.runsPerDay': {
+      const operator =
+        key === 'scheduler.budget.runsPerHour' ? operatorBudget.runsPerHour : operatorBudget.runsPerDay;
+      return text(await resolveBudgetLimit(repos, input.tenant, input.subject, key, operator));
+    }
   }
 }
 

@@ -24,8 +24,8 @@ export async function startFreeLanes(
   const seen = new Set<string>();
   const chosen = starts.filter((request) => {
     const key = schedulerKeyString(request.key);
-    // Bounds need their count under the lane's lock: `Lanes.admit` decides such a run.
-    if (request.bounds !== undefined) return false;
+    // Bounds and budgets need their counts under a lock: `Lanes.admit` decides such a run.
+    if (request.bounds !== undefined || request.budget !== undefined) return false;
     if (seen.has(key) || decideOverlap({ ...free, policy: request.policy }) !== 'start') return false;
     seen.add(key);
     return true;

@@ -1,7 +1,9 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { AdmissionDecision } from '../decisions/admission.js';
+import type { BudgetRefusal, RunBudget } from '../decisions/budget.js';
 import type { OverlapPolicy, ScheduleBounds } from '../scheduler/definition.js';
 import { tokenOf } from './fencing.js';
+import type { NewInboxItem } from './inbox.js';
 import type { Run } from './runs.js';
 import type { SchedulerKey } from './schedules.js';
 import type { Database, FeedTable, ProcessesTable } from './schema.js';
@@ -48,6 +50,18 @@ export interface LaneRequest {
    * {@link Lanes.admit}.
    */
   readonly bounds?: { readonly limits: ScheduleBounds; readonly timing: string } | undefined;
+  /**
+   * The run budget of the run's project, when it has one (issue #22): the admission counts the
+   * project's runs started in the rolling hour and day under the project's lock and refuses one
+   * over it. A batch start leaves such a run to {@link Lanes.admit}.
+   */
+  readonly budget?: RunBudget | undefined;
+  /**
+   * The inbox item telling of a run the budget refused, by the limit that refused it: written in
+   * the admission's transaction, under the project's lock, unless its user has one of that title
+   * already (one per window: the title names it).
+   */
+  readonly budgetNotice?: ((refusal: BudgetRefusal) => NewInboxItem) | undefined;
 }
 
 /** A started run's process row (absent for a workflow target) and START line. */

@@ -1,10 +1,12 @@
 import { sql, type Transaction } from 'kysely';
 import { decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
 import { boundsRefusal, maxRunsSpent } from '../decisions/bounds.js';
+import { BUDGET_WINDOW_MS, type BudgetRefusal, budgetRefusal, type RunBudget } from '../decisions/budget.js';
 import { skipOf } from '../runs/outcomes.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './document-rows.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
+import { inboxRow, type NewInboxItem } from './inbox.js';
 import { startFreeLanes } from './lane-batch.js';
 import {
   type Attempt,
@@ -17,6 +19,7 @@ import {
 } from './lane-records.js';
 import type { Store } from './open.js';
 import type { Run } from './runs.js';
+import { runsStartedSince } from './runs-in-window.js';
 import { runsStarted } from './runs-started.js';
 import { isDisabledTiming, type SchedulerKey, schedulerKeyString } from './schedules.js';
 import type { Database } from './schema.js';
@@ -55,8 +58,11 @@ export class Lanes {
    */
   async admit(request: LaneRequest): Promise<LaneResult> {
     return this.store.db.transaction().execute(async (trx) => {
-      await this.#lock(trx, request.key);
-      const { key } = request;
+      const { key, budget } = request;
+      // The project's lock before the scheduler's, always in this order: a budget's count of the
+      // project's starts is then the one no other admission of the project changes meanwhile.
+      if (budget !== undefined) await this.#lockKey(trx, `budget/${key.tenant}/${key.project}`);
+      await this.#lock(trx, key);
       const others = await trx
         .selectFrom('runs')
         .select(['correlation_id', 'state', 'process_id', 'worker_id', 'trigger', 'scheduled_for'])
@@ -95,6 +101,8 @@ export class Lanes {
         earlierManualFire: first !== undefined && request.yielding !== false,
         outOfBounds:
           bounds === undefined ? undefined : boundsRefusal(bounds.limits, request.scheduledFor, started),
+        overBudget:
+          budget === undefined ? undefined : await this.#overBudget(trx, key, budget, request.start.at),
       });
       if (decision === 'yield') {
         const next = first as (typeof others)[number];
@@ -134,6 +142,8 @@ export class Lanes {
       if (bounds !== undefined && maxRunsSpent(bounds.limits, started + (decision === 'start' ? 1 : 0)))
         await this.#spend(trx, key, bounds.timing);
       if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
+      if ((decision === 'runs-per-hour' || decision === 'runs-per-day') && request.budgetNotice !== undefined)
+        await this.#notifyOnce(trx, request.budgetNotice(decision));
       if (decision === 'cancel' && active?.processId) {
         await trx
           .updateTable('processes')
@@ -307,7 +317,44 @@ export class Lanes {
   // SQLite runs one transaction at a time per file; PostgreSQL needs a lock to serialise two
   // workers' admissions for one scheduler (an advisory lock: it needs no row to exist).
   async #lock(trx: Transaction<Database>, key: SchedulerKey): Promise<void> {
+    await this.#lockKey(trx, lockKeyOf(schedulerKeyString(key)));
+  }
+
+  // An inbox item unless its user has one of that kind and title: under the project's lock, so
+  // that two admissions refused at once write one.
+  async #notifyOnce(trx: Transaction<Database>, item: NewInboxItem): Promise<void> {
+    const existing = await trx
+      .selectFrom('inbox')
+      .select('id')
+      .where('tenant', '=', item.tenant)
+      .where('user_name', '=', item.user)
+      .where('kind', '=', item.kind)
+      .where('title', '=', item.title)
+      .executeTakeFirst();
+    if (existing === undefined) await trx.insertInto('inbox').values(inboxRow(item)).execute();
+  }
+
+  // PostgreSQL: a transaction-scoped advisory lock; SQLite's write transactions are one at a time.
+  async #lockKey(trx: Transaction<Database>, lockKey: string): Promise<void> {
     if (this.store.dialect !== 'postgres') return;
-    await sql`select pg_advisory_xact_lock(hashtext(${lockKeyOf(schedulerKeyString(key))}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
+  }
+
+  // The budget's verdict on one more start of the project at `at` (UTC ms), counted under its lock.
+  async #overBudget(
+    trx: Transaction<Database>,
+    key: SchedulerKey,
+    budget: RunBudget,
+    at: number,
+  ): Promise<BudgetRefusal | undefined> {
+    const count = async (limit: number | undefined, refusal: BudgetRefusal) =>
+      limit === undefined
+        ? 0
+        : runsStartedSince(trx, key.tenant, key.project, at - BUDGET_WINDOW_MS[refusal] + 1);
+    return budgetRefusal(
+      budget,
+      await count(budget.runsPerHour, 'runs-per-hour'),
+      await count(budget.runsPerDay, 'runs-per-day'),
+    );
   }
 }

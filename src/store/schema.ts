@@ -77,7 +77,8 @@ export interface RunsTable {
    * Spec §9a outcome: pending | completed | failed | cancelled | skipped_overlap |
    * skipped_overlap_queued | skipped_misfire | skipped_deleted | skipped_disabled (a scheduler
    * deleted or disabled before the run's instant or while it waited in its queue, issue #20) |
-   * skipped_bounds (its scheduler's startAt, endAt or maxRuns, issue #22).
+   * skipped_bounds (its scheduler's startAt, endAt or maxRuns, issue #22) | skipped_budget (its
+   * project's run budget, issue #22).
    */
   outcome: string;
   reason: string | null;
@@ -149,7 +150,7 @@ export interface InboxTable {
   tenant: string;
   user_name: string;
   created_at: number;
-  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`, `scheduler-paused`. */
+  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`, `scheduler-paused`, `budget-exceeded`. */
   kind: string;
   title: string;
   body: string;

@@ -1,4 +1,5 @@
-import { MAX_RETENTION_DAYS } from '../config/schema.js';
+import { MAX_BUDGET_RUNS, MAX_RETENTION_DAYS } from '../config/schema.js';
+import { NO_BUDGET, type RunBudget } from '../decisions/budget.js';
 import { timeZone } from '../time/zone.js';
 import { TENANT_PROJECT } from './document-rows.js';
 import type { Repositories } from './index.js';
@@ -46,6 +47,12 @@ function parseDays(text: string): string | undefined {
   return /^-?[0-9]{1,6}$/.test(text.trim()) ? String(Number(text.trim())) : undefined;
 }
 
+/** A run budget of a window: a whole number of runs, 0 for no limit. */
+function parseBudget(text: string): string | undefined {
+  const value = text.trim();
+  return /^[0-9]{1,7}$/.test(value) && Number(value) <= MAX_BUDGET_RUNS ? String(Number(value)) : undefined;
+}
+
 function parseZone(text: string): string | undefined {
   try {
     return timeZone(text.trim()).id;
@@ -74,6 +81,20 @@ export const SETTING_KEYS = {
     parse: parseDays,
     allowed: `a whole number of days: 1-${MAX_RETENTION_DAYS} (more is clamped to ${MAX_RETENTION_DAYS}), 0 keeps run logs forever, negative writes none`,
     doc: 'Run-log retention: project → project _tenant → operator runLogRetentionDays.',
+  },
+  'scheduler.budget.runsPerHour': {
+    scopes: ['project'],
+    tenantProject: true,
+    parse: parseBudget,
+    allowed: `a whole number of runs 0-${MAX_BUDGET_RUNS} (0: no limit)`,
+    doc: 'Runs a project may start in any rolling hour: project → project _tenant → operator budgetRunsPerHour.',
+  },
+  'scheduler.budget.runsPerDay': {
+    scopes: ['project'],
+    tenantProject: true,
+    parse: parseBudget,
+    allowed: `a whole number of runs 0-${MAX_BUDGET_RUNS} (0: no limit)`,
+    doc: 'Runs a project may start in any rolling 24 hours: project → project _tenant → operator budgetRunsPerDay.',
   },
   'feed.retentionDays': {
     scopes: ['tenant'],
@@ -227,4 +248,48 @@ export async function resolveLifecycleType(
  */
 export async function isPinned(repos: SettingsRepos, tenant: string, project: string): Promise<boolean> {
   return (await resolveLifecycleType(repos, tenant, project)).value === PERMANENT;
+}
+
+/** The settings of a project's run budget (issue #22). */
+export type BudgetKey = 'scheduler.budget.runsPerHour' | 'scheduler.budget.runsPerDay';
+
+/**
+ * One limit of a project's run budget with the level it came from: the setting `key` on
+ * `project/<project>`, else on `project/_tenant`, else `operator` (the operator's, absent: none);
+ * first match wins. 0 means no limit, at any level (so a project can lift a tenant-wide budget).
+ */
+export async function resolveBudgetLimit(
+  repos: SettingsRepos,
+  tenant: string,
+  project: string,
+  key: BudgetKey,
+  operator: number | undefined,
+): Promise<ResolvedSetting<number>> {
+  const own = await stored(repos, tenant, 'project', project, key);
+  if (own !== undefined) return { value: Number(own), from: levelName('project', project) };
+  if (project !== TENANT_PROJECT) {
+    const shared = await stored(repos, tenant, 'project', TENANT_PROJECT, key);
+    if (shared !== undefined) return { value: Number(shared), from: levelName('project', TENANT_PROJECT) };
+  }
+  return { value: operator ?? 0, from: operator === undefined ? 'default' : 'operator config' };
+}
+
+/**
+ * The run budget of a project (issue #22): `scheduler.budget.runsPerHour` and
+ * `scheduler.budget.runsPerDay`, each through {@link resolveBudgetLimit}; a limit of 0 is none.
+ */
+export async function runBudget(
+  repos: SettingsRepos,
+  tenant: string,
+  project: string,
+  operator: RunBudget = NO_BUDGET,
+): Promise<RunBudget> {
+  const limit = async (key: BudgetKey, fallback: number | undefined) => {
+    const { value } = await resolveBudgetLimit(repos, tenant, project, key, fallback);
+    return value === 0 ? undefined : value;
+  };
+  return {
+    runsPerHour: await limit('scheduler.budget.runsPerHour', operator.runsPerHour),
+    runsPerDay: await limit('scheduler.budget.runsPerDay', operator.runsPerDay),
+  };
 }

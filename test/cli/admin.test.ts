@@ -146,7 +146,7 @@ describe('ursa settings', () => {
     });
     expect((await run('set', 'tenant', '-', 'colour', 'blue')).stderr).toBe(
       'ursa: key: "colour" is not a setting Ursa knows [ARGUMENT_INVALID]\n' +
-        '  allowed: display.timezone, scheduler.log.retentionDays, feed.retentionDays, lifecycleType\n',
+        '  allowed: display.timezone, scheduler.log.retentionDays, scheduler.budget.runsPerHour, scheduler.budget.runsPerDay, feed.retentionDays, lifecycleType\n',
     );
     expect((await run('set', 'tenant', '-', 'scheduler.log.retentionDays', '3')).stderr).toBe(
       'ursa: scope: scheduler.log.retentionDays cannot be set on tenant [ARGUMENT_INVALID]\n  allowed: project\n',

@@ -52,6 +52,8 @@ const DEFAULTS = {
   logLevel: 'info',
   misfireThresholdMs: 60_000,
   runLogRetentionDays: 7,
+  budgetRunsPerHour: 0,
+  budgetRunsPerDay: 0,
   shutdownGraceMs: 30_000,
   workflows: true,
   templateParseLimit: 8_192,
@@ -167,6 +169,20 @@ describe('loadConfig: every setting from each source', () => {
       env: ['URSA_RUN_LOG_RETENTION_DAYS', '30'],
       flag: '30',
       expected: 30,
+    },
+    {
+      key: 'budgetRunsPerHour',
+      yaml: 'budgetRunsPerHour: 20',
+      env: ['URSA_BUDGET_RUNS_PER_HOUR', '20'],
+      flag: '20',
+      expected: 20,
+    },
+    {
+      key: 'budgetRunsPerDay',
+      yaml: 'budgetRunsPerDay: 200',
+      env: ['URSA_BUDGET_RUNS_PER_DAY', '200'],
+      flag: '200',
+      expected: 200,
     },
     {
       key: 'shutdownGraceMs',
@@ -333,7 +349,7 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
     const error = configError(() => load('prot: 8080\n'));
     expect(error.message).toBe(
       'ursa.yaml: prot: unknown setting; allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
-        'shutdownGrace, workflows, templateParseLimit, templateRenderLimit, templateMemoryLimit, ' +
+        'budgetRunsPerHour, budgetRunsPerDay, shutdownGrace, workflows, templateParseLimit, templateRenderLimit, templateMemoryLimit, ' +
         'templateListLimit, templateParamLimit, templateRunLimit, host, port, tenant, project, ' +
         'outboundAllow, outboundDeny, secretHosts',
     );

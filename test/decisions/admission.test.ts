@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideAdmission, OUT_OF_BOUNDS, WITHDRAWN } from '../../src/decisions/admission.js';
+import { decideAdmission, OUT_OF_BOUNDS, OVER_BUDGET, WITHDRAWN } from '../../src/decisions/admission.js';
+import { budgetRefusal, NO_BUDGET } from '../../src/decisions/budget.js';
+import { decideOverlap } from '../../src/decisions/overlap.js';
 import { timingOf } from '../../src/runtime/registrar.js';
 import { parseSchedulerDocument } from '../../src/scheduler/document.js';
 import { isDisabledTiming } from '../../src/store/schedules.js';
@@ -12,6 +14,7 @@ const at = (extra: Partial<Parameters<typeof decideAdmission>[0]>) =>
     standing: 'present',
     earlierManualFire: false,
     outOfBounds: undefined,
+    overBudget: undefined,
     ...extra,
   });
 
@@ -56,6 +59,65 @@ describe('decideAdmission (issues #20, #22)', () => {
     // The pause comes before the overlap policy, for a scheduled run.
     expect(at({ standing: 'disabled', policy: 'cancelPrevious', active: true })).toBe('disabled');
     expect(at({ trigger: 'manual', standing: 'disabled', active: true })).toBe('skip');
+  });
+
+  // issue #22: every combination of refusals gives the first in the order deleted → (a scheduled
+  // run's yield) → bounds → pause → budget → overlap.
+  it('decides every combination of refusals by the first in the admission order', () => {
+    let combinations = 0;
+    for (const trigger of ['cron', 'at', 'manual'] as const)
+      for (const standing of ['present', 'deleted', 'disabled'] as const)
+        for (const earlierManualFire of [false, true])
+          for (const outOfBounds of [undefined, 'before-start', 'after-end', 'max-runs'] as const)
+            for (const overBudget of [undefined, 'runs-per-hour', 'runs-per-day'] as const)
+              for (const policy of ['skip', 'queue', 'cancelPrevious'] as const)
+                for (const active of [false, true])
+                  for (const waiting of [false, true]) {
+                    const s = {
+                      trigger,
+                      standing,
+                      earlierManualFire,
+                      outOfBounds,
+                      overBudget,
+                      policy,
+                      active,
+                      waiting,
+                    };
+                    const scheduled = trigger !== 'manual';
+                    const expected =
+                      standing === 'deleted'
+                        ? 'deleted'
+                        : scheduled && earlierManualFire
+                          ? 'yield'
+                          : (outOfBounds ??
+                            (scheduled && standing === 'disabled'
+                              ? 'disabled'
+                              : (overBudget ?? decideOverlap({ policy, oneShot: false, active, waiting }))));
+                    expect(at(s), JSON.stringify(s)).toBe(expected);
+                    combinations++;
+                  }
+    expect(combinations).toBe(3 * 3 * 2 * 4 * 3 * 3 * 2 * 2);
+  });
+
+  it('refuses a run over budget after the pause and before the overlap policy, recorded skipped_budget', () => {
+    expect(at({ overBudget: 'runs-per-hour', active: true, policy: 'queue' })).toBe('runs-per-hour');
+    expect(at({ overBudget: 'runs-per-day', standing: 'disabled' })).toBe('disabled');
+    expect(at({ trigger: 'manual', overBudget: 'runs-per-day' })).toBe('runs-per-day');
+    expect(at({ overBudget: 'runs-per-hour', outOfBounds: 'after-end' })).toBe('after-end');
+    expect(OVER_BUDGET).toEqual({
+      'runs-per-hour': { outcome: 'skipped_budget', reason: 'runs-per-hour' },
+      'runs-per-day': { outcome: 'skipped_budget', reason: 'runs-per-day' },
+    });
+  });
+
+  it('lets a run start while both rolling windows have room (issue #22 budget)', () => {
+    const budget = { runsPerHour: 3, runsPerDay: 10 };
+    expect(budgetRefusal(budget, 2, 9)).toBeUndefined();
+    expect(budgetRefusal(budget, 3, 3)).toBe('runs-per-hour');
+    expect(budgetRefusal(budget, 0, 10)).toBe('runs-per-day');
+    expect(budgetRefusal(budget, 5, 12)).toBe('runs-per-hour');
+    expect(budgetRefusal(NO_BUDGET, 1_000_000, 1_000_000)).toBeUndefined();
+    expect(budgetRefusal({ runsPerHour: undefined, runsPerDay: 1 }, 50, 0)).toBeUndefined();
   });
 
   it('has a scheduled run yield to an earlier manual fire before any refusal, so it is judged after it', () => {

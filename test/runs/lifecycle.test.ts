@@ -189,6 +189,7 @@ describe('outcomes', () => {
         'skipped_deleted',
         'skipped_disabled',
         'skipped_bounds',
+        'skipped_budget',
         'refused',
       ].sort(),
     );

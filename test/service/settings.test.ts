@@ -187,7 +187,8 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
       code: 'ARGUMENT_INVALID',
       field: 'key',
       message: 'key: "feed.retention" is not a setting Ursa knows',
-      allowed: 'display.timezone, scheduler.log.retentionDays, feed.retentionDays, lifecycleType',
+      allowed:
+        'display.timezone, scheduler.log.retentionDays, scheduler.budget.runsPerHour, scheduler.budget.runsPerDay, feed.retentionDays, lifecycleType',
     });
     expect(await refused({ scope: 'global', subject: '', key: 'feed.retentionDays', value: '1' })).toEqual({
       code: 'ARGUMENT_INVALID',

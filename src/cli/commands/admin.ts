@@ -171,6 +171,7 @@ function registerSettings(program: Command, io: CliIo): void {
             rt,
             { tenant, scope: scopeName, subject: stored, key },
             rt.settings.runLogRetentionDays,
+            rt.settings.budget,
           );
           io.stdout.write(
             options.json

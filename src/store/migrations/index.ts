@@ -16,6 +16,7 @@ import * as runFencing from './0013-run-fencing.js';
 import * as tenantOneShots from './0014-tenant-one-shots.js';
 import * as stepProcessIndex from './0015-step-process-index.js';
 import * as schedulerPauses from './0016-scheduler-pauses.js';
+import * as runsStartedIndex from './0017-runs-started-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -39,6 +40,7 @@ const ALL: Record<string, DialectMigration> = {
   '0014-tenant-one-shots': tenantOneShots,
   '0015-step-process-index': stepProcessIndex,
   '0016-scheduler-pauses': schedulerPauses,
+  '0017-runs-started-index': runsStartedIndex,
 };
 
 /**
