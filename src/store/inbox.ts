@@ -1,9 +1,9 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { INBOX_KINDS, type InboxKind } from '../contract/vocabulary.js';
 import { UrsaError } from '../errors/index.js';
 import { checkLimit } from './feed.js';
 import type { Store } from './open.js';
-import type { InboxTable } from './schema.js';
+import type { Database, InboxTable } from './schema.js';
 
 // On the wire too (the inbox), so the contract keeps the list (issue #21 item 4).
 export { INBOX_KINDS, type InboxKind } from '../contract/vocabulary.js';
@@ -173,14 +173,28 @@ export class Inbox {
 
   /** Whether the user already has an item of this kind and title (so a repeated report is not added twice). */
   async exists(tenant: string, user: string, kind: InboxKind, title: string): Promise<boolean> {
-    const row = await this.store.db
-      .selectFrom('inbox')
-      .select('id')
-      .where('tenant', '=', tenant)
-      .where('user_name', '=', user)
-      .where('kind', '=', kind)
-      .where('title', '=', title)
-      .executeTakeFirst();
-    return row !== undefined;
+    return inboxHas(this.store.db, tenant, user, kind, title);
   }
+}
+
+/**
+ * Whether `user` of `tenant` has an inbox item of this kind and title, read on `db` (a transaction
+ * that holds a lock, so that a check and an add are one step: see `Lanes.admit`).
+ */
+export async function inboxHas(
+  db: Kysely<Database>,
+  tenant: string,
+  user: string,
+  kind: InboxKind,
+  title: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('inbox')
+    .select('id')
+    .where('tenant', '=', tenant)
+    .where('user_name', '=', user)
+    .where('kind', '=', kind)
+    .where('title', '=', title)
+    .executeTakeFirst();
+  return row !== undefined;
 }

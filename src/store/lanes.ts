@@ -6,7 +6,7 @@ import { skipOf } from '../runs/outcomes.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from './document-rows.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
-import { inboxRow, type NewInboxItem } from './inbox.js';
+import { inboxHas, inboxRow, type NewInboxItem } from './inbox.js';
 import { startFreeLanes } from './lane-batch.js';
 import {
   type Attempt,
@@ -323,15 +323,8 @@ export class Lanes {
   // An inbox item unless its user has one of that kind and title: under the project's lock, so
   // that two admissions refused at once write one.
   async #notifyOnce(trx: Transaction<Database>, item: NewInboxItem): Promise<void> {
-    const existing = await trx
-      .selectFrom('inbox')
-      .select('id')
-      .where('tenant', '=', item.tenant)
-      .where('user_name', '=', item.user)
-      .where('kind', '=', item.kind)
-      .where('title', '=', item.title)
-      .executeTakeFirst();
-    if (existing === undefined) await trx.insertInto('inbox').values(inboxRow(item)).execute();
+    if (!(await inboxHas(trx, item.tenant, item.user, item.kind, item.title)))
+      await trx.insertInto('inbox').values(inboxRow(item)).execute();
   }
 
   // PostgreSQL: a transaction-scoped advisory lock; SQLite's write transactions are one at a time.
