@@ -11,7 +11,7 @@ export interface JitterIdentity {
 
 /**
  * A scheduler's jitter offset (issue #22), milliseconds in [0, `jitterMs`), whole seconds when
- * `jitterMs` is a second or more: the same for every occurrence of the scheduler in one project,
+ * `jitterMs` is two seconds or more: the same for every occurrence of the scheduler in one project,
  * and on every worker and preview, since it is a hash (32-bit FNV-1a, which needs nothing of Node
  * or the browser) of its tenant, project and name. A `_tenant` scheduler gets a different offset
  * in each project, which spreads their runs.
@@ -22,22 +22,25 @@ export function jitterOffset(identity: JitterIdentity, jitterMs: number): number
     hash ^= ch.codePointAt(0) ?? 0;
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  // Whole seconds (cron's own grain) once the bound allows one, so previews read plainly.
-  const grain = jitterMs >= 1000 ? 1000 : 1;
+  // Whole seconds (cron's own grain) once the bound holds two, so previews read plainly; below
+  // that, milliseconds (a bound of 1.5 s in whole seconds would leave every offset at 0).
+  const grain = jitterMs >= 2000 ? 1000 : 1;
   return Math.floor((hash / 2 ** 32) * Math.floor(jitterMs / grain)) * grain;
 }
 
 /**
  * The instant the run of the occurrence `scheduledFor` (UTC ms) fires at, with a jitter offset
- * `offsetMs` ({@link jitterOffset}): `scheduledFor + offsetMs`, but always before the schedule's
- * next occurrence, so a jittered run never reaches into the next one's turn. The occurrence
- * itself (`scheduledFor`) stays the run's identity. A one-shot has no jitter.
+ * `offsetMs` ({@link jitterOffset}): `scheduledFor + offsetMs`, always before the schedule's next
+ * occurrence — an offset as long as the interval or longer wraps within it (the remainder), so
+ * schedulers whose jitter exceeds their interval still spread over it rather than all firing just
+ * before the next occurrence. The occurrence itself (`scheduledFor`) stays the run's identity. A
+ * one-shot has no jitter.
  */
 export function jitteredFireTime(schedule: ScheduleTiming, scheduledFor: number, offsetMs: number): number {
   const { trigger } = schedule;
   if (trigger.kind !== 'cron' || offsetMs <= 0) return scheduledFor;
   const next = nextFireTime(trigger.cron, schedule.zone, scheduledFor);
-  return next === null ? scheduledFor + offsetMs : Math.min(scheduledFor + offsetMs, next - 1);
+  return next === null ? scheduledFor + offsetMs : scheduledFor + (offsetMs % (next - scheduledFor));
 }
 
 /** One coming fire of a scheduler: the occurrence it serves and the instant it starts at (UTC ms). */

@@ -21,7 +21,8 @@ const DST_HORIZON_MS = 366 * MS_PER_DAY;
  * they counted), its jitter, its next `count` fires with their jittered starts, the DST
  * transitions of the coming year that touch its fire times, what `maxRuns` still allows, its run
  * counts per outcome and its {@link DESCRIBE_RECENT_RUNS} newest runs. With `visibleToAgents`, the
- * counts leave out runs that were `hidden` when claimed (an agent's view, spec §10b).
+ * counts leave out runs that were `hidden` when claimed, and `runsStarted` and `runsLeft` are
+ * null when such runs exist (an agent's view, spec §10b).
  *
  * @throws UrsaError `NOT_FOUND` when neither the project nor `_tenant` has a valid scheduler of
  *   that name; the store's errors.
@@ -59,16 +60,26 @@ export async function describeScheduler(
           count: n.count,
         }))
       : [];
-  const { bounds } = summary;
+  const counts = await rt.repos.runs.counts(key, options);
+  // An agent is told no count that runs hidden from it make up (spec §10b): with such runs, what
+  // maxRuns counted stays unsaid.
+  const hiddenRuns =
+    options.visibleToAgents === true && (await rt.repos.runs.counts(key)).runs !== counts.runs;
+  const bounds =
+    hiddenRuns && summary.bounds !== null ? { ...summary.bounds, runsStarted: null } : summary.bounds;
   return {
     ...summary,
+    bounds,
     jitter: upcoming.jitter,
     pauseOnFailure: definition.pauseOnFailure ?? null,
     idle: upcoming.idle,
     upcoming: upcoming.fires,
     dst,
-    runsLeft: bounds?.maxRuns == null ? null : Math.max(0, bounds.maxRuns - (bounds.runsStarted ?? 0)),
-    counts: await rt.repos.runs.counts(key, options),
+    runsLeft:
+      bounds?.maxRuns == null || bounds.runsStarted === null
+        ? null
+        : Math.max(0, bounds.maxRuns - bounds.runsStarted),
+    counts,
     recentRuns: (await schedulerRunPage(rt, tenant, project, name, { limit: DESCRIBE_RECENT_RUNS })).runs,
   };
 }

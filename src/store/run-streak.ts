@@ -4,8 +4,8 @@ import type { Database } from './schema.js';
 
 /**
  * The outcomes of the latest `limit` runs of a scheduler (in the project it fires in) that ended
- * `completed` or `failed` and started at or after `since` (UTC ms), newest end first: what its
- * `pauseOnFailure` counts (issue #22, `failureStreakReached`).
+ * `completed` or `failed` and started (or, never started, were claimed) at or after `since` (UTC
+ * ms), newest end first: what its `pauseOnFailure` counts (issue #22, `failureStreakReached`).
  *
  * @throws a store error.
  */
@@ -23,9 +23,10 @@ export async function latestFinalOutcomes(
     .where('name', '=', key.name)
     .where('state', '=', 'ended')
     .where('outcome', 'in', ['completed', 'failed'])
-    .where('started_at', '>=', since)
+    // A run that failed before it started (spawn failed, its worker lost) counts from its claim.
+    .where((eb) => eb(eb.fn.coalesce('started_at', 'claimed_at'), '>=', since))
     .orderBy('ended_at', 'desc')
-    .orderBy('started_at', 'desc')
+    .orderBy('claimed_at', 'desc')
     .limit(limit)
     .execute();
   return rows.map((r) => r.outcome);

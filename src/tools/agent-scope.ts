@@ -1,6 +1,6 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type { Pause, PauseResult, SchedulerDescription } from '../contract/index.js';
-import { UrsaError } from '../errors/index.js';
+import { isUrsaError, UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
@@ -140,14 +140,32 @@ export class AgentScope {
 
   /**
    * Scheduler `name` described for the agent (issue #22): what `describeScheduler` says of it,
-   * its run counts without runs that were hidden when claimed.
+   * with no count of runs the agent may not see (none at all while the name is hidden in either
+   * layer, live or last known); undefined when its document does not load (the agent still gets
+   * the YAML, to repair it).
    *
    * @throws UrsaError `NOT_FOUND` (the agents' wording) for a name the agent may not see.
    */
-  async describe(name: string, count: number): Promise<SchedulerDescription> {
+  async describe(name: string, count: number): Promise<SchedulerDescription | undefined> {
     if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
     const { tenant, project } = this.identity;
-    return describeScheduler(this.#rt, tenant, project, name, count, { visibleToAgents: true });
+    let described: SchedulerDescription;
+    try {
+      described = await describeScheduler(this.#rt, tenant, project, name, count, { visibleToAgents: true });
+    } catch (error) {
+      if (isUrsaError(error, 'NOT_FOUND')) return undefined;
+      throw error;
+    }
+    await this.#filter.loadLastKnown([name]);
+    if (this.#filter.maySeeRun(name, 'full')) return described;
+    // Hidden in a layer: none of its runs is the agent's to count.
+    const { bounds } = described;
+    return {
+      ...described,
+      bounds: bounds === null ? null : { ...bounds, runsStarted: null },
+      runsLeft: null,
+      counts: { runs: 0, byOutcome: {}, coalesced: 0 },
+    };
   }
 
   /**

@@ -111,7 +111,7 @@ const get = defineTool({
   toolset: 'default',
   label: 'read-only',
   description:
-    'Return one scheduler of the current project (its own, or the tenant-wide one of that name): its complete YAML document, and what it will do and did: its next fire times (upcoming: each occurrence and firesAt, later by its jitter), the daylight-saving changes of the next 12 months that move them (dst), whether it is paused and why (paused, idle), its bounds and how many runs maxRuns still allows (runsLeft), and how many runs it had per outcome (counts). "locked": true means you may read but not change it. An unknown name answers "not found".',
+    'Return one scheduler of the current project (its own, or the tenant-wide one of that name): its complete YAML document, and in status what it will do and did: its next fire times (upcoming: each occurrence and firesAt, later by its jitter), the daylight-saving changes of the next 12 months that move them (dst), whether it is paused and why (paused, idle), its bounds and how many runs maxRuns still allows (runsLeft), and how many runs it had per outcome (counts); status is null when the document does not load. "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({
     name,
     count: z.number().int().min(1).max(100).optional().describe('How many next fire times (default 5)'),
@@ -119,40 +119,43 @@ const get = defineTool({
   output: schedulerDetailSchema.pick({ name: true, yaml: true }).extend({
     locked: z.boolean(),
     version: z.number().describe("The project's own document's version; 0 for a tenant-wide scheduler"),
-    ...schedulerDescriptionSchema.pick({
-      enabled: true,
-      nextRunAt: true,
-      paused: true,
-      bounds: true,
-      runsLeft: true,
-      jitter: true,
-      pauseOnFailure: true,
-      idle: true,
-      upcoming: true,
-      dst: true,
-      counts: true,
-    }).shape,
+    status: schedulerDescriptionSchema
+      .pick({
+        enabled: true,
+        nextRunAt: true,
+        paused: true,
+        bounds: true,
+        runsLeft: true,
+        jitter: true,
+        pauseOnFailure: true,
+        idle: true,
+        upcoming: true,
+        dst: true,
+        counts: true,
+      })
+      .nullable()
+      .describe('What it will do and did; null when its document does not load (fix the YAML)'),
   }),
   handler: async (scope, input) => {
     const { body, locked, version } = scope.scheduler(input.name);
     const d = await scope.describe(input.name, input.count ?? 5);
-    return {
-      name: input.name,
-      yaml: body,
-      locked,
-      version,
-      enabled: d.enabled,
-      nextRunAt: d.nextRunAt,
-      paused: d.paused,
-      bounds: d.bounds,
-      runsLeft: d.runsLeft,
-      jitter: d.jitter,
-      pauseOnFailure: d.pauseOnFailure,
-      idle: d.idle,
-      upcoming: d.upcoming,
-      dst: d.dst,
-      counts: d.counts,
-    };
+    const status =
+      d === undefined
+        ? null
+        : {
+            enabled: d.enabled,
+            nextRunAt: d.nextRunAt,
+            paused: d.paused,
+            bounds: d.bounds,
+            runsLeft: d.runsLeft,
+            jitter: d.jitter,
+            pauseOnFailure: d.pauseOnFailure,
+            idle: d.idle,
+            upcoming: d.upcoming,
+            dst: d.dst,
+            counts: d.counts,
+          };
+    return { name: input.name, yaml: body, locked, version, status };
   },
 });
 

@@ -33,27 +33,33 @@ describe('jitter (issue #22)', () => {
     }
   });
 
-  it('offsets by whole seconds from a bound of one second, by milliseconds below it', () => {
+  it('offsets by whole seconds from a bound of two seconds, by milliseconds below it', () => {
     for (let i = 0; i < 50; i++) {
       const identity = { ...job, name: `job-${i}` };
       expect(jitterOffset(identity, 30_000) % 1000).toBe(0);
       expect(jitterOffset(identity, 30_000)).toBeLessThan(30_000);
-      expect(jitterOffset(identity, 1_500)).toBeLessThanOrEqual(1_000);
+      expect(jitterOffset(identity, 1_500)).toBeLessThan(1_500);
       expect(jitterOffset(identity, 999)).toBeLessThan(999);
     }
-    expect(
-      new Set(Array.from({ length: 50 }, (_, i) => jitterOffset({ ...job, name: `j${i}` }, 999))).size,
-    ).toBeGreaterThan(40);
+    // Bounds under two seconds spread by milliseconds (in whole seconds, 1.5 s would give only 0).
+    for (const bound of [999, 1_000, 1_999]) {
+      const offsets = new Set(
+        Array.from({ length: 50 }, (_, i) => jitterOffset({ ...job, name: `j${i}` }, bound)),
+      );
+      expect(offsets.size).toBeGreaterThan(40);
+    }
   });
 
-  it('delays a fire by the offset, but never to or past the next occurrence', () => {
+  it('delays a fire by the offset, wrapping one as long as the interval within it (never to the next occurrence)', () => {
     const every10s: ScheduleTiming = {
       trigger: { kind: 'cron', expression: '*/10 * * * * *', cron: parseCron('*/10 * * * * *') },
       zone: timeZone('UTC'),
     };
     const due = t('2026-03-01T05:00:00Z');
     expect(jitteredFireTime(every10s, due, 4_321)).toBe(due + 4_321);
-    expect(jitteredFireTime(every10s, due, 25_000)).toBe(due + 9_999);
+    expect(jitteredFireTime(every10s, due, 25_000)).toBe(due + 5_000);
+    expect(jitteredFireTime(every10s, due, 10_000)).toBe(due);
+    expect(jitteredFireTime(every10s, due, 9_999)).toBe(due + 9_999);
     expect(jitteredFireTime(every10s, due, 0)).toBe(due);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jitterOffset } from '../../src/decisions/jitter.js';
+import { libraryActor } from '../../src/store/audit.js';
 import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { iso } from '../support/cases.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -88,35 +89,55 @@ describe.each(DIALECTS)('describe on %s (issue #22)', (dialect) => {
     ]);
     expect((await t.request('GET', `${BASE}/job/describe?count=0`, t.tokens.read)).statusCode).toBe(400);
 
-    // A run claimed while the scheduler was hidden is not counted for an agent (spec §10b).
+    // A run claimed while the scheduler was hidden is not counted for an agent (spec §10b), and
+    // what maxRuns counted is not said (it would count that run).
     await t.t.store.db
       .updateTable('runs')
       .set({ lock_mode: 'hidden' })
       .where('scheduled_for', '=', at('2026-06-01T09:00:00Z'))
       .execute();
-    const tool = await callTool(
-      t.t.rt,
-      { tenant: 'acme', project: 'ops', user: 'mia' },
-      TOOLS,
-      'scheduler_get',
-      {
-        name: 'job',
+    const get = (name: string) =>
+      callTool(t.t.rt, { tenant: 'acme', project: 'ops', user: 'mia' }, TOOLS, 'scheduler_get', {
+        name,
         count: 1,
-      },
-    );
-    expect(tool).toMatchObject({
+      });
+    expect(await get('job')).toMatchObject({
       ok: true,
       output: {
         name: 'job',
         locked: false,
-        jitter: 'PT10M',
-        runsLeft: 2,
-        upcoming: [d.upcoming[0]],
-        dst: d.dst,
-        counts: { runs: 2, byOutcome: { completed: 2 }, coalesced: 1 },
+        status: {
+          jitter: 'PT10M',
+          bounds: { maxRuns: 5, runsStarted: null },
+          runsLeft: null,
+          upcoming: [d.upcoming[0]],
+          dst: d.dst,
+          counts: { runs: 2, byOutcome: { completed: 2 }, coalesced: 1 },
+        },
       },
     });
     expect((await t.request('GET', `${BASE}/job/describe`, t.tokens.read)).json().counts.runs).toBe(3);
+    // A full project scheduler over a hidden _tenant one: none of the name's runs is counted.
+    const hiddenShared = YAML.replace('recipe: noop\n', 'recipe: noop\nlockMode: hidden\n');
+    expect(
+      (
+        await t.request('PUT', '/brain/acme/project/_tenant/scheduler/job', t.tokens.admin, {
+          yaml: hiddenShared,
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(await get('job')).toMatchObject({
+      ok: true,
+      output: { status: { runsLeft: null, counts: { runs: 0, byOutcome: {}, coalesced: 0 } } },
+    });
+    // A document that does not load still gives the agent its YAML, to repair.
+    await t.t.rt.repos.documents.put(
+      { tenant: 'acme', project: 'ops', path: '_vance/scheduler/broken.yaml' },
+      'description: b\ncron: "0 0 * * * *"\nrecipe: missing\n',
+      libraryActor('wes'),
+      t.t.clock.now(),
+    );
+    expect(await get('broken')).toMatchObject({ ok: true, output: { name: 'broken', status: null } });
     await worker.stop();
   });
 });

@@ -155,13 +155,20 @@ describe('the scheduler editor page', () => {
     await page.keyboard.type('full');
     await page.keyboard.press('Escape');
     await textOf(page.locator('.cm-line', { hasText: 'lockMode' })).toBe('lockMode: full');
-    // The bounds (issue #22) come from the same schema: offered, then taken back.
-    await page.keyboard.press('Enter');
-    await page.keyboard.type('maxR');
-    await textOf(page.locator('.cm-tooltip-autocomplete')).toContain('maxRuns');
-    await page.keyboard.press('Escape');
-    for (let i = 0; i < 'maxR'.length + 1; i++) await page.keyboard.press('Backspace');
-    await textOf(page.locator('.cm-line', { hasText: 'lockMode' })).toBe('lockMode: full');
+    // The fields of issue #22 (bounds, jitter, pauseOnFailure) come from the same schema: each
+    // offered, then taken back.
+    for (const [typed, field] of [
+      ['maxR', 'maxRuns'],
+      ['jitt', 'jitter'],
+      ['pauseOnF', 'pauseOnFailure'],
+    ] as const) {
+      await page.keyboard.press('Enter');
+      await page.keyboard.type(typed);
+      await textOf(page.locator('.cm-tooltip-autocomplete')).toContain(field);
+      await page.keyboard.press('Escape');
+      for (let i = 0; i < typed.length + 1; i++) await page.keyboard.press('Backspace');
+      await textOf(page.locator('.cm-line', { hasText: 'lockMode' })).toBe('lockMode: full');
+    }
 
     // Fix it: MON#6 becomes *, a daily 02:30 in Berlin (which DST touches twice a year).
     await page.locator('.cm-line', { hasText: 'MON#6' }).click();
