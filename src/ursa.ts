@@ -13,27 +13,20 @@ import { type FireResult, fireScheduler, stopProcess } from './service/runs.js';
 import { libraryActor, type Repositories } from './store/index.js';
 import { type Clock, systemClock } from './time/clock.js';
 
-/** What an engine function is given about the process it runs (spec §4.1). Instants are UTC epoch ms. */
-export interface ProcessContext {
+/** The run's context an engine request carries (see `EngineRequest.context`). */
+type EngineContext = EngineRequest['context'];
+
+/**
+ * What an engine function is given about the process it runs (spec §4.1): the engine request's
+ * context (tenant, project, scheduler, correlation id, `scheduledFor` in UTC epoch ms, `runAs`,
+ * fencing token and attempt; see `EngineRequest.context`) with the process and its recipe.
+ */
+export interface ProcessContext extends EngineContext {
   readonly processId: string;
   readonly recipe: RecipeDefinition;
   /** The recipe's default params with the scheduler's merged over them. */
   readonly params: Readonly<Record<string, unknown>>;
   readonly initialMessage: string | undefined;
-  readonly tenant: string;
-  readonly project: string;
-  readonly scheduler: string;
-  readonly correlationId: string;
-  readonly scheduledFor: number;
-  readonly runAs: string;
-  /**
-   * The fencing token of the run's attempt: larger for every later attempt of the scheduler, so a
-   * service the run changes can refuse a stale one (see `EngineRequest.context`). Absent only for
-   * a step of a workflow run started by hand.
-   */
-  readonly fencingToken?: number;
-  /** Which attempt of the run this is: 1, 2, …; absent with `fencingToken`. */
-  readonly attempt?: number;
   /** Reports a status change while running: `paused`, `blocked`, `suspended`, and back to `running`. */
   report(status: 'running' | 'paused' | 'blocked' | 'suspended'): void;
 }

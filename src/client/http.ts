@@ -111,6 +111,12 @@ export class HttpClient implements C.UrsaClient {
     return `brain/${encodeURIComponent(tenant)}/project/${encodeURIComponent(project)}/${rest}`;
   }
 
+  /** A scheduler's resource path, its name checked as the service checks it (so a bad name gets the local error). */
+  #scheduler(name: string, rest = ''): string {
+    validateName(name, 'scheduler name');
+    return this.#project(`scheduler/${encodeURIComponent(name)}${rest}`);
+  }
+
   #tenant(rest: string): string {
     return `brain/${encodeURIComponent(this.scope.tenant)}/${rest}`;
   }
@@ -168,61 +174,53 @@ export class HttpClient implements C.UrsaClient {
   }
 
   getScheduler(name: string): Promise<C.SchedulerDetail> {
-    validateName(name, 'scheduler name');
-    return this.#call({ method: 'GET', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
+    return this.#call({ method: 'GET', path: this.#scheduler(name) });
   }
 
   setScheduler(name: string, yaml: string): Promise<C.SetView> {
-    // Checked here as the service checks it, so a bad name gets the error it gets locally.
-    validateName(name, 'scheduler name');
     return this.#call({
       method: 'PUT',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}`),
+      path: this.#scheduler(name),
       body: { yaml },
     });
   }
 
   deleteScheduler(name: string): Promise<DeleteView> {
-    validateName(name, 'scheduler name');
-    return this.#call({ method: 'DELETE', path: this.#project(`scheduler/${encodeURIComponent(name)}`) });
+    return this.#call({ method: 'DELETE', path: this.#scheduler(name) });
   }
 
   fire(name: string): Promise<C.FireView> {
-    return this.#call({ method: 'POST', path: this.#project(`scheduler/${encodeURIComponent(name)}/fire`) });
+    return this.#call({ method: 'POST', path: this.#scheduler(name, '/fire') });
   }
 
   upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<C.Upcoming> {
-    validateName(name, 'scheduler name');
     return this.#call({
       method: 'GET',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/upcoming`),
+      path: this.#scheduler(name, '/upcoming'),
       query: { count: request.count, from: request.from },
     });
   }
 
   describe(name: string, count: number): Promise<C.SchedulerDescription> {
-    validateName(name, 'scheduler name');
     return this.#call({
       method: 'GET',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/describe`),
+      path: this.#scheduler(name, '/describe'),
       query: { count },
     });
   }
 
   pause(name: string, note: string): Promise<C.PauseResult> {
-    validateName(name, 'scheduler name');
     return this.#call({
       method: 'POST',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/pause`),
+      path: this.#scheduler(name, '/pause'),
       body: { note },
     });
   }
 
   resume(name: string): Promise<C.PauseResult> {
-    validateName(name, 'scheduler name');
     return this.#call({
       method: 'POST',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/resume`),
+      path: this.#scheduler(name, '/resume'),
     });
   }
 
@@ -240,7 +238,7 @@ export class HttpClient implements C.UrsaClient {
   runs(name: string, page: C.PageRequest): Promise<C.RunPage> {
     return this.#call({
       method: 'GET',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/runs`),
+      path: this.#scheduler(name, '/runs'),
       query: { limit: page.limit, before: page.before },
     });
   }
@@ -248,7 +246,7 @@ export class HttpClient implements C.UrsaClient {
   events(name: string, page: C.PageRequest): Promise<C.EventPage> {
     return this.#call({
       method: 'GET',
-      path: this.#project(`scheduler/${encodeURIComponent(name)}/events`),
+      path: this.#scheduler(name, '/events'),
       query: { limit: page.limit, before: page.before },
     });
   }

@@ -1,10 +1,4 @@
-export {
-  type ErrorCode,
-  type ErrorKind,
-  errorCatalogue,
-  type InfrastructureCode,
-  type RefusalCode,
-} from './catalogue.js';
+export * from './catalogue.js';
 export {
   errorOfCode,
   type InfrastructureDetails,

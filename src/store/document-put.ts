@@ -31,22 +31,20 @@ export interface PutOptions extends WriteGuard {
   readonly pause?: { readonly scheduler: string; readonly note: PauseNote | null };
 }
 
-/** {@link Documents.put} on `store`: one transaction per try, again while a create loses to another writer's. */
+/**
+ * {@link Documents.put} on `store` (arguments as {@link putOnce}'s): one transaction per try,
+ * again while a create loses to another writer's.
+ */
 export async function putDocument(
-  store: Store,
-  key: DocumentKey,
-  body: string,
-  by: Actor,
-  now: number,
-  expiresAt: number | null,
-  options: PutOptions,
+  ...args: Parameters<typeof putOnce>
 ): Promise<{ created: boolean; version: number }> {
   for (;;) {
-    const result = await putOnce(store, key, body, by, now, expiresAt, options);
+    const result = await putOnce(...args);
     if (!('retry' in result)) return result;
   }
 }
 
+/** One try of a put: `now` and `expiresAt` are UTC epoch ms (null: never expires). */
 function putOnce(
   store: Store,
   key: DocumentKey,

@@ -159,10 +159,21 @@ export async function tenantDisplayTimezone(
   repos: SettingsRepos,
   tenant: string,
 ): Promise<ResolvedSetting<string>> {
-  const shared = await stored(repos, tenant, 'tenant', '', 'display.timezone');
-  return shared === undefined
-    ? { value: DEFAULT_DISPLAY_TIMEZONE, from: 'default' }
-    : { value: shared, from: levelName('tenant', '') };
+  return tenantLevel(repos, tenant, 'display.timezone', DEFAULT_DISPLAY_TIMEZONE, (text) => text);
+}
+
+/** A tenant setting parsed by `parse`, else `fallback` (from `default`). */
+async function tenantLevel<T>(
+  repos: SettingsRepos,
+  tenant: string,
+  key: SettingKey,
+  fallback: T,
+  parse: (text: string) => T,
+): Promise<ResolvedSetting<T>> {
+  const own = await stored(repos, tenant, 'tenant', '', key);
+  return own === undefined
+    ? { value: fallback, from: 'default' }
+    : { value: parse(own), from: levelName('tenant', '') };
 }
 
 /**
@@ -184,15 +195,26 @@ export async function resolveRunLogRetentionDays(
   project: string,
   operatorDefault: number,
 ): Promise<ResolvedSetting<number>> {
-  const key = 'scheduler.log.retentionDays';
-  const own = await stored(repos, tenant, 'project', project, key);
-  if (own !== undefined) return { value: clampDays(Number(own)), from: levelName('project', project) };
-  if (project !== TENANT_PROJECT) {
-    const shared = await stored(repos, tenant, 'project', TENANT_PROJECT, key);
-    if (shared !== undefined)
-      return { value: clampDays(Number(shared)), from: levelName('project', TENANT_PROJECT) };
-  }
+  const projectLevel = await projectCascade(repos, tenant, project, 'scheduler.log.retentionDays');
+  if (projectLevel !== undefined) return { ...projectLevel, value: clampDays(projectLevel.value) };
   return { value: clampDays(operatorDefault), from: 'operator config' };
+}
+
+/**
+ * A numeric project setting at `project/<project>`, else at `project/_tenant` (decisions §2):
+ * the first level that has it, or undefined when neither does (the caller's operator level follows).
+ */
+async function projectCascade(
+  repos: SettingsRepos,
+  tenant: string,
+  project: string,
+  key: SettingKey,
+): Promise<ResolvedSetting<number> | undefined> {
+  for (const level of project === TENANT_PROJECT ? [project] : [project, TENANT_PROJECT]) {
+    const value = await stored(repos, tenant, 'project', level, key);
+    if (value !== undefined) return { value: Number(value), from: levelName('project', level) };
+  }
+  return undefined;
 }
 
 /**
@@ -215,10 +237,7 @@ export async function resolveFeedRetentionDays(
   repos: SettingsRepos,
   tenant: string,
 ): Promise<ResolvedSetting<number>> {
-  const own = await stored(repos, tenant, 'tenant', '', 'feed.retentionDays');
-  return own === undefined
-    ? { value: DEFAULT_FEED_RETENTION_DAYS, from: 'default' }
-    : { value: Number(own), from: levelName('tenant', '') };
+  return tenantLevel(repos, tenant, 'feed.retentionDays', DEFAULT_FEED_RETENTION_DAYS, Number);
 }
 
 /**
@@ -265,12 +284,8 @@ export async function resolveBudgetLimit(
   key: BudgetKey,
   operator: number | undefined,
 ): Promise<ResolvedSetting<number>> {
-  const own = await stored(repos, tenant, 'project', project, key);
-  if (own !== undefined) return { value: Number(own), from: levelName('project', project) };
-  if (project !== TENANT_PROJECT) {
-    const shared = await stored(repos, tenant, 'project', TENANT_PROJECT, key);
-    if (shared !== undefined) return { value: Number(shared), from: levelName('project', TENANT_PROJECT) };
-  }
+  const projectLevel = await projectCascade(repos, tenant, project, key);
+  if (projectLevel !== undefined) return projectLevel;
   return { value: operator ?? 0, from: operator === undefined ? 'default' : 'operator config' };
 }
 

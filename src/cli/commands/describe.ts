@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import type { SchedulerDescription } from '../../client/types.js';
 import { formatInstant, formatZoned } from '../../time/instant.js';
 import { timeZone } from '../../time/zone.js';
+import { parseCount } from '../arguments.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
-import { parseCount } from './next.js';
 import { finishedLine, pauseLine } from './scheduler-lines.js';
 
 const DST_EFFECT = {

@@ -9,29 +9,12 @@ import type {
 } from '../../client/types.js';
 import { inboxItemSchema } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
+import { parseCount } from '../arguments.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 
-/** The most `-n` may ask for. */
-const MAX_COUNT = 1000;
 /** Whose inbox `ursa inbox` shows without `--user` (on a server: the token's user). */
 const DEFAULT_USER = 'admin';
-
-export function parseCount(value: string, field: string): number {
-  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
-    throw new UrsaError(
-      'ARGUMENT_INVALID',
-      `${field}: ${JSON.stringify(value)} is not a count of 1-${MAX_COUNT}`,
-      {
-        field,
-        value,
-        allowed: `a whole number 1-${MAX_COUNT}`,
-      },
-    );
-  }
-  return n;
-}
 
 /** A feed-line or inbox-item id: a whole number ≥ 1. */
 export function parseId(value: string, field: string): number {

@@ -5,27 +5,9 @@ import { formatWall } from '../../time/calendar.js';
 import { formatDuration } from '../../time/duration.js';
 import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
 import { type TimeZone, timeZone } from '../../time/zone.js';
+import { parseCount } from '../arguments.js';
 import { openClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
-
-const MAX_COUNT = 1000;
-
-/** A count argument (`-n`, a batch line's `count`): a whole number 1-1000, else `ARGUMENT_INVALID`. */
-export function parseCount(value: unknown, field: string): number {
-  const n = typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_COUNT) {
-    throw new UrsaError(
-      'ARGUMENT_INVALID',
-      `${field}: ${JSON.stringify(value)} is not a count of 1-${MAX_COUNT}`,
-      {
-        field,
-        value,
-        allowed: `a whole number 1-${MAX_COUNT}`,
-      },
-    );
-  }
-  return n;
-}
 
 function describeNote(note: DstNote, zone: TimeZone): string[] {
   const change = `${formatOffset(note.offsetBefore)} → ${formatOffset(note.offsetAfter)}`;

@@ -6,14 +6,7 @@ import { UrsaError } from '../../errors/index.js';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
 import type { Caller } from '../../service/caller.js';
 import type { WorkflowRun } from '../../service/records.js';
-import {
-  getWorkflow,
-  getWorkflowRun,
-  listWorkflows,
-  setWorkflow,
-  startWorkflow,
-  stopWorkflowRun,
-} from '../../service/workflows.js';
+import * as workflows from '../../service/workflows.js';
 import { openContext, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
 import { scope } from './store-commands.js';
@@ -83,7 +76,8 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .description('list the workflow documents of the project')
     .action(
       local(io, async ({ rt }, caller) => {
-        for (const doc of await listWorkflows(rt, caller)) io.stdout.write(`${doc.path}  v${doc.version}\n`);
+        for (const doc of await workflows.listWorkflows(rt, caller))
+          io.stdout.write(`${doc.path}  v${doc.version}\n`);
       }),
     );
   withStoreOptions(workflow.command('get'))
@@ -91,7 +85,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .argument('<name>', 'workflow name')
     .action(
       local(io, async ({ rt }, caller, { args }) => {
-        io.stdout.write((await getWorkflow(rt, caller, (args as string[])[0] as string)).body);
+        io.stdout.write((await workflows.getWorkflow(rt, caller, (args as string[])[0] as string)).body);
       }),
     );
   withStoreOptions(workflow.command('set'))
@@ -102,7 +96,12 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .action(
       local(io, async ({ rt }, caller, { args }) => {
         const [name, file] = args as [string, string];
-        const result = await setWorkflow(rt, caller, name, readFileSync(resolve(io.cwd, file), 'utf8'));
+        const result = await workflows.setWorkflow(
+          rt,
+          caller,
+          name,
+          readFileSync(resolve(io.cwd, file), 'utf8'),
+        );
         io.stdout.write(`${result.created ? 'created' : 'updated'} ${result.path} (v${result.version})\n`);
       }),
     );
@@ -114,7 +113,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .action(
       local(io, async ({ rt }, caller, { args, param }) => {
         const runner = new WorkflowRunner(rt);
-        const started = await startWorkflow(
+        const started = await workflows.startWorkflow(
           runner,
           caller,
           (args as string[])[0] as string,
@@ -124,7 +123,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
         const stop = () => runner.stopLocal(started.run.id, 'interrupted');
         process.once('SIGINT', stop);
         const { status } = await started.done.finally(() => process.off('SIGINT', stop));
-        printRun(io, await getWorkflowRun(rt, caller, started.run.id));
+        printRun(io, await workflows.getWorkflowRun(rt, caller, started.run.id));
         if (status !== 'completed') throw new ExitCode(1);
       }),
     );
@@ -133,7 +132,7 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
     .argument('<runId>', 'workflow run id (8 hex digits)')
     .action(
       local(io, async ({ rt }, caller, { args }) => {
-        printRun(io, await getWorkflowRun(rt, caller, (args as string[])[0] as string));
+        printRun(io, await workflows.getWorkflowRun(rt, caller, (args as string[])[0] as string));
       }),
     );
   withStoreOptions(workflow.command('stop'))
@@ -143,7 +142,9 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
       local(io, async ({ rt }, caller, { args }) => {
         const id = (args as string[])[0] as string;
         io.stdout.write(
-          (await stopWorkflowRun(rt, caller, id)) ? `stopping ${id}\n` : `${id} has ended: nothing to stop\n`,
+          (await workflows.stopWorkflowRun(rt, caller, id))
+            ? `stopping ${id}\n`
+            : `${id} has ended: nothing to stop\n`,
         );
       }),
     );
