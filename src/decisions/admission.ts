@@ -11,8 +11,13 @@ export type SchedulerStanding = 'present' | 'deleted' | 'disabled';
 
 /** What the admission of a run looks at: the overlap situation, and what changed since its claim. */
 export interface AdmissionSituation extends OverlapSituation {
-  readonly trigger: 'cron' | 'at' | 'manual';
+  readonly trigger: 'cron' | 'at' | 'manual' | 'backfill';
   readonly standing: SchedulerStanding;
+  /**
+   * A backfill run of the same scheduler for an older occurrence is still queued: a backfill runs
+   * its occurrences oldest first.
+   */
+  readonly earlierBackfill: boolean;
   /**
    * A manual fire of the same scheduler, requested before this run's occurrence, is still claimed
    * (no lane has judged it yet).
@@ -35,13 +40,16 @@ export interface AdmissionSituation extends OverlapSituation {
  *   hour or day: not started, recorded `skipped_budget`;
  * - `yield`: an earlier manual fire is judged first, and this run after it, so that a fire is
  *   judged in the order of the instants it was requested at and the occurrences are due at,
- *   whichever path recorded it.
+ *   whichever path recorded it;
+ * - `hold`: a backfill run whose turn has not come (its lane has an active or a waiting run, or
+ *   an older backfill occurrence is queued): it stays in its lane's backfill queue, unchanged.
  */
 export type AdmissionDecision =
   | OverlapDecision
   | 'deleted'
   | 'disabled'
   | 'yield'
+  | 'hold'
   | BoundsRefusal
   | BudgetRefusal;
 
@@ -67,17 +75,21 @@ export const OVER_BUDGET = {
 /**
  * Decides the admission of a run, pure, in the one admission order of every start (issue #22):
  * a deleted scheduler starts nothing; a scheduled run yields to an earlier manual fire (judged
- * first, so that what this run is judged against includes it); then the refusals in turn —
- * bounds, pause (a disabled scheduler starts no scheduled run, while a manual fire, which the
- * service refuses while paused, bypasses the schedule), the project's run budget — and the
- * overlap policy last.
+ * first, so that what this run is judged against includes it); a backfill run waits for its turn
+ * (its backfill queue's oldest, in a free lane); then the refusals in turn — bounds, pause (a
+ * disabled scheduler starts no scheduled or backfill run, while a manual fire, which the service
+ * refuses while paused, bypasses the schedule), the project's run budget — and the overlap policy
+ * last. A backfill run meets no overlap policy: its turn comes only when its lane is free, and the
+ * runs due meanwhile meet theirs against it.
  */
 export function decideAdmission(s: AdmissionSituation): AdmissionDecision {
   if (s.standing === 'deleted') return 'deleted';
   const scheduled = s.trigger !== 'manual';
+  const backfill = s.trigger === 'backfill';
   if (scheduled && s.earlierManualFire) return 'yield';
+  if (backfill && (s.active || s.waiting || s.earlierBackfill)) return 'hold';
   if (s.outOfBounds !== undefined) return s.outOfBounds;
   if (scheduled && s.standing === 'disabled') return 'disabled';
   if (s.overBudget !== undefined) return s.overBudget;
-  return decideOverlap(s);
+  return backfill ? 'start' : decideOverlap(s);
 }

@@ -2,6 +2,12 @@ import type { LockMode } from '../scheduler/definition.js';
 import type { EndOutcome, RunOutcome, SkipOutcome } from './outcomes.js';
 
 /**
+ * How a run came about: its scheduler's cron or `at:` instant, a manual fire, or a backfill of a
+ * past occurrence (issue #22; queued in its lane's backfill queue until its turn).
+ */
+export type RunTrigger = 'cron' | 'at' | 'manual' | 'backfill';
+
+/**
  * What every run has, whatever its state: one claimed occurrence of a scheduler (decisions §4).
  * Instants are UTC epoch ms.
  */
@@ -13,7 +19,7 @@ interface RunBase {
   readonly name: string;
   /** The occurrence's instant (a manual fire's: its request instant, never a whole second). */
   readonly scheduledFor: number;
-  readonly trigger: 'cron' | 'at' | 'manual';
+  readonly trigger: RunTrigger;
   /** Whether later occurrences were already due at the claim and this run absorbed them (decisions §4). */
   readonly coalesced: boolean;
   /** The newest absorbed occurrence, when coalesced. */

@@ -94,8 +94,13 @@ export async function admit(
       scheduler,
       limitOf(skip, definition.bounds, budget),
     );
+    // The lane is as free as it was: the backfill queue's next occurrence has its turn.
+    if (held.trigger === 'backfill') await ctx.promoteWaiting(held, scheduler);
     return;
   }
+  // A backfill occurrence whose turn has not come stays queued; if the run before it ended
+  // between the admission and now, the turn is now.
+  if (decision === 'hold') return promoteIfEnded(ctx, active?.correlationId, held, scheduler);
   if (admitted.decision === 'start') {
     const { attempt } = admitted;
     if (target.kind === 'workflow')
@@ -132,7 +137,17 @@ export async function admit(
     'run waiting for its lane',
   );
   // The active run may have ended between the admission and now: then this one's turn is now.
-  if ((await repos.runs.get(active?.correlationId ?? ''))?.state !== 'started')
+  await promoteIfEnded(ctx, active?.correlationId, held, scheduler);
+}
+
+/** Gives the lane to its next run unless the lane's active run (`activeId`) is still started. */
+async function promoteIfEnded(
+  ctx: DispatchContext,
+  activeId: string | undefined,
+  held: PendingRun,
+  scheduler: EffectiveScheduler,
+): Promise<void> {
+  if ((await ctx.rt.repos.runs.get(activeId ?? ''))?.state !== 'started')
     await ctx.promoteWaiting(held, scheduler);
 }
 

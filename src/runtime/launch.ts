@@ -69,6 +69,8 @@ export async function launched(
       await recorded;
     },
     logged: { processId, durationMs: endedAt - startedAt },
-    promote: definition.overlap !== 'skip',
+    // A skip lane has no waiting run; a backfill's next occurrence follows its previous one. (One
+    // held while a scheduled run was active gets its turn at the next reap: `Backfills.ready`.)
+    promote: definition.overlap !== 'skip' || run.trigger === 'backfill',
   });
 }

@@ -107,6 +107,12 @@ export async function reap(
       if (waiting.workerId === null) released++;
     }
   }
+  // Backfill queues whose turn has come (issue #22): a backfill just asked for, or one whose
+  // previous occurrence ended on a lost worker.
+  let backfilled = 0;
+  for (const lane of await repos.backfills.ready(100)) {
+    if ((await executor.promoteWaiting(lane).catch(defer)) === true) backfilled++;
+  }
   // This worker's own runs that no dispatch of its carries any more (a store error cut it short):
   // as many as a tick claims, so that one pass recovers a whole claim (issue #12). A run
   // dispatched when the read began is carried, even if it ended before the read returned: the
@@ -149,6 +155,7 @@ export async function reap(
     log.warn({ lost, resumed: takenOver, retired }, 'finished the work of lost workers');
   if (manualFires > 0) log.info({ manualFires }, 'manual fires dispatched');
   if (released > 0) log.info({ queued: released }, 'queued runs of a stopped worker resumed');
+  if (backfilled > 0) log.info({ backfilled }, 'backfill occurrences given their turn');
   if (deferred !== undefined) throw deferred;
   return { lost, resumed };
 }

@@ -6,8 +6,9 @@ import { schedulerOfRun } from './run-scheduler.js';
 import { skipQueuedOfDeleted } from './withdrawn.js';
 
 /**
- * Gives the lane of a scheduler to its waiting run, if any (spec §5 `queue`, `cancelPrevious`):
- * takes the run over from whichever worker holds it (a compare-and-swap) and dispatches it here.
+ * Gives the lane of a scheduler to its waiting run, if any (spec §5 `queue`, `cancelPrevious`),
+ * else to the oldest occurrence of its backfill queue (issue #22): takes the run over from
+ * whichever worker holds it (a compare-and-swap) and dispatches it here.
  * Nothing is promoted while draining or fenced. Returns whether a run was dispatched.
  *
  * @throws a store error met while loading its scheduler (when `scheduler` is not given): the run
@@ -20,19 +21,22 @@ export async function promoteWaiting(
 ): Promise<boolean> {
   if (ctx.drain.draining.aborted || !ctx.lease.held) return false;
   const { repos } = ctx.rt;
-  const waiting = await repos.lanes.waiting(run);
-  if (waiting === undefined) return false;
-  if (!(await repos.runs.takeOver(waiting.correlationId, 'queued', waiting.workerId, ctx.workerId)))
-    return false;
-  const queued = await repos.runs.get(waiting.correlationId);
-  const effective = scheduler ?? (await schedulerOfRun(repos, run));
-  // Taken over as queued: anything else is another promotion's, started meanwhile.
-  if (queued === undefined || !isPending(queued)) return false;
-  if (effective === undefined) {
+  // A deleted scheduler's waiting run is recorded skipped, and the next in its lane (a backfill
+  // queue's) is looked at in turn: nothing of a deleted scheduler is left waiting.
+  for (;;) {
+    const waiting = await repos.lanes.waiting(run);
+    if (waiting === undefined) return false;
+    if (!(await repos.runs.takeOver(waiting.correlationId, 'queued', waiting.workerId, ctx.workerId)))
+      return false;
+    const queued = await repos.runs.get(waiting.correlationId);
+    const effective = scheduler ?? (await schedulerOfRun(repos, run));
+    // Taken over as queued: anything else is another promotion's, started meanwhile.
+    if (queued === undefined || !isPending(queued)) return false;
+    if (effective !== undefined) {
+      ctx.start(queued, effective);
+      return true;
+    }
     // Its scheduler was deleted while it waited: recorded skipped, not left waiting (issue #20).
     await skipQueuedOfDeleted(ctx.rt, ctx.recorder, queued, ctx.workerId);
-    return false;
   }
-  ctx.start(queued, effective);
-  return true;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadProjectSchedulers } from '../catalog/catalog.js';
+import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { RunDetail } from '../contract/index.js';
 import { InfrastructureError, UrsaError } from '../errors/index.js';
 import { claimRun } from '../runs/transitions.js';
@@ -35,28 +35,7 @@ export async function fireScheduler(
   name: string,
   by: Actor = libraryActor('admin'),
 ): Promise<FireResult> {
-  const { schedulers } = await loadProjectSchedulers(rt.repos, tenant, project);
-  const scheduler = schedulers.get(name);
-  if (scheduler === undefined) {
-    throw new UrsaError(
-      'NOT_FOUND',
-      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-      {
-        field: 'name',
-        value: name,
-      },
-    );
-  }
-  // A paused scheduler fires on no one's request: the pause says why (issue #22).
-  const pause = scheduler.definition.enabled ? undefined : await rt.repos.pauses.get(scheduler.document);
-  if (pause !== undefined) {
-    const why = pause.note === '' ? '' : `: ${pause.note}`;
-    throw new UrsaError(
-      'SCHEDULER_PAUSED',
-      `scheduler ${JSON.stringify(name)} was paused by ${pause.by} at ${formatInstant(pause.at)}${why}; resume it to fire it`,
-      { field: 'name', value: name },
-    );
-  }
+  const scheduler = await schedulerToRun(rt, tenant, project, name, 'fire');
   // Cron and at: fire times are whole seconds; a manual fire never is, so the two never share an
   // occurrence key (decisions §4).
   const clockNow = rt.clock.now();
@@ -100,6 +79,45 @@ export async function fireScheduler(
     field: 'name',
     value: name,
   });
+}
+
+/**
+ * The effective scheduler `name` of (tenant, project) that a fire or a backfill (`what`) is about
+ * to run, refused while it is paused.
+ *
+ * @throws UrsaError `NOT_FOUND` when the project has no such valid scheduler; `SCHEDULER_PAUSED`
+ *   when it is paused (issue #22): its message carries the pause's note.
+ */
+export async function schedulerToRun(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  name: string,
+  what: 'fire' | 'backfill',
+): Promise<EffectiveScheduler> {
+  const { schedulers } = await loadProjectSchedulers(rt.repos, tenant, project);
+  const scheduler = schedulers.get(name);
+  if (scheduler === undefined) {
+    throw new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+      {
+        field: 'name',
+        value: name,
+      },
+    );
+  }
+  // A paused scheduler runs on no one's request: the pause says why.
+  const pause = scheduler.definition.enabled ? undefined : await rt.repos.pauses.get(scheduler.document);
+  if (pause !== undefined) {
+    const why = pause.note === '' ? '' : `: ${pause.note}`;
+    throw new UrsaError(
+      'SCHEDULER_PAUSED',
+      `scheduler ${JSON.stringify(name)} was paused by ${pause.by} at ${formatInstant(pause.at)}${why}; resume it to ${what} it`,
+      { field: 'name', value: name },
+    );
+  }
+  return scheduler;
 }
 
 /**

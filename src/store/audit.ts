@@ -38,8 +38,16 @@ export function cliActor(user: string): Actor {
 /** What an audit row is about. */
 export type AuditSubject = 'document' | 'scheduler' | 'process' | 'workflow-run' | 'project';
 
-/** What was done: document versions and deletes, restores; fires, stops, refreshes, pauses and resumes. */
-export const AUDIT_ACTIONS = [...DOCUMENT_ACTIONS, 'fire', 'stop', 'refresh', 'pause', 'resume'] as const;
+/** What was done: document versions and deletes, restores; fires, backfills, stops, refreshes, pauses and resumes. */
+export const AUDIT_ACTIONS = [
+  ...DOCUMENT_ACTIONS,
+  'fire',
+  'backfill',
+  'stop',
+  'refresh',
+  'pause',
+  'resume',
+] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

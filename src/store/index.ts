@@ -69,6 +69,7 @@ export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
 import { Audit } from './audit.js';
+import { Backfills } from './backfills.js';
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
 import { Inbox } from './inbox.js';
@@ -103,6 +104,8 @@ export interface Repositories {
   readonly projects: Projects;
   readonly feed: Feed;
   readonly lanes: Lanes;
+  /** The backfill queues of schedulers' lanes (issue #22). */
+  readonly backfills: Backfills;
   readonly users: Users;
   readonly workers: Workers;
   /** SQLite: which worker serves the store (decisions §5). */
@@ -128,6 +131,7 @@ export function repositories(store: Store): Repositories {
     projects: new Projects(store),
     feed: new Feed(store),
     lanes: new Lanes(store),
+    backfills: new Backfills(store),
     users: new Users(store),
     workers,
     owner: new StoreOwner(store, workers),

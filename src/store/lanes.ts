@@ -91,11 +91,14 @@ export class Lanes {
       const { bounds } = request;
       // Counted under the lock: two workers' admissions never both start the last allowed run.
       const started = bounds?.limits.maxRuns === undefined ? 0 : await runsStarted(trx, key);
+      // A backfill's queued occurrences are a queue of their own: not the lane's waiting run.
+      const backfills = others.filter((r) => r.state === 'queued' && r.trigger === 'backfill');
       const decision = decideAdmission({
         policy: request.policy,
         oneShot: request.oneShot,
         active: activeRow !== undefined,
-        waiting: others.some((r) => r.state === 'queued'),
+        waiting: others.some((r) => r.state === 'queued' && r.trigger !== 'backfill'),
+        earlierBackfill: backfills.some((r) => Number(r.scheduled_for) < request.scheduledFor),
         trigger: request.trigger,
         standing: await this.#standing(trx, key, request.trigger),
         earlierManualFire: first !== undefined && request.yielding !== false,
@@ -108,6 +111,7 @@ export class Lanes {
         const next = first as (typeof others)[number];
         return { decision, active, first: { correlationId: next.correlation_id, workerId: next.worker_id } };
       }
+      if (decision === 'hold') return { decision, active };
       // No recipe run starts without its process row and START line: one whose admission found
       // its scheduler withdrawn (and so prepared none) but that is startable now was re-enabled
       // meanwhile; this rolls back, and its retry admits it afresh.
@@ -263,12 +267,16 @@ export class Lanes {
     });
   }
 
-  /** Waiting runs whose scheduler has no active run: their turn has come (after a restart, say). */
+  /**
+   * Waiting runs whose scheduler has no active run: their turn has come (after a restart, say).
+   * Backfill queues are not among them (see `Backfills.ready`).
+   */
   async waitingWithoutActive(limit: number): Promise<{ correlationId: string; workerId: string | null }[]> {
     const rows = await this.store.db
       .selectFrom('runs as w')
       .select(['w.correlation_id', 'w.worker_id'])
       .where('w.state', '=', 'queued')
+      .where('w.trigger', '!=', 'backfill')
       .where(({ not, exists, selectFrom }) =>
         not(
           exists(
@@ -287,7 +295,10 @@ export class Lanes {
     return rows.map((r) => ({ correlationId: r.correlation_id, workerId: r.worker_id }));
   }
 
-  /** The waiting run of a scheduler, if any. */
+  /**
+   * The run whose turn comes next in a scheduler's lane, if any: its waiting run (spec §5), else
+   * the oldest occurrence of its backfill queue (issue #22).
+   */
   async waiting(key: SchedulerKey): Promise<{ correlationId: string; workerId: string | null } | undefined> {
     const row = await this.store.db
       .selectFrom('runs')
@@ -296,6 +307,9 @@ export class Lanes {
       .where('project', '=', key.project)
       .where('name', '=', key.name)
       .where('state', '=', 'queued')
+      .orderBy(sql`case when trigger = 'backfill' then 1 else 0 end`)
+      .orderBy('scheduled_for')
+      .limit(1)
       .executeTakeFirst();
     return row === undefined ? undefined : { correlationId: row.correlation_id, workerId: row.worker_id };
   }

@@ -29,7 +29,7 @@ export interface TriggerOrigin {
   readonly scheduledFor: number;
   readonly correlationId: string;
   /** How the scheduler run was triggered, or `workflow` for a step of a workflow run (issue #10). */
-  readonly trigger: 'cron' | 'at' | 'manual' | 'workflow';
+  readonly trigger: 'cron' | 'at' | 'manual' | 'backfill' | 'workflow';
 }
 
 /** A process. Instants are UTC epoch ms. */

@@ -13,6 +13,7 @@ const at = (extra: Partial<Parameters<typeof decideAdmission>[0]>) =>
     trigger: 'cron',
     standing: 'present',
     earlierManualFire: false,
+    earlierBackfill: false,
     outOfBounds: undefined,
     overBudget: undefined,
     ...extra,
@@ -21,7 +22,7 @@ const at = (extra: Partial<Parameters<typeof decideAdmission>[0]>) =>
 // issue #20: what the lane decides at the instant, besides the overlap policy of spec §5.
 describe('decideAdmission (issues #20, #22)', () => {
   it('starts nothing of a deleted scheduler, whatever triggered the run', () => {
-    for (const trigger of ['cron', 'at', 'manual'] as const)
+    for (const trigger of ['cron', 'at', 'manual', 'backfill'] as const)
       expect(at({ trigger, standing: 'deleted', earlierManualFire: true })).toBe('deleted');
   });
 
@@ -62,41 +63,65 @@ describe('decideAdmission (issues #20, #22)', () => {
   });
 
   // issue #22: every combination of refusals gives the first in the order deleted → (a scheduled
-  // run's yield) → bounds → pause → budget → overlap.
+  // run's yield) → (a backfill run's turn) → bounds → pause → budget → overlap.
   it('decides every combination of refusals by the first in the admission order', () => {
     let combinations = 0;
-    for (const trigger of ['cron', 'at', 'manual'] as const)
+    for (const trigger of ['cron', 'at', 'manual', 'backfill'] as const)
       for (const standing of ['present', 'deleted', 'disabled'] as const)
         for (const earlierManualFire of [false, true])
-          for (const outOfBounds of [undefined, 'before-start', 'after-end', 'max-runs'] as const)
-            for (const overBudget of [undefined, 'runs-per-hour', 'runs-per-day'] as const)
-              for (const policy of ['skip', 'queue', 'cancelPrevious'] as const)
-                for (const active of [false, true])
-                  for (const waiting of [false, true]) {
-                    const s = {
-                      trigger,
-                      standing,
-                      earlierManualFire,
-                      outOfBounds,
-                      overBudget,
-                      policy,
-                      active,
-                      waiting,
-                    };
-                    const scheduled = trigger !== 'manual';
-                    const expected =
-                      standing === 'deleted'
-                        ? 'deleted'
-                        : scheduled && earlierManualFire
-                          ? 'yield'
-                          : (outOfBounds ??
-                            (scheduled && standing === 'disabled'
-                              ? 'disabled'
-                              : (overBudget ?? decideOverlap({ policy, oneShot: false, active, waiting }))));
-                    expect(at(s), JSON.stringify(s)).toBe(expected);
-                    combinations++;
-                  }
-    expect(combinations).toBe(3 * 3 * 2 * 4 * 3 * 3 * 2 * 2);
+          for (const earlierBackfill of [false, true])
+            for (const outOfBounds of [undefined, 'before-start', 'after-end', 'max-runs'] as const)
+              for (const overBudget of [undefined, 'runs-per-hour', 'runs-per-day'] as const)
+                for (const policy of ['skip', 'queue', 'cancelPrevious'] as const)
+                  for (const active of [false, true])
+                    for (const waiting of [false, true]) {
+                      const s = {
+                        trigger,
+                        standing,
+                        earlierManualFire,
+                        earlierBackfill,
+                        outOfBounds,
+                        overBudget,
+                        policy,
+                        active,
+                        waiting,
+                      };
+                      const scheduled = trigger !== 'manual';
+                      const backfill = trigger === 'backfill';
+                      const admitted = backfill
+                        ? 'start'
+                        : decideOverlap({ policy, oneShot: false, active, waiting });
+                      const expected =
+                        standing === 'deleted'
+                          ? 'deleted'
+                          : scheduled && earlierManualFire
+                            ? 'yield'
+                            : backfill && (active || waiting || earlierBackfill)
+                              ? 'hold'
+                              : (outOfBounds ??
+                                (scheduled && standing === 'disabled'
+                                  ? 'disabled'
+                                  : (overBudget ?? admitted)));
+                      expect(at(s), JSON.stringify(s)).toBe(expected);
+                      combinations++;
+                    }
+    expect(combinations).toBe(4 * 3 * 2 * 2 * 4 * 3 * 3 * 2 * 2);
+  });
+
+  // issue #22 backfill: a queue of its own in the lane, oldest first, one after another.
+  it("holds a backfill run until its lane is free and it is its queue's oldest, whatever the policy", () => {
+    for (const policy of ['skip', 'queue', 'cancelPrevious'] as const) {
+      expect(at({ trigger: 'backfill', policy, active: true })).toBe('hold');
+      expect(at({ trigger: 'backfill', policy, waiting: true })).toBe('hold');
+      expect(at({ trigger: 'backfill', policy, earlierBackfill: true })).toBe('hold');
+      expect(at({ trigger: 'backfill', policy })).toBe('start');
+    }
+    // Its turn come, it meets the same refusals as any run; a pause withdraws it.
+    expect(at({ trigger: 'backfill', standing: 'disabled' })).toBe('disabled');
+    expect(at({ trigger: 'backfill', overBudget: 'runs-per-hour' })).toBe('runs-per-hour');
+    expect(at({ trigger: 'backfill', outOfBounds: 'before-start' })).toBe('before-start');
+    // A backfill queue is no run of the lane for a scheduled run: only its active run is.
+    expect(at({ earlierBackfill: true })).toBe('start');
   });
 
   it('refuses a run over budget after the pause and before the overlap policy, recorded skipped_budget', () => {
