@@ -131,3 +131,23 @@ export async function openClient(
   const { config, rt, close } = await openContext(command, io);
   return new LocalClient(rt, { tenant: config.tenant, project: config.project }, { user: options.as, close });
 }
+
+/**
+ * Runs `use` with the command's client ({@link openClient}) and closes the client after it,
+ * whatever `use` did.
+ *
+ * @throws what {@link openClient} or `use` throws.
+ */
+export async function withClient<T>(
+  command: Command,
+  io: CliIo,
+  use: (client: UrsaClient) => Promise<T>,
+  options: { as?: string | undefined } = {},
+): Promise<T> {
+  const client = await openClient(command, io, options);
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}

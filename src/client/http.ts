@@ -193,6 +193,10 @@ export class HttpClient implements C.UrsaClient {
     return this.#call({ method: 'POST', path: this.#scheduler(name, '/fire') });
   }
 
+  backfill(name: string, from: string, to: string): Promise<C.BackfillView> {
+    return this.#call({ method: 'POST', path: this.#scheduler(name, '/backfill'), body: { from, to } });
+  }
+
   upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<C.Upcoming> {
     return this.#call({
       method: 'GET',

@@ -1,6 +1,7 @@
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { RefreshResult } from '../runtime/registrar.js';
+import { backfillScheduler } from '../service/backfill.js';
 import { actorOf, type Caller } from '../service/caller.js';
 import { describeScheduler } from '../service/describe.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
@@ -20,6 +21,7 @@ import {
 } from '../service/views.js';
 import { workerRunning } from '../service/workers.js';
 import type {
+  BackfillView,
   ClientScope,
   DocumentSummary,
   DocumentView,
@@ -85,6 +87,10 @@ export class LocalClient implements UrsaClient {
 
   fire(name: string): Promise<FireView> {
     return fireScheduler(this.rt, this.scope.tenant, this.scope.project, name, actorOf(this.#caller));
+  }
+
+  backfill(name: string, from: string, to: string): Promise<BackfillView> {
+    return backfillScheduler(this.rt, this.#caller, name, { from, to });
   }
 
   upcoming(name: string, request: { count: number; from?: string | undefined }): Promise<Upcoming> {

@@ -9,6 +9,7 @@
  */
 
 import type {
+  BackfillView,
   DeleteView,
   DocumentSummary,
   DocumentView,
@@ -28,6 +29,7 @@ import type {
 } from '../contract/index.js';
 
 export type {
+  BackfillView,
   Bounds,
   DeleteView,
   DocumentSummary,
@@ -91,6 +93,11 @@ export interface UrsaClient {
   setScheduler(name: string, yaml: string): Promise<SetView>;
   deleteScheduler(name: string): Promise<DeleteView>;
   fire(name: string): Promise<FireView>;
+  /**
+   * Queues the past occurrences from `from` to `to` that have no run (see `backfillScheduler`).
+   * @throws UrsaError `ARGUMENT_INVALID` (range, one-shot), `SCHEDULER_PAUSED`, `NOT_FOUND`.
+   */
+  backfill(name: string, from: string, to: string): Promise<BackfillView>;
   /**
    * A scheduler's next fires, with its jitter and within its bounds (see `upcomingOf`).
    * @throws UrsaError `INSTANT_INVALID` for a bad `from`, `NOT_FOUND`.

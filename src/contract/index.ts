@@ -20,6 +20,8 @@ import type {
 import type { inboxItemSchema, inboxPageSchema, markReadBody, markReadResultSchema } from './inbox.js';
 import type { processSchema, runDetailSchema, stopBody, stopResultSchema } from './runs.js';
 import type {
+  backfillBody,
+  backfillResultSchema,
   boundsSchema,
   deleteResultSchema,
   eventPageSchema,
@@ -85,6 +87,10 @@ export type SetView = z.infer<typeof setResultSchema>;
 export type DeleteView = z.infer<typeof deleteResultSchema>;
 /** `POST …/scheduler/:name/fire`. */
 export type FireView = z.infer<typeof fireResultSchema>;
+/** `POST …/scheduler/:name/backfill`: the range asked. */
+export type BackfillBody = z.infer<typeof backfillBody>;
+/** `POST …/scheduler/:name/backfill`: what was queued. */
+export type BackfillView = z.infer<typeof backfillResultSchema>;
 /** `POST …/scheduler/refresh`. */
 export type ProjectRefreshView = z.infer<typeof refreshSchema>;
 /** `POST /brain/:tenant/scheduler/refresh`. */

@@ -104,6 +104,29 @@ export const deleteResultSchema = z.object({ trashPath: z.string() });
 /** A manual fire (spec §9 `scheduler_fire`): the run's correlation id and its run log. */
 export const fireResultSchema = z.object({ correlationId: z.string(), logPath: z.string() });
 
+/**
+ * `POST …/scheduler/:name/backfill`: a past range of a cron scheduler's occurrences, both ends
+ * inclusive: ISO-8601 date-times with an offset or `Z`, or local ones read in its timezone.
+ */
+export const backfillBody = z.strictObject({
+  from: z.string().min(1).max(64),
+  to: z.string().min(1).max(64),
+});
+
+/**
+ * What a backfill queued: the range (ISO-8601 UTC), its occurrences, how many were queued now and
+ * how many had a run already (left as they are), and the run of the oldest one queued now.
+ */
+export const backfillResultSchema = z.object({
+  scheduler: z.string(),
+  from: instant,
+  to: instant,
+  occurrences: z.number(),
+  queued: z.number(),
+  existing: z.number(),
+  first: z.object({ correlationId: z.string(), scheduledFor: instant }).nullable(),
+});
+
 /** What a refresh of one project did (spec §8); `active` false: the project was unloaded (spec §3). */
 export const refreshSchema = z.object({
   active: z.boolean(),

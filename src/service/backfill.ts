@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { BACKFILL_COUNT_CAP, backfillRange, MAX_BACKFILL_OCCURRENCES } from '../decisions/backfill.js';
 import { UrsaError } from '../errors/index.js';
-import { claimRun, queueRun } from '../runs/transitions.js';
+import { queueRun } from '../runs/transitions.js';
 import type { Runtime } from '../runtime/context.js';
-import { runLogPath } from '../runtime/run-log.js';
 import { parseAt } from '../time/at.js';
 import { formatInstant } from '../time/instant.js';
 import type { TimeZone } from '../time/zone.js';
 import { actorOf, type Caller } from './caller.js';
-import { schedulerToRun } from './runs.js';
+import { requestedRun, schedulerToRun } from './runs.js';
 
 /** A backfill's range as asked: ISO-8601 date-times, with an offset or `Z`, or local in the scheduler's zone. */
 export interface BackfillRequest {
@@ -28,8 +25,8 @@ export interface BackfillResult {
   readonly queued: number;
   /** Of those, how many had a run already (run, skipped or queued before), and were left as they are. */
   readonly existing: number;
-  /** The run of the oldest occurrence queued now, if any. */
-  readonly first: { readonly correlationId: string; readonly scheduledFor: string } | undefined;
+  /** The run of the oldest occurrence queued now; null when none was. */
+  readonly first: { readonly correlationId: string; readonly scheduledFor: string } | null;
 }
 
 /**
@@ -101,7 +98,7 @@ export async function backfillScheduler(
     );
   }
   const runs = range.occurrences.map((scheduledFor) =>
-    backfillRun(scheduler, tenant, project, name, scheduledFor, now),
+    queueRun(requestedRun(scheduler, { tenant, project, name }, scheduledFor, 'backfill', now)),
   );
   const queued = await rt.repos.backfills.queue(runs, (count) => ({
     tenant,
@@ -125,7 +122,7 @@ export async function backfillScheduler(
     existing: runs.length - queued.size,
     first:
       first === undefined
-        ? undefined
+        ? null
         : { correlationId: first.correlationId, scheduledFor: formatInstant(first.scheduledFor) },
   };
 }
@@ -141,31 +138,4 @@ function rangeEnd(value: string, field: 'from' | 'to', zone: TimeZone): number {
       allowed: `an ISO-8601 date-time: 2026-05-14T06:00:00Z, 2026-05-14T08:00:00+02:00, or local 2026-05-14T08:00:00 (read in ${zone.id})`,
     });
   }
-}
-
-function backfillRun(
-  scheduler: EffectiveScheduler,
-  tenant: string,
-  project: string,
-  name: string,
-  scheduledFor: number,
-  now: number,
-) {
-  const correlationId = `run_${randomUUID()}`;
-  return queueRun(
-    claimRun({
-      correlationId,
-      tenant,
-      project,
-      name,
-      scheduledFor,
-      trigger: 'backfill',
-      coalescedUntil: null,
-      claimedAt: now,
-      runAs: scheduler.runAs,
-      logPath: runLogPath(name, scheduledFor, correlationId),
-      workerId: null,
-      lockMode: scheduler.definition.lockMode,
-    }),
-  );
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { RunDetail } from '../contract/index.js';
 import { InfrastructureError, UrsaError } from '../errors/index.js';
+import type { ClaimedRun } from '../runs/run.js';
 import { claimRun } from '../runs/transitions.js';
 import type { Runtime } from '../runtime/context.js';
 import { RunRecorder } from '../runtime/recorder.js';
@@ -42,23 +43,10 @@ export async function fireScheduler(
   const now = clockNow % 1000 === 0 ? clockNow + 1 : clockNow;
   // The occurrence key is unique (decisions §4); two fires in one millisecond take the next one.
   for (let offset = 0; offset < 10; offset++) {
-    const correlationId = `run_${randomUUID()}`;
     const scheduledFor = now + offset;
     if (scheduledFor % 1000 === 0) continue;
-    const run = claimRun({
-      correlationId,
-      tenant,
-      project,
-      name,
-      scheduledFor,
-      trigger: 'manual',
-      coalescedUntil: null,
-      claimedAt: now,
-      runAs: scheduler.runAs,
-      logPath: runLogPath(name, scheduledFor, correlationId),
-      workerId: null,
-      lockMode: scheduler.definition.lockMode,
-    });
+    const run = requestedRun(scheduler, { tenant, project, name }, scheduledFor, 'manual', now);
+    const { correlationId } = run;
     const fired = {
       tenant,
       project,
@@ -78,6 +66,33 @@ export async function fireScheduler(
   throw new InfrastructureError('STORE_UNAVAILABLE', `scheduler ${name}: cannot record the manual fire`, {
     field: 'name',
     value: name,
+  });
+}
+
+/**
+ * A run someone asked for (a manual fire, a backfill's occurrence): claimed by no worker yet,
+ * with a fresh correlation id, its run log's path and what the scheduler says of its user and
+ * lock mode. `scheduledFor` and `now` are UTC ms.
+ */
+export function requestedRun(
+  scheduler: EffectiveScheduler,
+  key: { readonly tenant: string; readonly project: string; readonly name: string },
+  scheduledFor: number,
+  trigger: 'manual' | 'backfill',
+  now: number,
+): ClaimedRun {
+  const correlationId = `run_${randomUUID()}`;
+  return claimRun({
+    correlationId,
+    ...key,
+    scheduledFor,
+    trigger,
+    coalescedUntil: null,
+    claimedAt: now,
+    runAs: scheduler.runAs,
+    logPath: runLogPath(key.name, scheduledFor, correlationId),
+    workerId: null,
+    lockMode: scheduler.definition.lockMode,
   });
 }
 

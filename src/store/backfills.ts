@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { QueuedRun } from '../runs/run.js';
 import { type AuditEntry, insertAudit } from './audit.js';
 import type { Store } from './open.js';
@@ -46,30 +47,14 @@ export class Backfills {
    * lost worker). At most `limit`, one entry per scheduler.
    */
   async ready(limit: number): Promise<SchedulerKey[]> {
-    return this.store.db
-      .selectFrom('runs as b')
-      .select(['b.tenant', 'b.project', 'b.name'])
-      .distinct()
-      .where('b.state', '=', 'queued')
-      .where('b.trigger', '=', 'backfill')
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('runs as a')
-              .select('a.correlation_id')
-              .whereRef('a.tenant', '=', 'b.tenant')
-              .whereRef('a.project', '=', 'b.project')
-              .whereRef('a.name', '=', 'b.name')
-              .where((a) =>
-                a.or([
-                  a('a.state', '=', 'started'),
-                  a.and([a('a.state', '=', 'queued'), a('a.trigger', '!=', 'backfill')]),
-                ]),
-              ),
-          ),
-        ),
-      )
-      .limit(limit)
-      .execute();
+    const { rows } = await sql<SchedulerKey>`
+      select distinct b.tenant, b.project, b.name from runs as b
+      where b.state = 'queued' and b.trigger = 'backfill'
+        and not exists (
+          select 1 from runs as a
+          where a.tenant = b.tenant and a.project = b.project and a.name = b.name
+            and (a.state = 'started' or (a.state = 'queued' and a.trigger <> 'backfill')))
+      limit ${limit}`.execute(this.store.db);
+    return rows;
   }
 }

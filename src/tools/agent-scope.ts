@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
+import { type BackfillResult, backfillScheduler } from '../service/backfill.js';
 import { actorOf, type Caller } from '../service/caller.js';
 import { describeScheduler } from '../service/describe.js';
 import { getDocument, listDocuments } from '../service/documents.js';
@@ -256,6 +257,19 @@ export class AgentScope {
     if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
     const { tenant, project } = this.identity;
     return fireScheduler(this.#rt, tenant, project, name, actorOf(callerOf(this.identity)));
+  }
+
+  /**
+   * Backfills scheduler `name` from `from` to `to` (`backfillScheduler`): many runs at once, so
+   * only of a scheduler the agent may change.
+   *
+   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden, `LOCKED` when it is locked,
+   *   and what `backfillScheduler` throws.
+   */
+  backfill(name: string, from: string, to: string): Promise<BackfillResult> {
+    if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
+    this.#filter.gate(name);
+    return backfillScheduler(this.#rt, callerOf(this.identity), name, { from, to });
   }
 
   /** Refreshes the project (spec §8); the result names only schedulers the agent may see. */

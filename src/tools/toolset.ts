@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  backfillBody,
+  backfillResultSchema,
   documentSchema,
   fireResultSchema,
   lastRunSchema,
@@ -244,6 +246,21 @@ const fire = defineTool({
   handler: (scope, input) => scope.fire(input.name),
 });
 
+const backfill = defineTool({
+  name: 'scheduler_backfill',
+  toolset: 'admin',
+  label: 'admin',
+  description:
+    "Run the past occurrences of a cron scheduler that have no run yet, from `from` to `to` (both inclusive, ISO-8601 date-times such as 2026-05-14T06:00:00Z; at most 1,000 occurrences): they run oldest first, one after another, through its overlap lane, bounds and the project's run budget. Asked twice, each occurrence still runs once. Returns how many occurrences the range holds, how many were queued and how many had a run already. Each run costs what a fire costs: ask a person before a large range. Locked schedulers cannot be backfilled (LOCKED error).",
+  input: z.object({
+    name,
+    from: backfillBody.shape.from.describe('The oldest instant of the range, e.g. 2026-05-14T00:00:00Z'),
+    to: backfillBody.shape.to.describe('The newest instant of the range, not later than now'),
+  }),
+  output: backfillResultSchema,
+  handler: (scope, input) => scope.backfill(input.name, input.from, input.to),
+});
+
 const logPath = z
   .string()
   .describe(`A path under ${RUN_LOG_PREFIX}, e.g. the logPath scheduler_fire returned.`);
@@ -280,6 +297,7 @@ export const TOOLS: readonly AnyTool[] = [
   resume,
   refresh,
   fire,
+  backfill,
   documentRead,
   documentList,
 ];

@@ -3,7 +3,7 @@ import type { SchedulerDescription } from '../../client/types.js';
 import { formatInstant, formatZoned } from '../../time/instant.js';
 import { timeZone } from '../../time/zone.js';
 import { parseCount } from '../arguments.js';
-import { openClient, withClientOptions } from '../context.js';
+import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
 import { finishedLine, pauseLine } from './scheduler-lines.js';
@@ -96,15 +96,12 @@ export function registerDescribe(program: Command, io: CliIo): void {
     .argument('<name>', 'scheduler name')
     .option('-n <count>', 'how many next fires', '5')
     .option('--json', 'print the JSON the REST API answers (GET …/scheduler/{name}/describe)')
-    .action(async (name: string, options: { n: string; json?: boolean }, command: Command) => {
+    .action((name: string, options: { n: string; json?: boolean }, command: Command) => {
       const count = parseCount(options.n, '-n');
-      const client = await openClient(command, io);
-      try {
+      return withClient(command, io, async (client) => {
         const description = await client.describe(name, count);
         if (options.json) io.stdout.write(`${JSON.stringify(description, null, 2)}\n`);
         else for (const line of describeLines(description)) io.stdout.write(`${line}\n`);
-      } finally {
-        await client.close();
-      }
+      });
     });
 }

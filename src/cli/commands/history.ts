@@ -10,7 +10,7 @@ import type {
 import { inboxItemSchema } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { parseCount } from '../arguments.js';
-import { openClient, withClientOptions } from '../context.js';
+import { openClient, withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 
 /** Whose inbox `ursa inbox` shows without `--user` (on a server: the token's user). */
@@ -227,8 +227,7 @@ function registerInbox(program: Command, io: CliIo): void {
       ) => {
         const limit = parseCount(options.n, 'n');
         const before = options.before === undefined ? undefined : parseId(options.before, 'before');
-        const client = await openClient(command, io);
-        try {
+        await withClient(command, io, async (client) => {
           const { tenant } = client.scope;
           const page = await client.inbox({ user: options.user, all: options.all === true, limit, before });
           const next = page.nextCursor === null ? '' : `next page: --before ${page.nextCursor}\n`;
@@ -244,9 +243,7 @@ function registerInbox(program: Command, io: CliIo): void {
           }
           for (const line of inboxLines(page.items)) io.stdout.write(`${line}\n`);
           io.stdout.write(next);
-        } finally {
-          await client.close();
-        }
+        });
       },
     );
 
@@ -258,8 +255,7 @@ function registerInbox(program: Command, io: CliIo): void {
       const parsed = ids.map((id) => parseId(id, 'id'));
       // `--user` after `read` may land on either command; the parent's value wins, as for --db.
       const user = command.optsWithGlobals<{ user?: string }>().user;
-      const client = await openClient(command, io);
-      try {
+      await withClient(command, io, async (client) => {
         const { tenant } = client.scope;
         const wanted = new Set(parsed).size;
         const { user: whose, count } = await client.inboxRead(user, parsed);
@@ -268,9 +264,7 @@ function registerInbox(program: Command, io: CliIo): void {
             ? `marked read: ${count}\n`
             : `marked read: ${count} of ${wanted} (the others are read already or not items of ${whose ?? "the token's user"} in ${tenant})\n`,
         );
-      } finally {
-        await client.close();
-      }
+      });
     });
 }
 

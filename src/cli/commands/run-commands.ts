@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { openClient, withClientOptions } from '../context.js';
+import type { UrsaClient } from '../../client/types.js';
+import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 
 /** `ursa fire <name>`: a manual fire through the scheduler's overlap policy (spec §9 `scheduler_fire`). */
@@ -8,9 +9,8 @@ function registerFire(program: Command, io: CliIo): void {
     .description('fire a scheduler now, through its overlap policy; a running worker starts it')
     .argument('<name>', 'scheduler name')
     .option('--json', 'print JSON {correlationId, logPath}')
-    .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((name: string, options: { json?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
         const fired = await client.fire(name);
         if (options.json) {
           io.stdout.write(
@@ -19,13 +19,49 @@ function registerFire(program: Command, io: CliIo): void {
           return;
         }
         io.stdout.write(`fired ${name}: ${fired.correlationId}\nrun log: ${fired.logPath}\n`);
-        if ((await client.workerRunning()) === false) {
-          io.stdout.write('no worker is running: the run starts when one does (ursa serve or ursa worker)\n');
+        await noWorkerHint(client, io, 'the run starts');
+      }),
+    );
+}
+
+/** `ursa backfill <name> --from --to`: the past occurrences of a range that have no run. */
+function registerBackfill(program: Command, io: CliIo): void {
+  withClientOptions(program.command('backfill'))
+    .description(
+      'run the past occurrences of a cron scheduler that have no run yet, oldest first, one after another (at most 1,000); asked twice, each runs once',
+    )
+    .argument('<name>', 'scheduler name')
+    .requiredOption(
+      '--from <date-time>',
+      'the oldest occurrence, e.g. 2026-05-14T00:00:00Z (local: read in its timezone)',
+    )
+    .requiredOption('--to <date-time>', 'the newest occurrence, not later than now')
+    .option('--json', 'print the JSON the REST API answers')
+    .action((name: string, options: { from: string; to: string; json?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
+        const result = await client.backfill(name, options.from, options.to);
+        if (options.json) {
+          io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          return;
         }
-      } finally {
-        await client.close();
-      }
-    });
+        const had =
+          result.existing === 0 ? '' : `; ${result.existing} had a run already and are left as they are`;
+        io.stdout.write(
+          `backfill of ${name} from ${result.from} to ${result.to}: ${result.occurrences} occurrences, ${result.queued} queued${had}\n`,
+        );
+        if (result.first !== null)
+          io.stdout.write(
+            `they run oldest first, one after another; the first: ${result.first.correlationId}\n`,
+          );
+        if (result.queued > 0) await noWorkerHint(client, io, 'they start');
+      }),
+    );
+}
+
+// A run waits for a worker: say so when none runs.
+async function noWorkerHint(client: UrsaClient, io: CliIo, what: string): Promise<void> {
+  if ((await client.workerRunning()) === false)
+    io.stdout.write(`no worker is running: ${what} when one does (ursa serve or ursa worker)\n`);
 }
 
 /** `ursa process stop <id>`: spec §5 `processStop`, on whichever worker runs the process. */
@@ -35,21 +71,19 @@ function registerProcess(program: Command, io: CliIo): void {
     .description('stop a process on whichever worker runs it; its run ends cancelled')
     .argument('<processId>', 'process id (proc_…)')
     .option('--reason <reason>', 'why, recorded on the process and its run', 'stopped by operator')
-    .action(async (processId: string, options: { reason: string }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((processId: string, options: { reason: string }, command: Command) =>
+      withClient(command, io, async (client) => {
         const { stopping } = await client.processStop(processId, options.reason);
         io.stdout.write(
           stopping ? `stopping ${processId}\n` : `${processId} is not running: nothing to stop\n`,
         );
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
 }
 
 /** Commands that act on runs and processes: fire, process stop (issue #5). */
 export function registerRunCommands(program: Command, io: CliIo): void {
   registerFire(program, io);
+  registerBackfill(program, io);
   registerProcess(program, io);
 }

@@ -6,7 +6,7 @@ import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { setProjectSuspended } from '../../service/projects.js';
 import { setSetting, unsetSetting } from '../../service/settings.js';
-import { openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
+import { openClient, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
 import { finishedLine, pauseLine } from './scheduler-lines.js';
@@ -33,9 +33,8 @@ function registerList(program: Command, io: CliIo): void {
       "list the project's schedulers (its own and _tenant's): schedule, time zone, enabled, next run, last run",
     )
     .option('--json', 'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((options: { json?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
         const { tenant, project } = client.scope;
         const list = await client.listSchedulers();
         if (options.json) {
@@ -50,10 +49,8 @@ function registerList(program: Command, io: CliIo): void {
         }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
 }
 
 function registerGet(program: Command, io: CliIo): void {
@@ -64,9 +61,8 @@ function registerGet(program: Command, io: CliIo): void {
       '--json',
       'print JSON {name, path, source, version, yaml, createdBy, updatedAt, nextRunAt, paused}',
     )
-    .action(async (name: string, options: { json?: boolean }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((name: string, options: { json?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
         const detail = await client.getScheduler(name);
         if (options.json) {
           io.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
@@ -75,10 +71,8 @@ function registerGet(program: Command, io: CliIo): void {
         io.stdout.write(detail.yaml.endsWith('\n') ? detail.yaml : `${detail.yaml}\n`);
         // Beside the document, not in it: the note is not part of the YAML.
         if (detail.paused !== null) io.stderr.write(`${pauseLine(detail.paused)}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
 }
 
 function registerSet(program: Command, io: CliIo): void {
@@ -124,15 +118,17 @@ function registerDelete(program: Command, io: CliIo): void {
     )
     .argument('<name>', 'scheduler name')
     .option('--as <user>', 'the user deleting it; default admin; not with --url')
-    .action(async (name: string, options: { as?: string }, command: Command) => {
-      const client = await openClient(command, io, { as: options.as });
-      try {
-        const { trashPath } = await client.deleteScheduler(name);
-        io.stdout.write(`deleted ${name}; restore with: ursa doc restore ${trashPath}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+    .action((name: string, options: { as?: string }, command: Command) =>
+      withClient(
+        command,
+        io,
+        async (client) => {
+          const { trashPath } = await client.deleteScheduler(name);
+          io.stdout.write(`deleted ${name}; restore with: ursa doc restore ${trashPath}\n`);
+        },
+        { as: options.as },
+      ),
+    );
 }
 
 function registerPause(program: Command, io: CliIo): void {
@@ -143,32 +139,36 @@ function registerPause(program: Command, io: CliIo): void {
     .argument('<name>', 'scheduler name')
     .option('--note <text>', 'why, one line, shown with the scheduler until it is resumed', '')
     .option('--as <user>', 'the user pausing it; default admin; not with --url')
-    .action(async (name: string, options: { note: string; as?: string }, command: Command) => {
-      const client = await openClient(command, io, { as: options.as });
-      try {
-        const result = await client.pause(name, options.note);
-        io.stdout.write(
-          `${name}: ${result.paused === null ? 'paused' : pauseLine(result.paused)} (version ${result.version})\n`,
-        );
-      } finally {
-        await client.close();
-      }
-    });
+    .action((name: string, options: { note: string; as?: string }, command: Command) =>
+      withClient(
+        command,
+        io,
+        async (client) => {
+          const result = await client.pause(name, options.note);
+          io.stdout.write(
+            `${name}: ${result.paused === null ? 'paused' : pauseLine(result.paused)} (version ${result.version})\n`,
+          );
+        },
+        { as: options.as },
+      ),
+    );
   withClientOptions(program.command('resume'))
     .description(
       'resume a paused scheduler (its document gets enabled: true): it fires from its next occurrence on, and what fell in the pause is not run',
     )
     .argument('<name>', 'scheduler name')
     .option('--as <user>', 'the user resuming it; default admin; not with --url')
-    .action(async (name: string, options: { as?: string }, command: Command) => {
-      const client = await openClient(command, io, { as: options.as });
-      try {
-        const result = await client.resume(name);
-        io.stdout.write(`${name}: resumed (version ${result.version})\n`);
-      } finally {
-        await client.close();
-      }
-    });
+    .action((name: string, options: { as?: string }, command: Command) =>
+      withClient(
+        command,
+        io,
+        async (client) => {
+          const result = await client.resume(name);
+          io.stdout.write(`${name}: resumed (version ${result.version})\n`);
+        },
+        { as: options.as },
+      ),
+    );
 }
 
 function registerRefresh(program: Command, io: CliIo): void {
@@ -176,9 +176,8 @@ function registerRefresh(program: Command, io: CliIo): void {
     .description('re-read scheduler documents: one scheduler, the project, or every project of the tenant')
     .option('--name <name>', 'only this scheduler (delta refresh; with --url the whole project)')
     .option('--all-projects', 'every project of the tenant (tenant-wide refresh)')
-    .action(async (options: { name?: string; allProjects?: boolean }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((options: { name?: string; allProjects?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
         const results = await client.refresh({
           name: options.name,
           allProjects: options.allProjects === true,
@@ -190,10 +189,8 @@ function registerRefresh(program: Command, io: CliIo): void {
           );
           for (const f of r.invalid) io.stdout.write(`  ${f.message.split('\n').join('\n  ')}\n`);
         }
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
 }
 
 function registerProject(program: Command, io: CliIo): void {

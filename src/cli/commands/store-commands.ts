@@ -17,7 +17,7 @@ import { cliActor } from '../../service/records.js';
 import { documentCount, storeIdentity } from '../../service/store.js';
 import { createFirstAdminToken } from '../../service/tokens.js';
 import { formatInstant } from '../../time/instant.js';
-import { commandConfig, openClient, openContext, withClientOptions, withStoreOptions } from '../context.js';
+import { commandConfig, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import { type CliIo, ExitCode } from '../io.js';
 
 /** The demo project `ursa serve --demo` applies: `examples/demo/` of this package. */
@@ -241,22 +241,18 @@ function registerDoc(program: Command, io: CliIo): void {
   withClientOptions(doc.command('cat'))
     .description('print a document')
     .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml')
-    .action(async (path: string, _options: unknown, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((path: string, _options: unknown, command: Command) =>
+      withClient(command, io, async (client) => {
         const found = await client.docCat(path);
         io.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
   withClientOptions(doc.command('ls'))
     .description('list documents whose path starts with a prefix')
     .argument('[prefix]', 'path prefix, e.g. _vance/logs/scheduler/heartbeat/', '')
     .option('--json', 'print JSON')
-    .action(async (prefix: string, options: { json?: boolean }, command: Command) => {
-      const client = await openClient(command, io);
-      try {
+    .action((prefix: string, options: { json?: boolean }, command: Command) =>
+      withClient(command, io, async (client) => {
         const docs = await client.docLs(prefix);
         if (options.json) {
           const rows = docs.map((d) => ({
@@ -270,10 +266,8 @@ function registerDoc(program: Command, io: CliIo): void {
           return;
         }
         for (const d of docs) io.stdout.write(`${d.path}\n`);
-      } finally {
-        await client.close();
-      }
-    });
+      }),
+    );
 }
 
 function registerValidate(program: Command, io: CliIo): void {

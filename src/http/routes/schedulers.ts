@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  backfillBody,
+  backfillResultSchema,
   deleteResultSchema,
   describeQuery,
   eventPageSchema,
@@ -21,6 +23,7 @@ import {
   upcomingSchema,
   yamlBody,
 } from '../../contract/index.js';
+import { backfillScheduler } from '../../service/backfill.js';
 import { actorOf } from '../../service/caller.js';
 import { describeScheduler } from '../../service/describe.js';
 import { schedulerEventPage, schedulerRunPage } from '../../service/feed.js';
@@ -225,6 +228,27 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
   // A pause of a scheduler from _tenant in a project (409 SCHEDULER_INHERITED); a fire of a
   // paused one (409 SCHEDULER_PAUSED).
   const stateErrors = { ...writeErrors, 409: problemSchema };
+
+  r.post(
+    `${BASE}/:name/backfill`,
+    {
+      schema: {
+        tags: ['schedulers'],
+        summary:
+          'Backfill a cron scheduler: every past occurrence from `from` to `to` (inclusive; at most 1,000) that has no run yet is queued, and runs oldest first, one after another, through the lane like any run (bounds, budget); asked twice, each occurrence runs once',
+        params: schedulerParams,
+        body: backfillBody,
+        response: { 202: backfillResultSchema, ...stateErrors },
+      },
+    },
+    async (request, reply) => {
+      const { tenant, project, name } = request.params;
+      const caller = callerFor(request, tenant, project, 'write');
+      return reply
+        .status(202)
+        .send(await hidingNotFound(() => backfillScheduler(rt, caller, name, request.body)));
+    },
+  );
 
   r.post(
     `${BASE}/:name/pause`,
