@@ -289,4 +289,52 @@ describe('ursa list and ursa get', () => {
       stderr: 'ursa: scheduler "nope" does not exist in default/demo [NOT_FOUND]\n',
     });
   });
+
+  // Issue #22 item 3: `ursa backfill` (the order and the workers: test/runtime/backfill.test.ts).
+  it('backfills the past occurrences of a range that have no run, each once, and refuses a bad range', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-backfill-'));
+    const dir = projectFolder({ '_vance/scheduler/hourly.yaml': cronScheduler('0 0 * * * *', 'noop') });
+    expect((await ursa(['apply', dir], { cwd })).code).toBe(0);
+    const range = ['--from', '2026-03-28T08:00:00Z', '--to', '2026-03-28T10:00:00Z'];
+    expect(await ursa(['backfill', 'hourly', ...range], { cwd })).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(
+        /^backfill of hourly from 2026-03-28T08:00:00Z to 2026-03-28T10:00:00Z: 3 occurrences, 3 queued\nthey run oldest first, one after another; the first: run_[0-9a-f-]+\nno worker is running: they start when one does/,
+      ),
+      stderr: '',
+    });
+    expect(JSON.parse((await ursa(['backfill', 'hourly', ...range, '--json'], { cwd })).stdout)).toEqual({
+      scheduler: 'hourly',
+      from: '2026-03-28T08:00:00Z',
+      to: '2026-03-28T10:00:00Z',
+      occurrences: 3,
+      queued: 0,
+      existing: 3,
+      first: null,
+    });
+    expect(
+      await ursa(['backfill', 'hourly', '--from', '2026-01-01T00:00:00Z', '--to', '2026-03-28T00:00:00Z'], {
+        cwd,
+      }),
+    ).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'ursa: from..to: the range holds 2,065 occurrences of "0 0 * * * *"; a backfill queues at most 1,000: split it into smaller ranges [ARGUMENT_INVALID]\n  allowed: a range of at most 1000 occurrences\n',
+    });
+    expect(
+      await ursa(['backfill', 'hourly', '--from', '2026-03-28T11:00:00Z', '--to', '2026-03-28T13:00:00Z'], {
+        cwd,
+      }),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        'is later than now (2026-03-28T12:00:00Z); a backfill runs past occurrences only',
+      ),
+    });
+    expect(await ursa(['backfill', 'hourly', '--from', '2026-03-28T08:00:00Z'], { cwd })).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("required option '--to <date-time>' not specified"),
+    });
+  });
 });

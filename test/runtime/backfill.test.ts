@@ -136,6 +136,32 @@ describe.each(DIALECTS)('backfill on %s (issue #22)', (dialect) => {
     await worker.stop();
   });
 
+  it('holds a backfill occurrence given the lane while a scheduled run is active, and runs it at the next reap', async () => {
+    const { t, engine, worker } = await setup(dialect, 'skip');
+    const cron = engine.started();
+    t.clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    await worker.heartbeat();
+    await worker.tick();
+    const p9 = await cron;
+    const { first } = await backfill(t.rt, '2026-06-01T06:00:00Z', '2026-06-01T06:00:00Z');
+    // Given the lane while 09:00 runs (as a promotion racing the cron start would): it waits.
+    expect(await worker.executor.promoteWaiting({ tenant: T, project: P, name: 'job' })).toBe(true);
+    await until(
+      async () => !worker.executor.dispatching(first?.correlationId ?? ''),
+      'its admission is done',
+    );
+    expect(engine.processes).toHaveLength(1);
+    expect((await runs(t.rt))[0]).toEqual(['06:00', 'backfill', 'queued', 'pending']);
+    p9.finish();
+    await until(async () => (await runs(t.rt))[1]?.[2] === 'ended', '09:00 ended');
+    const p6 = engine.started();
+    await worker.reap();
+    expect((await p6).request.context.scheduledFor).toBe(Date.parse('2026-06-01T06:00:00Z'));
+    engine.processes[1]?.finish();
+    await worker.executor.settled();
+    await worker.stop();
+  });
+
   it('refuses a range over the limit with its count, a range past now, and a paused scheduler; nothing is queued', async () => {
     const { t, worker } = await setup(dialect, 'skip');
     await expect(backfill(t.rt, '2026-01-01T00:00:00Z', '2026-06-01T00:00:00Z')).rejects.toMatchObject({

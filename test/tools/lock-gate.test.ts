@@ -32,6 +32,12 @@ async function observe() {
     : undefined;
   const get = await call('scheduler_get', { name: 'backup' });
   const fire = await call('scheduler_fire', { name: 'backup' });
+  // Issue #22: a backfill starts many runs, so it is a change the lock gate decides.
+  const backfill = await call('scheduler_backfill', {
+    name: 'backup',
+    from: '2026-05-30T00:00:00Z',
+    to: '2026-05-31T23:59:59Z',
+  });
   // runAs: mia, the agent's own user: without it the scheduler would keep running as its creator
   // (ada), which decisions §6 refuses (test/hostile/run-as.test.ts); here only the lock gate decides.
   const set = await call('scheduler_set', {
@@ -48,6 +54,7 @@ async function observe() {
         : 'visible'
       : get.error.code,
     fire: code(fire),
+    backfill: code(backfill),
     set: code(set),
     delete: code(del),
   };
@@ -56,12 +63,39 @@ async function observe() {
 // The spec §10b table as a matrix: each lock mode × each tool, as the agent sees it.
 describe('the lock-mode gate for agent tools (spec §10b)', () => {
   it.each([
-    ['full', { list: 'listed', get: 'visible', fire: 'allowed', set: 'allowed', delete: 'allowed' }],
+    [
+      'full',
+      {
+        list: 'listed',
+        get: 'visible',
+        fire: 'allowed',
+        backfill: 'allowed',
+        set: 'allowed',
+        delete: 'allowed',
+      },
+    ],
     [
       'protected',
-      { list: 'listed, locked', get: 'visible, locked', fire: 'allowed', set: 'LOCKED', delete: 'LOCKED' },
+      {
+        list: 'listed, locked',
+        get: 'visible, locked',
+        fire: 'allowed',
+        backfill: 'LOCKED',
+        set: 'LOCKED',
+        delete: 'LOCKED',
+      },
     ],
-    ['hidden', { list: 'not listed', get: 'NOT_FOUND', fire: 'NOT_FOUND', set: 'LOCKED', delete: 'LOCKED' }],
+    [
+      'hidden',
+      {
+        list: 'not listed',
+        get: 'NOT_FOUND',
+        fire: 'NOT_FOUND',
+        backfill: 'NOT_FOUND',
+        set: 'LOCKED',
+        delete: 'LOCKED',
+      },
+    ],
   ])('a project scheduler with lockMode %s', async (mode, expected) => {
     t = await testRuntime('2026-06-01T08:00:00Z');
     await setScheduler(t.rt, person(P), 'backup', doc(mode));
@@ -71,9 +105,26 @@ describe('the lock-mode gate for agent tools (spec §10b)', () => {
   it.each([
     [
       'protected',
-      { list: 'listed, locked', get: 'visible, locked', fire: 'allowed', set: 'LOCKED', delete: 'LOCKED' },
+      {
+        list: 'listed, locked',
+        get: 'visible, locked',
+        fire: 'allowed',
+        backfill: 'LOCKED',
+        set: 'LOCKED',
+        delete: 'LOCKED',
+      },
     ],
-    ['hidden', { list: 'not listed', get: 'NOT_FOUND', fire: 'NOT_FOUND', set: 'LOCKED', delete: 'LOCKED' }],
+    [
+      'hidden',
+      {
+        list: 'not listed',
+        get: 'NOT_FOUND',
+        fire: 'NOT_FOUND',
+        backfill: 'NOT_FOUND',
+        set: 'LOCKED',
+        delete: 'LOCKED',
+      },
+    ],
   ])(
     'a tenant scheduler with lockMode %s cannot be overridden by a project scheduler of the same name',
     async (mode, expected) => {

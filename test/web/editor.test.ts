@@ -280,6 +280,17 @@ describe('the scheduler editor page', () => {
     await textOf(page.getByRole('status').first()).toContain('Resumed vault-audit');
     await page.getByRole('note').waitFor({ state: 'detached' });
 
+    // Backfill (issue #22): the Sundays of November 2025 run, each once, even when asked again.
+    for (const queued of ['5 queued.', '0 queued; 5 had a run already.']) {
+      await page.getByRole('button', { name: 'Backfill…' }).click();
+      await page.getByLabel('From (oldest occurrence)').fill('2025-11-01T00:00:00Z');
+      await page.getByLabel('To (newest occurrence, not later than now)').fill('2025-11-30T23:59:59Z');
+      await page.getByRole('dialog').getByRole('button', { name: 'Backfill' }).click();
+      await textOf(page.getByRole('status').first()).toContain(
+        `Backfill of vault-audit: 5 occurrences from 2025-11-01T00:00:00Z to 2025-11-30T23:59:59Z, ${queued}`,
+      );
+    }
+
     // The listing with filters, last runs and the 24-hour timeline.
     await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
     const reportRow = page.locator('tr[data-scheduler="morning-report"]');

@@ -1,4 +1,6 @@
 import type {
+  BackfillBody,
+  BackfillView,
   DeleteView,
   DocumentPage,
   DocumentView,
@@ -147,6 +149,15 @@ export class Api {
 
   fire(scope: Scope, name: string): Promise<FireView> {
     return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/fire`);
+  }
+
+  /** Queues the past occurrences of a range that have no run yet (ISO-8601 instants). */
+  backfill(scope: Scope, name: string, from: string, to: string): Promise<BackfillView> {
+    const body: BackfillBody = { from, to };
+    return this.#call('POST', `${this.#project(scope)}/scheduler/${seg(name)}/backfill`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
   }
 
   /** Pauses a scheduler with a note people see beside it; resumes it. */

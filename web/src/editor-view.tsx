@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Api, RunSummary, Scope } from './api.js';
+import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
@@ -193,6 +194,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const [busy, setBusy] = useState(false);
   const dialog = useRef<HTMLDialogElement>(null);
   const pauseDialog = useRef<HTMLDialogElement>(null);
+  const backfillDialog = useRef<HTMLDialogElement>(null);
   const [pauseNote, setPauseNote] = useState('');
 
   // A loaded document starts the editor (again) with its text.
@@ -289,6 +291,19 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
         error: false,
       });
       detail.reload();
+    });
+
+  const backfill = (from: string, to: string) =>
+    run('Backfilling', async () => {
+      if (name === undefined) return;
+      const result = await api.backfill(scope, name, from, to);
+      backfillDialog.current?.close();
+      const had = result.existing === 0 ? '' : `; ${result.existing} had a run already`;
+      setStatus({
+        text: `Backfill of ${name}: ${result.occurrences} occurrences from ${result.from} to ${result.to}, ${result.queued} queued${had}.`,
+        error: false,
+      });
+      runs.reload();
     });
 
   const fire = () =>
@@ -425,6 +440,16 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                     >
                       {paused ? 'Resume' : 'Pause…'}
                     </button>
+                    {preview?.kind === 'cron' && (
+                      <button
+                        type="button"
+                        onClick={() => backfillDialog.current?.showModal()}
+                        disabled={busy || paused || dirty}
+                        title={dirty ? 'Save or reload your changes first' : undefined}
+                      >
+                        Backfill…
+                      </button>
+                    )}
                     <button type="button" onClick={refresh} disabled={busy}>
                       Reload
                     </button>
@@ -487,6 +512,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           </div>
         </form>
       </dialog>
+      <BackfillDialog name={name} dialog={backfillDialog} onSubmit={(from, to) => void backfill(from, to)} />
       <dialog ref={dialog} aria-labelledby="delete-title">
         <form
           method="dialog"
