@@ -161,7 +161,7 @@ export const errorCatalogue = {
   SCHEDULER_PAUSED: {
     status: 409,
     kind: 'state',
-    doc: 'A manual fire of a paused scheduler: the message carries the note its pause was given; resume it first. Nothing was recorded.',
+    doc: 'A manual fire or a backfill of a paused (or disabled) scheduler: the message carries the note its pause was given; resume it first. Nothing was recorded.',
   },
   SCHEDULER_INHERITED: {
     status: 409,
