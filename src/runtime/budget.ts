@@ -1,5 +1,5 @@
 import { BUDGET_WINDOW_MS, type BudgetRefusal, hasBudget, type RunBudget } from '../decisions/budget.js';
-import type { PendingRun } from '../runs/run.js';
+import type { Run } from '../runs/run.js';
 import type { NewInboxItem } from '../store/inbox.js';
 import { runBudget } from '../store/setting-cascades.js';
 import { formatInstant } from '../time/instant.js';
@@ -24,7 +24,7 @@ export async function budgetOf(
  * #22), for the lane to write once per window: its title names the user's project, the limit and
  * the hour (or day) of the clock the refusal falls in, so refusals in one window share one item.
  */
-export function overBudgetNotice(run: PendingRun, budget: RunBudget, at: number) {
+export function overBudgetNotice(run: Run, budget: RunBudget, at: number) {
   return (refusal: BudgetRefusal): NewInboxItem => {
     const windowMs = BUDGET_WINDOW_MS[refusal];
     const windowStart = formatInstant(Math.floor(at / windowMs) * windowMs);

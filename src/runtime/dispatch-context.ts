@@ -1,7 +1,8 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
+import type { EngineResult } from '../engines/engine.js';
 import type { EngineCalls } from '../fencing/engine-calls.js';
 import type { LeaseGate } from '../fencing/lease-gate.js';
-import type { PendingRun, Run } from '../runs/run.js';
+import type { FencedRun, PendingRun, Run } from '../runs/run.js';
 import type { PendingJudgements } from './admission-order.js';
 import type { Runtime } from './context.js';
 import type { Drain } from './drain.js';
@@ -53,6 +54,16 @@ export interface DispatchContext {
   promoteWaiting(
     run: Pick<Run, 'tenant' | 'project' | 'name'>,
     scheduler?: EffectiveScheduler,
+  ): Promise<boolean>;
+  /**
+   * Retries a run whose attempt failed, if its scheduler's `retry` leaves one (see `nextAttempt`);
+   * false when no further attempt ran, and the caller ends the run.
+   */
+  nextAttempt(
+    failed: FencedRun<string>,
+    scheduler: EffectiveScheduler,
+    result: EngineResult,
+    endedAt: number,
   ): Promise<boolean>;
   /** Tracks a background task until it settles (see `Executor.settled`); its error is logged. */
   track(task: Promise<void>): void;

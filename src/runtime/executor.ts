@@ -15,6 +15,7 @@ import type { RunFaults } from './faults.js';
 import { SHUTDOWN_REASON } from './final-stop.js';
 import { fireInstantOf } from './fire-instant.js';
 import { LocalProcesses } from './local-processes.js';
+import { nextAttempt } from './next-attempt.js';
 import { type Backoff, RECORD_RETRY } from './record-retry.js';
 import { RunRecorder } from './recorder.js';
 import { RunEnds } from './run-ends.js';
@@ -99,6 +100,8 @@ export class Executor {
       inflight: this.#inflight,
       start: (run, scheduler) => this.start(run, scheduler),
       promoteWaiting: (run, scheduler) => this.promoteWaiting(run, scheduler),
+      nextAttempt: (failed, scheduler, result, endedAt) =>
+        nextAttempt(this.#ctx, failed, scheduler, result, endedAt),
       track: (task) => this.#track(task),
     };
   }

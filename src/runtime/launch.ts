@@ -59,6 +59,9 @@ export async function launched(
   }
   const endedAt = clock.now();
   const run = endRun(started, engineOutcome(result.status), result.reason ?? null, endedAt);
+  // A failed attempt goes to retry (issue #22): a next attempt that ran carries the run to its end.
+  if (run.outcome === 'failed' && !oneShot && (await ctx.nextAttempt(started, scheduler, result, endedAt)))
+    return;
   await endStarted(ctx, {
     run,
     scheduler,

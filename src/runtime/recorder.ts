@@ -13,7 +13,13 @@ import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant } from '../time/instant.js';
 import type { Runtime } from './context.js';
 import { pauseAfterFailures } from './failure-pause.js';
-import { type Absorbed, type RunLogNote, type RunLogProcess, renderRunLog } from './run-log.js';
+import {
+  type Absorbed,
+  type EarlierAttempt,
+  type RunLogNote,
+  type RunLogProcess,
+  renderRunLog,
+} from './run-log.js';
 
 const ABSORBED_COUNT_CAP = 1000;
 
@@ -83,6 +89,9 @@ function expiryOf(days: number, now: number): number | null {
  * documents (spec §9a). Used by every path that moves a run.
  */
 export class RunRecorder {
+  // The failed attempts of runs retried here, by correlation id (see attemptFailed).
+  readonly #attempts = new Map<string, EarlierAttempt[]>();
+
   constructor(private readonly rt: Runtime) {}
 
   /**
@@ -120,7 +129,14 @@ export class RunRecorder {
     if (days < 0) return;
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
-      renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun, note),
+      renderRunLog(
+        run,
+        process,
+        absorbedBy(run, scheduler),
+        workflowRun,
+        note,
+        this.#attempts.get(run.correlationId),
+      ),
       URSA_ACTOR,
       now,
       expiryOf(days, now),
@@ -137,6 +153,19 @@ export class RunRecorder {
             }),
       },
     );
+  }
+
+  /**
+   * Keeps a failed attempt of a run that is retried here (issue #22), for the run's later logs
+   * (each attempt a section of its timeline), until {@link forgetAttempts}.
+   */
+  attemptFailed(correlationId: string, attempt: EarlierAttempt): void {
+    this.#attempts.set(correlationId, [...(this.#attempts.get(correlationId) ?? []), attempt]);
+  }
+
+  /** The run ended: its attempts are in its final log. */
+  forgetAttempts(correlationId: string): void {
+    this.#attempts.delete(correlationId);
   }
 
   /** Run-log retention of a project in days (project → `_tenant` → operator config, spec §9a). */
@@ -165,7 +194,14 @@ export class RunRecorder {
       tenant: run.tenant,
       project: run.project,
       path: run.logPath,
-      body: renderRunLog(run, process, absorbedBy(run, scheduler), workflowRun),
+      body: renderRunLog(
+        run,
+        process,
+        absorbedBy(run, scheduler),
+        workflowRun,
+        undefined,
+        this.#attempts.get(run.correlationId),
+      ),
       created_by: 'ursa',
       version: 1,
       created_at: now,

@@ -115,6 +115,7 @@ export class RunEnds {
         };
       }),
     );
+    for (const { run } of ends) this.recorder.forgetAttempts(run.correlationId);
     return ends.map(({ run }) => ended.has(run.correlationId));
   }
 }

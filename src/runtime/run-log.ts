@@ -53,6 +53,17 @@ export interface RunLogNote {
   readonly text: string;
 }
 
+/** An attempt of a run that failed and was retried (issue #22), as its run log shows it. Instants are UTC ms. */
+export interface EarlierAttempt {
+  readonly attempt: number;
+  readonly processId: string;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly reason: string | null;
+  /** When the next attempt was due. */
+  readonly retryAt: number;
+}
+
 /** What a run log shows of the run's process. */
 export type RunLogProcess = Pick<ProcessRecord, 'exitCode' | 'outputTail' | 'errorTail'>;
 
@@ -73,6 +84,8 @@ export function renderRunLog(
   workflowRun?: WorkflowRun,
   /** A line for the timeline, after the run's own (e.g. why a queued run waits for another worker). */
   note?: RunLogNote,
+  /** The run's attempts before its latest, each with a section of the timeline (issue #22 retries). */
+  earlier: readonly EarlierAttempt[] = [],
 ): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, FlatScalar> = {
@@ -146,6 +159,15 @@ export function renderRunLog(
       `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ? inlineLiteral(run.reason) : ''}`,
     );
   }
+  for (const a of earlier) {
+    const why = a.reason ? ` reason=${inlineLiteral(a.reason)}` : '';
+    lines.push('', `### Attempt ${a.attempt}`, '');
+    lines.push(`- ${formatInstant(a.startedAt)}  STARTED    process=${a.processId}`);
+    lines.push(
+      `- ${formatInstant(a.endedAt)}  FAILED    ${why}; the next attempt is due at ${formatInstant(a.retryAt)}`,
+    );
+  }
+  if (earlier.length > 0) lines.push('', `### Attempt ${run.attempt}`, '');
   if (run.startedAt !== null) {
     const what =
       workflowRun === undefined

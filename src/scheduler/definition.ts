@@ -31,6 +31,18 @@ export type MisfirePolicy = (typeof MisfirePolicy)[keyof typeof MisfirePolicy];
  * A scheduler's bounds (issue #22): the first and last instants it may fire at and how many runs it
  * may start. Instants are UTC epoch milliseconds; each is undefined when the document sets none.
  */
+/**
+ * A scheduler's `retry` (issue #22): a run's attempts in all, the first included (1-10), and the
+ * wait before its first retry, doubled before each next (`retryDelay`).
+ */
+export interface RetryPolicy {
+  readonly attempts: number;
+  /** The first wait as written (ISO-8601 duration). */
+  readonly backoff: string;
+  /** The first wait, milliseconds. */
+  readonly backoffMs: number;
+}
+
 export interface ScheduleBounds {
   /** `startAt`: no occurrence before it fires. */
   readonly startAt: number | undefined;
@@ -104,6 +116,8 @@ export interface SchedulerDefinition {
   readonly jitterMs: number | undefined;
   /** `pauseOnFailure`: pause after this many consecutive failed runs (issue #22; cron only). */
   readonly pauseOnFailure: number | undefined;
+  /** `retry`, with its backoff as written and in milliseconds (default PT10S); undefined: one attempt. */
+  readonly retry: RetryPolicy | undefined;
 }
 
 /** One reason a document was refused; defined beside {@link UrsaError}, which carries a list of them. */

@@ -8,6 +8,10 @@ import type { ScheduleBounds, SchedulerDefinition, SchedulerTarget, SchedulerTri
 import { validateName } from './name.js';
 import { SCHEDULER_FIELDS, type SchedulerFields, schedulerSchema } from './schema.js';
 
+/** The wait before a run's first retry when `retry` names no `backoff`. */
+const DEFAULT_BACKOFF = 'PT10S';
+const DEFAULT_BACKOFF_MS = 10_000;
+
 export { isValidName, NAME_PATTERN, NAME_RULE, validateName } from './name.js';
 export { SCHEDULER_PREFIX, schedulerNameFromPath, schedulerPath } from './paths.js';
 
@@ -126,6 +130,14 @@ function definitionOf(name: string, fields: SchedulerFields): SchedulerDefinitio
     jitter: fields.jitter?.text,
     jitterMs: fields.jitter?.ms,
     pauseOnFailure: fields.pauseOnFailure,
+    retry:
+      fields.retry === undefined
+        ? undefined
+        : {
+            attempts: fields.retry.attempts,
+            backoff: fields.retry.backoff?.text ?? DEFAULT_BACKOFF,
+            backoffMs: fields.retry.backoff?.ms ?? DEFAULT_BACKOFF_MS,
+          },
   };
 }
 

@@ -16,6 +16,18 @@ export const MAX_RUNS_LIMIT = 1_000_000_000;
 /** The largest `pauseOnFailure` a scheduler may set: consecutive failed runs. */
 export const PAUSE_ON_FAILURE_LIMIT = 1000;
 
+/** The most attempts `retry.attempts` may set, the first included. */
+export const RETRY_ATTEMPTS_LIMIT = 10;
+
+/**
+ * `retry:` (issue #22): how many attempts a run has in all (`attempts`, the first included) and
+ * the wait before the first retry (`backoff`, ISO-8601; default PT10S), doubled before each next.
+ */
+export const retryField = z.strictObject({
+  attempts: z.int().min(1).max(RETRY_ATTEMPTS_LIMIT),
+  backoff: durationField.optional(),
+});
+
 /**
  * The scheduler document's fields (spec §2, §10a, §10b; decisions §4; the bounds, jitter and pauseOnFailure of issue #22)
  * with their types and defaults. Strict: any other field is an error. The cross-field rules (exactly one of
@@ -43,9 +55,10 @@ export const schedulerSchema = z.strictObject({
   maxRuns: z.int().min(1).max(MAX_RUNS_LIMIT).optional(),
   jitter: durationField.optional(),
   pauseOnFailure: z.int().min(1).max(PAUSE_ON_FAILURE_LIMIT).optional(),
+  retry: retryField.optional(),
 });
 
-/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds, jitter and pauseOnFailure. */
+/** The scheduler document's fields in the order of spec §2, then decisions §4, then the bounds, jitter, pauseOnFailure and retry. */
 export const SCHEDULER_FIELDS: readonly string[] = Object.keys(schedulerSchema.shape);
 
 /** A scheduler document that passed {@link schedulerSchema}, defaults applied. */

@@ -1,27 +1,22 @@
 import { sql, type Transaction } from 'kysely';
-import { decideAdmission, type SchedulerStanding } from '../decisions/admission.js';
+import { decideAdmission } from '../decisions/admission.js';
 import { boundsRefusal, maxRunsSpent } from '../decisions/bounds.js';
-import { BUDGET_WINDOW_MS, type BudgetRefusal, budgetRefusal, type RunBudget } from '../decisions/budget.js';
 import { skipOf } from '../runs/outcomes.js';
-import { schedulerPath } from '../scheduler/paths.js';
-import { TENANT_PROJECT } from './document-rows.js';
 import { reserveFencingTokens, tokenOf } from './fencing.js';
-import { inboxHas, inboxRow, type NewInboxItem } from './inbox.js';
 import { startFreeLanes } from './lane-batch.js';
+import { lockLane, notifyOnce, overBudget, schedulerStanding } from './lane-checks.js';
 import {
   type Attempt,
   attemptOf,
   type LaneRequest,
   type LaneResult,
-  lockKeyOf,
   type WorkflowStartRecord,
   writeOpenings,
 } from './lane-records.js';
+import { type RetryRequest, type RetryResult, retryInLane } from './lane-retry.js';
 import type { Store } from './open.js';
-import type { Run } from './runs.js';
-import { runsStartedSince } from './runs-in-window.js';
 import { runsStarted } from './runs-started.js';
-import { isDisabledTiming, type SchedulerKey, schedulerKeyString } from './schedules.js';
+import type { SchedulerKey } from './schedules.js';
 import type { Database } from './schema.js';
 
 /*
@@ -61,8 +56,7 @@ export class Lanes {
       const { key, budget } = request;
       // The project's lock before the scheduler's, always in this order: a budget's count of the
       // project's starts is then the one no other admission of the project changes meanwhile.
-      if (budget !== undefined) await this.#lockKey(trx, `budget/${key.tenant}/${key.project}`);
-      await this.#lock(trx, key);
+      await lockLane(trx, this.store.dialect, key, budget !== undefined);
       const others = await trx
         .selectFrom('runs')
         .select(['correlation_id', 'state', 'process_id', 'worker_id', 'trigger', 'scheduled_for'])
@@ -100,12 +94,11 @@ export class Lanes {
         waiting: others.some((r) => r.state === 'queued' && r.trigger !== 'backfill'),
         earlierBackfill: backfills.some((r) => Number(r.scheduled_for) < request.scheduledFor),
         trigger: request.trigger,
-        standing: await this.#standing(trx, key, request.trigger),
+        standing: await schedulerStanding(trx, key, request.trigger),
         earlierManualFire: first !== undefined && request.yielding !== false,
         outOfBounds:
           bounds === undefined ? undefined : boundsRefusal(bounds.limits, request.scheduledFor, started),
-        overBudget:
-          budget === undefined ? undefined : await this.#overBudget(trx, key, budget, request.start.at),
+        overBudget: budget === undefined ? undefined : await overBudget(trx, key, budget, request.start.at),
       });
       if (decision === 'yield') {
         const next = first as (typeof others)[number];
@@ -147,7 +140,7 @@ export class Lanes {
         await this.#spend(trx, key, bounds.timing);
       if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
       if ((decision === 'runs-per-hour' || decision === 'runs-per-day') && request.budgetNotice !== undefined)
-        await this.#notifyOnce(trx, request.budgetNotice(decision));
+        await notifyOnce(trx, request.budgetNotice(decision));
       if (decision === 'cancel' && active?.processId) {
         await trx
           .updateTable('processes')
@@ -161,35 +154,9 @@ export class Lanes {
     });
   }
 
-  /**
-   * Whether the scheduler of a run is still there at its admission: a scheduled run's schedule
-   * state (a refresh removes it when the document is deleted, and records `enabled`); a manual
-   * fire's document, in the project or `_tenant` (a manual fire needs no schedule state).
-   */
-  async #standing(
-    trx: Transaction<Database>,
-    key: SchedulerKey,
-    trigger: Run['trigger'],
-  ): Promise<SchedulerStanding> {
-    if (trigger === 'manual') {
-      const document = await trx
-        .selectFrom('documents')
-        .select('id')
-        .where('tenant', '=', key.tenant)
-        .where('project', 'in', [key.project, TENANT_PROJECT])
-        .where('path', '=', schedulerPath(key.name))
-        .executeTakeFirst();
-      return document === undefined ? 'deleted' : 'present';
-    }
-    const state = await trx
-      .selectFrom('schedule_state')
-      .select('timing')
-      .where('tenant', '=', key.tenant)
-      .where('project', '=', key.project)
-      .where('name', '=', key.name)
-      .executeTakeFirst();
-    if (state === undefined) return 'deleted';
-    return isDisabledTiming(state.timing) ? 'disabled' : 'present';
+  /** The next attempt of a started run whose attempt failed (issue #22): see {@link retryInLane}. */
+  retry(request: RetryRequest): Promise<RetryResult> {
+    return retryInLane(this.store, request);
   }
 
   /**
@@ -326,42 +293,5 @@ export class Lanes {
       .where('name', '=', key.name)
       .where('timing', '=', timing)
       .execute();
-  }
-
-  // SQLite runs one transaction at a time per file; PostgreSQL needs a lock to serialise two
-  // workers' admissions for one scheduler (an advisory lock: it needs no row to exist).
-  async #lock(trx: Transaction<Database>, key: SchedulerKey): Promise<void> {
-    await this.#lockKey(trx, lockKeyOf(schedulerKeyString(key)));
-  }
-
-  // An inbox item unless its user has one of that kind and title: under the project's lock, so
-  // that two admissions refused at once write one.
-  async #notifyOnce(trx: Transaction<Database>, item: NewInboxItem): Promise<void> {
-    if (!(await inboxHas(trx, item.tenant, item.user, item.kind, item.title)))
-      await trx.insertInto('inbox').values(inboxRow(item)).execute();
-  }
-
-  // PostgreSQL: a transaction-scoped advisory lock; SQLite's write transactions are one at a time.
-  async #lockKey(trx: Transaction<Database>, lockKey: string): Promise<void> {
-    if (this.store.dialect !== 'postgres') return;
-    await sql`select pg_advisory_xact_lock(hashtext(${lockKey}))`.execute(trx);
-  }
-
-  // The budget's verdict on one more start of the project at `at` (UTC ms), counted under its lock.
-  async #overBudget(
-    trx: Transaction<Database>,
-    key: SchedulerKey,
-    budget: RunBudget,
-    at: number,
-  ): Promise<BudgetRefusal | undefined> {
-    const count = async (limit: number | undefined, refusal: BudgetRefusal) =>
-      limit === undefined
-        ? 0
-        : runsStartedSince(trx, key.tenant, key.project, at - BUDGET_WINDOW_MS[refusal] + 1);
-    return budgetRefusal(
-      budget,
-      await count(budget.runsPerHour, 'runs-per-hour'),
-      await count(budget.runsPerDay, 'runs-per-day'),
-    );
   }
 }

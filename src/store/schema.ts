@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { WorkflowRunsTable, WorkflowStepsTable } from './schema-workflows.js';
 
 /**
  * The tables of Ursa's store, as Kysely sees them. Instants are UTC epoch milliseconds in
@@ -308,43 +309,6 @@ export interface TokensTable {
   previous_until: number | null;
 }
 
-/** A workflow run (issue #10). Instants are UTC epoch ms. */
-export interface WorkflowRunsTable {
-  id: string;
-  tenant: string;
-  project: string;
-  workflow: string;
-  /** running | completed | failed | cancelled */
-  status: string;
-  /** JSON: the parameters after defaults. */
-  params: string;
-  /** The workflow document frozen at start. */
-  document: string;
-  run_as: string;
-  session_id: string;
-  correlation_id: string | null;
-  worker_id: string | null;
-  reason: string | null;
-  created_at: number;
-  ended_at: number | null;
-  stop_requested_at: number | null;
-}
-
-/** One step of a workflow run (issue #10). */
-export interface WorkflowStepsTable {
-  run_id: string;
-  position: number;
-  name: string;
-  recipe: string;
-  /** pending | running | completed | failed | cancelled | skipped */
-  status: string;
-  process_id: string | null;
-  output: string | null;
-  reason: string | null;
-  started_at: number | null;
-  ended_at: number | null;
-}
-
 /**
  * The audit trail (issue #19): one row per attributed action — every document version written,
  * every delete and restore, every fire, stop and refresh — with who did it and through what.
@@ -375,11 +339,28 @@ export interface AuditLogTable {
   detail: string | null;
 }
 
+/**
+ * An earlier attempt of a run that was retried (issue #22): written when its next attempt starts,
+ * so that the run's row keeps its latest attempt and these the ones before. Instants are UTC ms.
+ */
+export interface RunAttemptsTable {
+  correlation_id: string;
+  /** 1 for the run's first start, then 2, 3, … */
+  attempt: number;
+  tenant: string;
+  project: string;
+  process_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  reason: string | null;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
   schedule_state: ScheduleStateTable;
   runs: RunsTable;
+  run_attempts: RunAttemptsTable;
   sessions: SessionsTable;
   processes: ProcessesTable;
   feed: FeedTable;

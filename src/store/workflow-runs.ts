@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
-import type { WorkflowRunsTable, WorkflowStepsTable } from './schema.js';
+import type { WorkflowRunsTable, WorkflowStepsTable } from './schema-workflows.js';
 
 /** A workflow run's status; `running` until it ends. */
 export type WorkflowRunStatus = 'running' | 'completed' | 'failed' | 'cancelled';

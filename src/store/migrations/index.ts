@@ -17,6 +17,7 @@ import * as tenantOneShots from './0014-tenant-one-shots.js';
 import * as stepProcessIndex from './0015-step-process-index.js';
 import * as schedulerPauses from './0016-scheduler-pauses.js';
 import * as runsStartedIndex from './0017-runs-started-index.js';
+import * as runAttempts from './0018-run-attempts.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -41,6 +42,7 @@ const ALL: Record<string, DialectMigration> = {
   '0015-step-process-index': stepProcessIndex,
   '0016-scheduler-pauses': schedulerPauses,
   '0017-runs-started-index': runsStartedIndex,
+  '0018-run-attempts': runAttempts,
 };
 
 /**

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { EffectiveScheduler } from '../catalog/catalog.js';
+import { nextFireTime } from '../cron/index.js';
+import { retryAt } from '../decisions/retry.js';
+import type { EngineResult } from '../engines/engine.js';
+import type { FencedRun } from '../runs/run.js';
+import { ACTIVE_STATUSES } from '../store/processes.js';
+import { formatInstant } from '../time/instant.js';
+import { budgetOf, overBudgetNotice } from './budget.js';
+import { type DispatchContext, persist } from './dispatch-context.js';
+import { enter } from './enter.js';
+import { feedLineOf } from './recorder.js';
+import { openingOf, runParams } from './run-records.js';
+
+/**
+ * Retries a run whose attempt failed, when its scheduler's `retry` leaves an attempt (issue #22):
+ * the failed attempt's end is recorded (its process `failed`, an END line saying when the next
+ * attempt is due, and its run-log entry), the run keeps its lane while it waits (`retryAt`: the
+ * backoff, doubled per attempt, never past the next occurrence), and the next attempt starts
+ * through the lane (`Lanes.retry`: scheduler still there and not paused, budget not spent) with
+ * its own process, START line and fencing token, and runs as the first did.
+ *
+ * Returns true when a next attempt ran here (its end, or its own retry, ended the run); false
+ * when none did — no attempt left, the drain or a lost lease during the wait, the lane's refusal,
+ * the run no longer this attempt's — and the caller ends the run with the failed attempt.
+ *
+ * @throws a store error recording the attempt's end after the record retries are spent.
+ */
+export async function nextAttempt(
+  ctx: DispatchContext,
+  failed: FencedRun<string>,
+  scheduler: EffectiveScheduler,
+  result: EngineResult,
+  endedAt: number,
+): Promise<boolean> {
+  const { definition } = scheduler;
+  const { trigger } = definition;
+  const next = trigger.kind === 'cron' ? nextFireTime(trigger.cron, definition.zone, endedAt) : null;
+  const due = retryAt(definition.retry, failed.attempt, endedAt, next);
+  const { sessionId } = failed;
+  if (due === undefined || sessionId === null) return false;
+  const { rt, recorder } = ctx;
+  const reason = result.reason ?? null;
+  await persist(ctx, 'the end of an attempt', async () => {
+    await rt.repos.processes.transition(failed.processId, ACTIVE_STATUSES, {
+      status: 'failed',
+      ended_at: endedAt,
+      reason,
+      exit_code: result.exitCode ?? null,
+      output_tail: result.output ?? null,
+      error_tail: result.errorOutput ?? null,
+    });
+    await rt.repos.feed.append(
+      feedLineOf(failed, 'END', endedAt, 'failed', {
+        processId: failed.processId,
+        attempt: failed.attempt,
+        exitCode: result.exitCode ?? null,
+        reason,
+        retryAt: formatInstant(due),
+      }),
+    );
+  });
+  recorder.attemptFailed(failed.correlationId, {
+    attempt: failed.attempt,
+    processId: failed.processId,
+    startedAt: failed.startedAt,
+    endedAt,
+    reason,
+    retryAt: due,
+  });
+  rt.log.info(
+    {
+      scheduler: failed.name,
+      correlationId: failed.correlationId,
+      attempt: failed.attempt,
+      retryAt: formatInstant(due),
+    },
+    'attempt failed; the run is retried',
+  );
+  if (!(await ctx.drain.until(due)) || ctx.drain.draining.aborted || !ctx.lease.held) return false;
+  const at = rt.clock.now();
+  const processId = `proc_${randomUUID()}`;
+  const params = runParams(scheduler);
+  const attempt = { ...failed, sessionId, processId, startedAt: at };
+  const budget = await budgetOf(ctx, failed);
+  const decided = await rt.repos.lanes.retry({
+    key: failed,
+    correlationId: failed.correlationId,
+    trigger: failed.trigger,
+    workerId: ctx.workerId,
+    fencingToken: failed.fencingToken,
+    failedAt: endedAt,
+    failedReason: reason,
+    processId,
+    at,
+    opening: openingOf(attempt, scheduler, params, 'ready'),
+    budget,
+    budgetNotice: budget === undefined ? undefined : overBudgetNotice(failed, budget, at),
+  });
+  if (decided.decision !== 'start') {
+    rt.log.info(
+      { scheduler: failed.name, correlationId: failed.correlationId, decision: decided.decision },
+      'no further attempt: the run ends with its failed one',
+    );
+    return false;
+  }
+  const run = { ...attempt, ...decided.attempt };
+  // Registered before any await: a stop request from now on finds the process here.
+  const controller = ctx.processes.register(processId);
+  const courses: Promise<void>[] = [];
+  await enter(ctx, [{ run, scheduler, params, controller, opened: 'ready' }], at, (_, course) => {
+    courses.push(course);
+    course.catch(() => {});
+  });
+  await Promise.all(courses);
+  return true;
+}
