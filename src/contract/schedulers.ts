@@ -232,6 +232,8 @@ export const runCountsSchema = z.object({
 export const schedulerDescriptionSchema = schedulerSummarySchema.extend({
   jitter: z.string().nullable(),
   pauseOnFailure: z.number().nullable(),
+  /** `retry`: a run's attempts in all and the first backoff (ISO-8601); null: one attempt. */
+  retry: z.object({ attempts: z.number(), backoff: z.string() }).nullable(),
   idle: upcomingSchema.shape.idle,
   upcoming: upcomingSchema.shape.fires,
   dst: z.array(dstNoteSchema),

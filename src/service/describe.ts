@@ -72,6 +72,10 @@ export async function describeScheduler(
     bounds,
     jitter: upcoming.jitter,
     pauseOnFailure: definition.pauseOnFailure ?? null,
+    retry:
+      definition.retry === undefined
+        ? null
+        : { attempts: definition.retry.attempts, backoff: definition.retry.backoff },
     idle: upcoming.idle,
     upcoming: upcoming.fires,
     dst,

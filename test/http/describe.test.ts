@@ -12,7 +12,7 @@ import { type TestApp, testApp } from '../support/http.js';
 const BASE = '/brain/acme/project/ops/scheduler';
 const YAML =
   'description: hourly job\ncron: "0 0 * * * *"\ntimezone: Europe/Berlin\nrecipe: noop\n' +
-  'jitter: PT10M\nmaxRuns: 5\npauseOnFailure: 2\n';
+  'jitter: PT10M\nmaxRuns: 5\npauseOnFailure: 2\nretry: {attempts: 2, backoff: PT30S}\n';
 const OFFSET = jitterOffset({ tenant: 'acme', project: 'ops', name: 'job' }, 600_000);
 const at = (text: string) => Date.parse(text);
 
@@ -50,6 +50,7 @@ describe.each(DIALECTS)('describe on %s (issue #22)', (dialect) => {
       paused: null,
       jitter: 'PT10M',
       pauseOnFailure: 2,
+      retry: { attempts: 2, backoff: 'PT30S' },
       idle: null,
       nextRunAt: '2026-06-01T14:00:00Z',
       bounds: { startAt: null, endAt: null, maxRuns: 5, runsStarted: 3, finished: null },

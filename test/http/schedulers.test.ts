@@ -101,7 +101,7 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toBe(PROBLEM);
     const fields =
-      'description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure';
+      'description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure, retry';
     expect(res.json()).toEqual({
       type: 'https://ursa.dev/errors#scheduler_invalid',
       title: 'SCHEDULER_INVALID',
@@ -272,7 +272,7 @@ describe('POST /scheduler/refresh (spec §8)', () => {
     const res = await a.request('POST', `${BASE}/refresh`, a.tokens.admin);
     expect(res.statusCode).toBe(200);
     const fields =
-      'description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure';
+      'description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure, retry';
     expect(res.json()).toEqual({
       active: true,
       registered: ['job'],

@@ -208,7 +208,7 @@ initialMessage: 42
       {
         path: 'schedule',
         message:
-          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure',
+          'unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure, retry',
       },
     ]);
   });
@@ -337,6 +337,38 @@ initialMessage: 42
       ]);
     });
 
+    it('reads retry with its backoff (default PT10S), and refuses bad attempts, backoffs and fields (issue #22)', () => {
+      expect(
+        parseSchedulerDocument(`${VALID}retry:\n  attempts: 3\n  backoff: PT1M\n`, options).retry,
+      ).toEqual({
+        attempts: 3,
+        backoff: 'PT1M',
+        backoffMs: 60_000,
+      });
+      expect(parseSchedulerDocument(`${VALID}retry: {attempts: 2}\n`, options).retry).toEqual({
+        attempts: 2,
+        backoff: 'PT10S',
+        backoffMs: 10_000,
+      });
+      expect(parseSchedulerDocument(VALID, options).retry).toBeUndefined();
+      expect(refusal(`${VALID}retry: {attempts: 0}\n`).issues?.map((i) => i.path)).toEqual([
+        'retry.attempts',
+      ]);
+      expect(refusal(`${VALID}retry: {attempts: 11}\n`).issues?.map((i) => i.path)).toEqual([
+        'retry.attempts',
+      ]);
+      expect(refusal(`${VALID}retry: {backoff: PT10S}\n`).issues?.map((i) => i.path)).toEqual([
+        'retry.attempts',
+      ]);
+      expect(refusal(`${VALID}retry: {attempts: 2, backoff: P1M}\n`).issues?.map((i) => i.path)).toEqual([
+        'retry.backoff',
+      ]);
+      expect(refusal(`${VALID}retry: {attempts: 2, delay: PT1S}\n`).issues?.map((i) => i.path)).toEqual([
+        'retry.delay',
+      ]);
+      expect(refusal(`${VALID}retry: 3\n`).issues?.map((i) => i.path)).toEqual(['retry']);
+    });
+
     it('refuses bounds on a one-shot, which fires once at its at: instant', () => {
       const issues = refusal(
         'description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\nmaxRuns: 2\nendAt: "2026-06-01T00:00:00Z"\n',
@@ -428,7 +460,7 @@ colour: blue
       `${PATH}: timezone: "Europe/Berlln" is not an IANA time zone; expected an IANA time zone id such as Europe/Berlin, America/New_York or UTC`,
       `${PATH}: enabled: expected a boolean (true or false), found the string "no"`,
       `${PATH}: overlap: expected one of skip, queue, cancelPrevious, found the string "sometimes"`,
-      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure`,
+      `${PATH}: colour: unknown field; the fields are description, cron, at, timezone, enabled, recipe, workflow, params, initialMessage, runAs, overlap, lockMode, tags, misfire, catchUpWindow, startAt, endAt, maxRuns, jitter, pauseOnFailure, retry`,
     ]);
   });
 

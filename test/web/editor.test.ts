@@ -155,12 +155,13 @@ describe('the scheduler editor page', () => {
     await page.keyboard.type('full');
     await page.keyboard.press('Escape');
     await textOf(page.locator('.cm-line', { hasText: 'lockMode' })).toBe('lockMode: full');
-    // The fields of issue #22 (bounds, jitter, pauseOnFailure) come from the same schema: each
-    // offered, then taken back.
+    // The fields of issue #22 (bounds, jitter, pauseOnFailure, retry) come from the same schema:
+    // each offered, then taken back.
     for (const [typed, field] of [
       ['maxR', 'maxRuns'],
       ['jitt', 'jitter'],
       ['pauseOnF', 'pauseOnFailure'],
+      ['retr', 'retry'],
     ] as const) {
       await page.keyboard.press('Enter');
       await page.keyboard.type(typed);

@@ -96,6 +96,7 @@ describe('inline problems', () => {
       'maxRuns',
       'jitter',
       'pauseOnFailure',
+      'retry',
     ]);
     expect(FIELDS.find((f) => f.name === 'lockMode')).toMatchObject({
       kind: 'enum',

@@ -57,6 +57,11 @@ export function describeLines(d: SchedulerDescription): string[] {
   if (bounds !== undefined) facts.push(['bounds', bounds]);
   if (d.pauseOnFailure !== null)
     facts.push(['on failure', `pauses after ${d.pauseOnFailure} failed runs in a row`]);
+  if (d.retry !== null)
+    facts.push([
+      'retry',
+      `${d.retry.attempts} attempts in all, waiting ${d.retry.backoff} before the first retry, doubled each time`,
+    ]);
   facts.push(['next run', d.nextRunAt ?? '-']);
   const lines = [`${d.name}: ${d.description}`, ...table(facts).map((l) => `  ${l}`)];
   lines.push('next fires:');
