@@ -68,10 +68,11 @@ const CRON_ONLY: Readonly<Record<string, string>> = {
   maxRuns: 'bounds',
   jitter: 'jitter',
   pauseOnFailure: 'pauseOnFailure',
+  retry: 'retries',
 };
 
 /**
- * The cross-field rules of the bounds, jitter and pauseOnFailure: only a cron schedule has them (a
+ * The cross-field rules of the bounds, jitter, pauseOnFailure and retry: only a cron schedule has them (a
  * one-shot fires once, at its `at:`), and `startAt` comes before `endAt` (both read in the
  * scheduler's zone).
  */

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
+import { startHookServer } from '../support/hook-server.js';
+import { httpRecipe } from '../support/http-run.js';
 import { cronScheduler, projectFolder, shellRecipe } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { tempDir } from '../support/temp.js';
@@ -151,5 +153,54 @@ describe.each(DIALECTS)('retries on %s (issue #22)', (dialect) => {
       'ops reached its budget of 2 runs per hour (from 2026-06-01T09:00:00Z)',
     ]);
     await worker.stop();
+  });
+
+  it('an http run keeps its Idempotency-Key across attempts and sends each attempt number and token', async () => {
+    t = await testRuntime('2026-06-01T08:59:59Z', { dialect });
+    let calls = 0;
+    const server = await startHookServer((_request, response) => {
+      calls++;
+      response.writeHead(calls === 1 ? 503 : 200, { 'Content-Type': 'text/plain' });
+      response.end(calls === 1 ? 'busy' : 'ok');
+    });
+    try {
+      await applyDirectory(
+        t.rt,
+        projectFolder({
+          '_vance/recipes/hook.yaml': httpRecipe(`${server.origin}/hook`),
+          '_vance/scheduler/job.yaml': cronScheduler(
+            '0 0 * * * *',
+            'hook',
+            'retry: {attempts: 2, backoff: PT5S}\n',
+          ),
+        }),
+        T,
+        P,
+        libraryActor('alice'),
+      );
+      const worker = t.worker();
+      await worker.bootstrap();
+      t.clock.set(at('2026-06-01T09:00:00Z'));
+      await worker.tick();
+      await until(async () => worker.executor.waitingForInstant === 1, 'the retry waits');
+      t.clock.set(at('2026-06-01T09:00:05Z'));
+      await until(
+        async () => (await t?.rt.repos.runs.listForScheduler(T, P, 'job', 1))?.[0]?.state === 'ended',
+        'ended',
+      );
+      await worker.executor.settled();
+      const [first, second] = server.received;
+      expect(server.received).toHaveLength(2);
+      expect(first?.headers['idempotency-key']).toBe(second?.headers['idempotency-key']);
+      const triggers = [first, second].map((r) => JSON.parse(r?.body ?? '').trigger);
+      expect(triggers.map((x) => x.attempt)).toEqual([1, 2]);
+      expect(triggers[0].fencingToken).toBeLessThan(triggers[1].fencingToken);
+      expect(second?.headers['ursa-fencing-token']).toBe(String(triggers[1].fencingToken));
+      const [run] = await t.rt.repos.runs.listForScheduler(T, P, 'job', 1);
+      expect([run?.outcome, run?.attempt]).toEqual(['completed', 2]);
+      await worker.stop();
+    } finally {
+      await server.close();
+    }
   });
 });

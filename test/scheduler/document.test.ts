@@ -367,6 +367,15 @@ initialMessage: 42
         'retry.delay',
       ]);
       expect(refusal(`${VALID}retry: 3\n`).issues?.map((i) => i.path)).toEqual(['retry']);
+      expect(
+        refusal('description: once\nat: "2026-05-14T08:00:00Z"\nrecipe: analyze\nretry: {attempts: 2}\n')
+          .issues,
+      ).toEqual([
+        {
+          path: 'retry',
+          message: 'only a cron schedule has retries; a one-shot fires once, at its at: instant',
+        },
+      ]);
     });
 
     it('refuses bounds on a one-shot, which fires once at its at: instant', () => {

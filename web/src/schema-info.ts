@@ -52,7 +52,7 @@ const ABOUT: Readonly<Record<(typeof SCHEDULER_FIELDS)[number], string>> = {
   pauseOnFailure:
     'Pause the scheduler after this many failed runs in a row (a completed run starts the count over), with a note and an inbox item. Cron only.',
   retry:
-    'Try a failed run again: attempts (in all, 1-10) and backoff (the first wait, e.g. PT10S; doubled each time, never past the next occurrence).',
+    'Try a failed run again: attempts (in all, 1-10) and backoff (the first wait, e.g. PT10S; doubled each time, never past the next occurrence). Cron only.',
 };
 
 function describe(name: string, schema: { readonly _zod: { readonly def: Def } }): FieldInfo {
