@@ -8,7 +8,7 @@ import type { ScheduleBounds } from '../scheduler/definition.js';
 import { admitInOrder, type FirstFire } from './admission-order.js';
 import { budgetOf, overBudgetNotice } from './budget.js';
 import type { DispatchContext } from './dispatch-context.js';
-import { enter } from './enter.js';
+import { enterOne } from './enter.js';
 import { oneShotRefusal, refuseOneShot } from './one-shot-refusal.js';
 import { laneBounds } from './registrar.js';
 import { openingOf, runParams } from './run-records.js';
@@ -111,18 +111,8 @@ export async function admit(
         target.workflow,
       );
     else if (processId !== null) {
-      const run = startRun(held, { sessionId, processId, at }, attempt);
-      // Registered before any await: a stop request from now on finds the process here.
-      const controller = ctx.processes.register(processId);
-      // A batch of one from here (`enter.ts`); this dispatch lasts until the run's end, whose
-      // failure its caller handles (`dispatchWithRetry`).
-      const courses: Promise<void>[] = [];
-      await enter(ctx, [{ run, scheduler, params, controller, opened: 'ready' }], at, (_, course) => {
-        courses.push(course);
-        // Awaited below, once the pending run log is written: not an unhandled rejection meanwhile.
-        course.catch(() => {});
-      });
-      await Promise.all(courses);
+      // This dispatch lasts until the run's end, whose failure its caller handles (`dispatchWithRetry`).
+      await enterOne(ctx, startRun(held, { sessionId, processId, at }, attempt), scheduler, params, at);
     }
     return;
   }

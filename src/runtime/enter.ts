@@ -119,6 +119,29 @@ async function writePendingLogs(
 }
 
 /**
+ * A run started one at a time (an admission's start, a retry's next attempt), entered as a batch
+ * of one: its process registered before any await (a stop request from then on finds it here), its
+ * engine entered once its process moves to `running`, and its course awaited to the run's end
+ * (whose failure the caller handles). `at` is the start instant, UTC ms.
+ */
+export async function enterOne(
+  ctx: DispatchContext,
+  run: FencedRun<string>,
+  scheduler: EffectiveScheduler,
+  params: Record<string, unknown>,
+  at: number,
+): Promise<void> {
+  const controller = ctx.processes.register(run.processId);
+  const courses: Promise<void>[] = [];
+  await enter(ctx, [{ run, scheduler, params, controller, opened: 'ready' }], at, (_, course) => {
+    courses.push(course);
+    // Awaited below, once the pending run log is written: not an unhandled rejection meanwhile.
+    course.catch(() => {});
+  });
+  await Promise.all(courses);
+}
+
+/**
  * The run-log retention (days) of the projects of `runs`, by `projectKey`: what `known` has, and
  * the rest read from the settings cascade.
  */

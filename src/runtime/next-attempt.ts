@@ -8,7 +8,7 @@ import { ACTIVE_STATUSES } from '../store/processes.js';
 import { formatInstant } from '../time/instant.js';
 import { budgetOf, overBudgetNotice } from './budget.js';
 import { type DispatchContext, persist } from './dispatch-context.js';
-import { enter } from './enter.js';
+import { enterOne } from './enter.js';
 import { feedLineOf } from './recorder.js';
 import { openingOf, runParams } from './run-records.js';
 
@@ -104,14 +104,6 @@ export async function nextAttempt(
     );
     return false;
   }
-  const run = { ...attempt, ...decided.attempt };
-  // Registered before any await: a stop request from now on finds the process here.
-  const controller = ctx.processes.register(processId);
-  const courses: Promise<void>[] = [];
-  await enter(ctx, [{ run, scheduler, params, controller, opened: 'ready' }], at, (_, course) => {
-    courses.push(course);
-    course.catch(() => {});
-  });
-  await Promise.all(courses);
+  await enterOne(ctx, { ...attempt, ...decided.attempt }, scheduler, params, at);
   return true;
 }

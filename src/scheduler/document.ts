@@ -96,6 +96,14 @@ function cronOnlyIssues(document: Readonly<Record<string, unknown>>): Validation
   ];
 }
 
+// A retry is a new attempt of a recipe run's process; a workflow run is not retried whole.
+function retryIssues(document: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  if (!isSet(document, 'retry') || !isSet(document, 'workflow')) return [];
+  return [
+    { path: 'retry', message: 'only a recipe run is retried; a workflow run is not tried again whole' },
+  ];
+}
+
 function zoneOf(timezone: unknown): TimeZone {
   return typeof timezone === 'string' && timezone.trim() !== '' ? timeZone(timezone) : timeZone('UTC');
 }
@@ -165,6 +173,7 @@ export function validateSchedulerObject(
       ...exactlyOne(document, 'cron', 'at'),
       ...exactlyOne(document, 'recipe', 'workflow'),
       ...cronOnlyIssues(document),
+      ...retryIssues(document),
     );
   }
   const parsed = schedulerSchema.safeParse(value, { error: issueMessage });
