@@ -260,15 +260,14 @@ export class AgentScope {
   }
 
   /**
-   * Backfills scheduler `name` from `from` to `to` (`backfillScheduler`): many runs at once, so
-   * only of a scheduler the agent may change.
+   * Backfills scheduler `name` from `from` to `to` (`backfillScheduler`), as a fire runs it: of a
+   * scheduler the agent may see (the tool is an admin's, as `scheduler_fire` is).
    *
-   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden, `LOCKED` when it is locked,
-   *   and what `backfillScheduler` throws.
+   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden, and what `backfillScheduler`
+   *   throws.
    */
   backfill(name: string, from: string, to: string): Promise<BackfillResult> {
     if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
-    this.#filter.gate(name);
     return backfillScheduler(this.#rt, callerOf(this.identity), name, { from, to });
   }
 

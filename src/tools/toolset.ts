@@ -253,7 +253,7 @@ const backfill = defineTool({
   toolset: 'admin',
   label: 'admin',
   description:
-    "Run the past occurrences of a cron scheduler that have no run yet, from `from` to `to` (both inclusive, ISO-8601 date-times such as 2026-05-14T06:00:00Z; at most 1,000 occurrences): they run oldest first, one after another, through its overlap lane, bounds and the project's run budget. Asked twice, each occurrence still runs once. Returns how many occurrences the range holds, how many were queued and how many had a run already. Each run costs what a fire costs: ask a person before a large range. Locked schedulers cannot be backfilled (LOCKED error).",
+    "Run the past occurrences of a cron scheduler that have no run yet, from `from` to `to` (both inclusive, ISO-8601 date-times such as 2026-05-14T06:00:00Z; at most 1,000 occurrences): they run oldest first, one after another, through its overlap lane, bounds and the project's run budget. Asked twice, each occurrence still runs once. Returns how many occurrences the range holds, how many were queued and how many had a run already. Each run costs what a fire costs: ask a person before a large range.",
   input: z.object({
     name,
     from: backfillBody.shape.from.describe('The oldest instant of the range, e.g. 2026-05-14T00:00:00Z'),

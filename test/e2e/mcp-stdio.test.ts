@@ -27,6 +27,7 @@ describe('ursa mcp over stdio', () => {
       expect(tools.map((t) => t.name).sort()).toEqual([
         'document_list',
         'document_read',
+        'scheduler_backfill',
         'scheduler_delete',
         'scheduler_fire',
         'scheduler_get',

@@ -28,6 +28,10 @@ const BODIES: Readonly<Record<string, unknown>> = {
   'PUT /brain/:tenant/project/:project/scheduler/:name': { yaml: SCHEDULER_YAML },
   'PUT /brain/:tenant/project/:project/workflows/:name': { yaml: WORKFLOW_YAML },
   'POST /brain/:tenant/project/:project/workflows/:name/runs': { params: { nope: 1 } },
+  'POST /brain/:tenant/project/:project/scheduler/:name/backfill': {
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-01-01T00:00:00Z',
+  },
   'POST /brain/:tenant/inbox/read': { ids: [1] },
   'POST /mcp': {
     jsonrpc: '2.0',

@@ -42,6 +42,7 @@ const INPUTS: Readonly<Record<string, (aim: Aim) => readonly unknown[]>> = {
   scheduler_resume: () => [{ name: TARGET }],
   scheduler_refresh: () => [{}],
   scheduler_fire: () => [{ name: TARGET }],
+  scheduler_backfill: () => [{ name: TARGET, from: '2026-06-01T06:00:00Z', to: '2026-06-01T07:00:00Z' }],
   document_read: (aim) => [{ path: aim.targetLog }, { path: aim.visibleLog }],
   document_list: () => [
     {},
