@@ -42,7 +42,8 @@ export interface AdmissionSituation extends OverlapSituation {
  *   judged in the order of the instants it was requested at and the occurrences are due at,
  *   whichever path recorded it;
  * - `hold`: a backfill run whose turn has not come (its lane has an active or a waiting run, or
- *   an older backfill occurrence is queued): it stays in its lane's backfill queue, unchanged.
+ *   an older backfill occurrence is queued), or that its project's run budget has no room for
+ *   yet: it stays in its lane's backfill queue, unchanged, and is looked at again.
  */
 export type AdmissionDecision =
   | OverlapDecision
@@ -90,6 +91,7 @@ export function decideAdmission(s: AdmissionSituation): AdmissionDecision {
   if (backfill && (s.active || s.waiting || s.earlierBackfill)) return 'hold';
   if (s.outOfBounds !== undefined) return s.outOfBounds;
   if (scheduled && s.standing === 'disabled') return 'disabled';
-  if (s.overBudget !== undefined) return s.overBudget;
+  // A backfill paces itself within the budget: its occurrence waits for room, not skipped.
+  if (s.overBudget !== undefined) return backfill ? 'hold' : s.overBudget;
   return backfill ? 'start' : decideOverlap(s);
 }

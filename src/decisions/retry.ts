@@ -25,14 +25,17 @@ export function retryAt(
  * The admission of a retry, pure, in the admission order of every start (issue #22): a retry is
  * the same run, which holds its lane from its first attempt to its end, so bounds (it started
  * already) and the overlap policy (it is the lane's active run) have nothing to say of it; what
- * changed meanwhile does — its scheduler deleted or paused, or its project's run budget spent
+ * changed meanwhile does — its scheduler deleted or paused, a stop asked of the failed attempt's
+ * process (a person's, or a `cancelPrevious` occurrence's), or its project's run budget spent
  * (each attempt counts). `start`, or why no further attempt starts: the run then ends with its
  * last attempt's outcome.
  */
 export function decideRetry(
   standing: SchedulerStanding,
+  stopRequested: boolean,
   overBudget: BudgetRefusal | undefined,
-): 'start' | 'deleted' | 'disabled' | BudgetRefusal {
+): 'start' | 'deleted' | 'disabled' | 'stopped' | BudgetRefusal {
   if (standing !== 'present') return standing;
+  if (stopRequested) return 'stopped';
   return overBudget ?? 'start';
 }

@@ -98,9 +98,13 @@ export async function admit(
     if (held.trigger === 'backfill') await ctx.promoteWaiting(held, scheduler);
     return;
   }
-  // A backfill occurrence whose turn has not come stays queued; if the run before it ended
-  // between the admission and now, the turn is now.
-  if (decision === 'hold') return promoteIfEnded(ctx, active?.correlationId, held, scheduler);
+  // A backfill occurrence whose turn has not come stays queued; if the active run it waited for
+  // ended between the admission and now, the turn is now. Held for another reason (the budget, a
+  // run waiting before it), a later end or reap gives it its turn: no promotion here.
+  if (decision === 'hold') {
+    if (active !== undefined) await promoteIfEnded(ctx, active.correlationId, held, scheduler);
+    return;
+  }
   if (admitted.decision === 'start') {
     const { attempt } = admitted;
     if (target.kind === 'workflow')
@@ -137,8 +141,8 @@ async function promoteIfEnded(
   held: PendingRun,
   scheduler: EffectiveScheduler,
 ): Promise<void> {
-  if ((await ctx.rt.repos.runs.get(activeId ?? ''))?.state !== 'started')
-    await ctx.promoteWaiting(held, scheduler);
+  const active = activeId === undefined ? undefined : await ctx.rt.repos.runs.get(activeId);
+  if (active?.state !== 'started') await ctx.promoteWaiting(held, scheduler);
 }
 
 /**

@@ -11,14 +11,15 @@ import { type DispatchContext, persist } from './dispatch-context.js';
 import { enterOne } from './enter.js';
 import { feedLineOf } from './recorder.js';
 import { openingOf, runParams } from './run-records.js';
+import { schedulerOfRun } from './run-scheduler.js';
 
 /**
  * Retries a run whose attempt failed, when its scheduler's `retry` leaves an attempt (issue #22):
  * the failed attempt's end is recorded (its process `failed`, an END line saying when the next
  * attempt is due, and its run-log entry), the run keeps its lane while it waits (`retryAt`: the
  * backoff, doubled per attempt, never past the next occurrence), and the next attempt starts
- * through the lane (`Lanes.retry`: scheduler still there and not paused, budget not spent) with
- * its own process, START line and fencing token, and runs as the first did.
+ * through the lane (`Lanes.retry`: scheduler still there and not paused, no stop asked, budget not
+ * spent) with its own process, START line and fencing token, and runs the scheduler as it is then.
  *
  * Returns true when a next attempt ran here (its end, or its own retry, ended the run); false
  * when none did — no attempt left, the drain or a lost lease during the wait, the lane's refusal,
@@ -78,9 +79,14 @@ export async function nextAttempt(
     'attempt failed; the run is retried',
   );
   if (!(await ctx.drain.until(due)) || ctx.drain.draining.aborted || !ctx.lease.held) return false;
+  // The scheduler as it is now: the next attempt runs its recipe and params of now, and a retry
+  // removed (or fewer attempts) meanwhile ends the run. A store error fails this dispatch.
+  const current = await schedulerOfRun(rt.repos, failed);
+  if (current === undefined || retryAt(current.definition.retry, failed.attempt, endedAt, next) === undefined)
+    return false;
   const at = rt.clock.now();
   const processId = `proc_${randomUUID()}`;
-  const params = runParams(scheduler);
+  const params = runParams(current);
   const attempt = { ...failed, sessionId, processId, startedAt: at };
   const budget = await budgetOf(ctx, failed);
   const decided = await rt.repos.lanes.retry({
@@ -93,7 +99,7 @@ export async function nextAttempt(
     failedReason: reason,
     processId,
     at,
-    opening: openingOf(attempt, scheduler, params, 'ready'),
+    opening: openingOf(attempt, current, params, 'ready'),
     budget,
     budgetNotice: budget === undefined ? undefined : overBudgetNotice(failed, budget, at),
   });
@@ -104,6 +110,6 @@ export async function nextAttempt(
     );
     return false;
   }
-  await enterOne(ctx, { ...attempt, ...decided.attempt }, scheduler, params, at);
+  await enterOne(ctx, { ...attempt, ...decided.attempt }, current, params, at);
   return true;
 }

@@ -294,6 +294,7 @@ export class RunRecorder {
       },
     ]);
     if (!ended.has(run.correlationId)) return false;
+    this.forgetAttempts(run.correlationId);
     await this.notifyFailed(run, at);
     this.rt.log.warn(
       { scheduler: run.name, correlationId: run.correlationId, reason: run.reason },

@@ -160,11 +160,11 @@ export function renderRunLog(
     );
   }
   for (const a of earlier) {
-    const why = a.reason ? ` reason=${inlineLiteral(a.reason)}` : '';
+    const why = a.reason ? `reason=${inlineLiteral(a.reason)}; ` : '';
     lines.push('', `### Attempt ${a.attempt}`, '');
     lines.push(`- ${formatInstant(a.startedAt)}  STARTED    process=${a.processId}`);
     lines.push(
-      `- ${formatInstant(a.endedAt)}  FAILED    ${why}; the next attempt is due at ${formatInstant(a.retryAt)}`,
+      `- ${formatInstant(a.endedAt)}  FAILED     ${why}the next attempt is due at ${formatInstant(a.retryAt)}`,
     );
   }
   if (earlier.length > 0) lines.push('', `### Attempt ${run.attempt}`, '');

@@ -37,6 +37,7 @@ export async function promoteWaiting(
       return true;
     }
     // Its scheduler was deleted while it waited: recorded skipped, not left waiting (issue #20).
-    await skipQueuedOfDeleted(ctx.rt, ctx.recorder, queued, ctx.workerId);
+    // One whose document is there but does not load stays, and so does the rest of its lane.
+    if (!(await skipQueuedOfDeleted(ctx.rt, ctx.recorder, queued, ctx.workerId))) return false;
   }
 }

@@ -1,5 +1,5 @@
 import { BACKFILL_COUNT_CAP, backfillRange, MAX_BACKFILL_OCCURRENCES } from '../decisions/backfill.js';
-import { UrsaError } from '../errors/index.js';
+import { isUrsaError, UrsaError } from '../errors/index.js';
 import { queueRun } from '../runs/transitions.js';
 import type { Runtime } from '../runtime/context.js';
 import { parseAt } from '../time/at.js';
@@ -131,8 +131,11 @@ export async function backfillScheduler(
 function rangeEnd(value: string, field: 'from' | 'to', zone: TimeZone): number {
   try {
     return parseAt(value, zone).instant;
-  } catch {
-    throw new UrsaError('ARGUMENT_INVALID', `${field}: ${JSON.stringify(value)} is not a date-time`, {
+  } catch (error) {
+    if (!isUrsaError(error, 'AT_INVALID')) throw error;
+    // parseAt's own reason ("not a date-time", "no such date or time", "the offset is out of range").
+    const reason = error.message.slice(`at: ${JSON.stringify(value)}: `.length);
+    throw new UrsaError('ARGUMENT_INVALID', `${field}: ${JSON.stringify(value)}: ${reason}`, {
       field,
       value,
       allowed: `an ISO-8601 date-time: 2026-05-14T06:00:00Z, 2026-05-14T08:00:00+02:00, or local 2026-05-14T08:00:00 (read in ${zone.id})`,

@@ -44,16 +44,18 @@ export class Backfills {
   /**
    * Schedulers whose backfill queue's turn has come: a queued backfill occurrence, and neither a
    * started nor a waiting run in the lane (after a restart, or when the run before it ended on a
-   * lost worker). At most `limit`, one entry per scheduler.
+   * lost worker). At most `limit`, one entry per scheduler, the longest-queued backfill first.
    */
   async ready(limit: number): Promise<SchedulerKey[]> {
     const { rows } = await sql<SchedulerKey>`
-      select distinct b.tenant, b.project, b.name from runs as b
+      select b.tenant, b.project, b.name from runs as b
       where b.state = 'queued' and b.trigger = 'backfill'
         and not exists (
           select 1 from runs as a
           where a.tenant = b.tenant and a.project = b.project and a.name = b.name
             and (a.state = 'started' or (a.state = 'queued' and a.trigger <> 'backfill')))
+      group by b.tenant, b.project, b.name
+      order by min(b.claimed_at)
       limit ${limit}`.execute(this.store.db);
     return rows;
   }

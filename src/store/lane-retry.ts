@@ -33,12 +33,13 @@ export interface RetryRequest {
 /** What {@link retryInLane} did: a new attempt, why none, or `lost` (the run is not this attempt's any more). */
 export type RetryResult =
   | { readonly decision: 'start'; readonly attempt: Attempt }
-  | { readonly decision: 'deleted' | 'disabled' | BudgetRefusal | 'lost' };
+  | { readonly decision: 'deleted' | 'disabled' | 'stopped' | BudgetRefusal | 'lost' };
 
 /**
  * Starts the next attempt of a run in its lane (issue #22 retries), in one transaction under the
  * locks of an admission (`lockLane`): decided by the pure `decideRetry` (the scheduler still there
- * and not paused, the project's budget not spent: every attempt counts), it records the failed
+ * and not paused, no stop asked of the failed attempt, the project's budget not spent: every
+ * attempt counts), it records the failed
  * attempt in `run_attempts` and moves the run, still `started` and still holding its lane, to the
  * new attempt — its process, start instant, attempt number and a new fencing token — with the
  * attempt's opening (process row, START line). A budget's refusal tells the run's user once per
@@ -52,22 +53,42 @@ export function retryInLane(store: Store, request: RetryRequest): Promise<RetryR
     await lockLane(trx, store.dialect, key, budget !== undefined);
     const run = await trx
       .selectFrom('runs')
-      .select(['attempt', 'process_id', 'started_at'])
+      .leftJoin('processes', 'processes.id', 'runs.process_id')
+      .select(['runs.attempt', 'runs.process_id', 'runs.started_at', 'processes.stop_requested_at'])
+      .where('runs.correlation_id', '=', request.correlationId)
+      .where('runs.state', '=', 'started')
+      .where('runs.worker_id', '=', request.workerId)
+      .where('runs.fencing_token', '=', request.fencingToken)
+      .executeTakeFirst();
+    if (run === undefined || run.started_at === null) return { decision: 'lost' };
+    const decision = decideRetry(
+      // The schedule's state, whatever triggered the run: a pause ends the retries of a fire too.
+      await schedulerStanding(trx, key, 'cron'),
+      run.stop_requested_at !== null,
+      budget === undefined ? undefined : await overBudget(trx, key, budget, request.at),
+    );
+    if (decision !== 'start') {
+      if ((decision === 'runs-per-hour' || decision === 'runs-per-day') && request.budgetNotice !== undefined)
+        await notifyOnce(trx, request.budgetNotice(decision));
+      return { decision };
+    }
+    const tokenAt = await reserveFencingTokens(trx, store.dialect, 1);
+    // A compare-and-swap on what was read: a reap ends a lost worker's run without this lock.
+    const moved = await trx
+      .updateTable('runs')
+      .set({
+        process_id: request.processId,
+        started_at: request.at,
+        attempt: sql<number>`attempt + 1`,
+        fencing_token: tokenAt(sql`1`),
+      })
       .where('correlation_id', '=', request.correlationId)
       .where('state', '=', 'started')
       .where('worker_id', '=', request.workerId)
       .where('fencing_token', '=', request.fencingToken)
+      .returning(['attempt', 'fencing_token'])
       .executeTakeFirst();
-    if (run === undefined || run.started_at === null) return { decision: 'lost' };
-    const decision = decideRetry(
-      await schedulerStanding(trx, key, request.trigger),
-      budget === undefined ? undefined : await overBudget(trx, key, budget, request.at),
-    );
-    if (decision !== 'start') {
-      if (decision !== 'deleted' && decision !== 'disabled' && request.budgetNotice !== undefined)
-        await notifyOnce(trx, request.budgetNotice(decision));
-      return { decision };
-    }
+    if (moved === undefined) return { decision: 'lost' };
     await trx
       .insertInto('run_attempts')
       .values({
@@ -81,19 +102,6 @@ export function retryInLane(store: Store, request: RetryRequest): Promise<RetryR
         reason: request.failedReason,
       })
       .execute();
-    const tokenAt = await reserveFencingTokens(trx, store.dialect, 1);
-    const moved = await trx
-      .updateTable('runs')
-      .set({
-        process_id: request.processId,
-        started_at: request.at,
-        attempt: sql<number>`attempt + 1`,
-        fencing_token: tokenAt(sql`1`),
-      })
-      .where('correlation_id', '=', request.correlationId)
-      .where('fencing_token', '=', request.fencingToken)
-      .returning(['attempt', 'fencing_token'])
-      .executeTakeFirstOrThrow();
     await writeOpenings(trx, [request.opening]);
     return { decision: 'start', attempt: attemptOf(moved) };
   });

@@ -18,9 +18,14 @@ function plain(value: FlatScalar): string | undefined {
   return PLAIN_STRING.test(value) && !KEYWORD.test(value) ? value : undefined;
 }
 
+// One line per value: a block scalar (`|+`) does not read back what it wrote for a value whose
+// first line is only spaces ("    \n" reads back as "\n"), so text that is not plain is written
+// double-quoted, with escapes.
+const STRINGIFY = { lineWidth: 0, blockQuote: false } as const;
+
 /**
  * The YAML block mapping of a flat record of scalars, without a final newline: byte for byte what
- * `yaml`'s `stringify(record, { lineWidth: 0 })` writes (trimmed), at a small part of its cost. A
+ * `yaml`'s `stringify(record, { lineWidth: 0, blockQuote: false })` writes (trimmed), at a small part of its cost. A
  * run log's front matter is rendered for every run (spec §9a), where the package's document model
  * was about a sixth of a saturated worker's time (issue #11). A record with any key or value that
  * is not plain (one that needs quoting, escapes or a block scalar) goes through the package whole,
@@ -31,7 +36,7 @@ export function stringifyFlatMap(record: Readonly<Record<string, FlatScalar | un
   for (const [key, value] of Object.entries(record)) {
     if (value === undefined) continue;
     const text = PLAIN_KEY.test(key) && !KEYWORD.test(key) ? plain(value) : undefined;
-    if (text === undefined) return stringify(record, { lineWidth: 0 }).trimEnd();
+    if (text === undefined) return stringify(record, STRINGIFY).trimEnd();
     lines.push(`${key}: ${text}`);
   }
   return lines.length === 0 ? '{}' : lines.join('\n');

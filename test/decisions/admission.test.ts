@@ -101,7 +101,9 @@ describe('decideAdmission (issues #20, #22)', () => {
                               : (outOfBounds ??
                                 (scheduled && standing === 'disabled'
                                   ? 'disabled'
-                                  : (overBudget ?? admitted)));
+                                  : overBudget !== undefined && backfill
+                                    ? 'hold'
+                                    : (overBudget ?? admitted)));
                       expect(at(s), JSON.stringify(s)).toBe(expected);
                       combinations++;
                     }
@@ -118,7 +120,8 @@ describe('decideAdmission (issues #20, #22)', () => {
     }
     // Its turn come, it meets the same refusals as any run; a pause withdraws it.
     expect(at({ trigger: 'backfill', standing: 'disabled' })).toBe('disabled');
-    expect(at({ trigger: 'backfill', overBudget: 'runs-per-hour' })).toBe('runs-per-hour');
+    // Over the budget, it waits for room: a backfill paces itself within the budget.
+    expect(at({ trigger: 'backfill', overBudget: 'runs-per-hour' })).toBe('hold');
     expect(at({ trigger: 'backfill', outOfBounds: 'before-start' })).toBe('before-start');
     // A backfill queue is no run of the lane for a scheduled run: only its active run is.
     expect(at({ earlierBackfill: true })).toBe('start');

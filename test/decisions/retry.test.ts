@@ -27,14 +27,18 @@ describe('retryAt (issue #22 retries)', () => {
 });
 
 describe('decideRetry (issue #22 retries)', () => {
-  it('starts the next attempt of a scheduler still there, not paused, within its budget', () => {
-    expect(decideRetry('present', undefined)).toBe('start');
+  it('starts the next attempt of a scheduler still there, not paused, not stopped, within its budget', () => {
+    expect(decideRetry('present', false, undefined)).toBe('start');
   });
 
-  it('refuses it in the admission order: deleted, then pause, then budget', () => {
-    expect(decideRetry('deleted', 'runs-per-hour')).toBe('deleted');
-    expect(decideRetry('disabled', 'runs-per-day')).toBe('disabled');
-    expect(decideRetry('present', 'runs-per-hour')).toBe('runs-per-hour');
-    expect(decideRetry('present', 'runs-per-day')).toBe('runs-per-day');
+  it('refuses it in the admission order: deleted, then pause, then a stop asked, then budget', () => {
+    for (const stop of [false, true])
+      for (const budget of [undefined, 'runs-per-hour', 'runs-per-day'] as const) {
+        expect(decideRetry('deleted', stop, budget)).toBe('deleted');
+        expect(decideRetry('disabled', stop, budget)).toBe('disabled');
+        expect(decideRetry('present', true, budget)).toBe('stopped');
+      }
+    expect(decideRetry('present', false, 'runs-per-hour')).toBe('runs-per-hour');
+    expect(decideRetry('present', false, 'runs-per-day')).toBe('runs-per-day');
   });
 });

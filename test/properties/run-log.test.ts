@@ -255,6 +255,11 @@ describe('a run log read back as CommonMark has the structure Ursa wrote (issue 
     );
   });
 
+  it('reads a reason whose first line is only spaces back the same, in the page too (the case that was found)', () => {
+    const u = { output: '\u0000', errorOutput: '\u0000', reason: '    \n', stepReason: '    \n', runAs: ' ' };
+    expect(splitFrontMatter(render(u)).front).toMatchObject({ reason: '    \n', runAs: ' ' });
+  });
+
   it('forges no heading from a line of four backticks in the output (the case that was found)', () => {
     const output = 'ok\n````\n## Forged\n````\nend';
     const u = { output, errorOutput: '', reason: 'exit code 3', stepReason: 'x', runAs: 'alice' };

@@ -157,11 +157,12 @@ describe.each(DIALECTS)('every path to a start on %s (issue #22)', (dialect) => 
     const all = await runs(t.rt);
     const catchUp = all.find((r) => r.includes(' cron ') && !r.startsWith('09:00'));
     expect(catchUp).toMatch(/ cron skipped_budget$/);
+    // The backfill paces itself: its occurrences wait for room in the budget, not skipped.
     expect(all).toEqual(
       [
-        '08:00 backfill skipped_budget',
-        '08:10 backfill skipped_budget',
-        '08:20 backfill skipped_budget',
+        '08:00 backfill pending',
+        '08:10 backfill pending',
+        '08:20 backfill pending',
         '09:00 cron failed',
         catchUp,
         'manual manual skipped_budget',
@@ -169,6 +170,23 @@ describe.each(DIALECTS)('every path to a start on %s (issue #22)', (dialect) => 
     );
     // What the processes did: one attempt, no more.
     expect(engine.processes).toHaveLength(1);
+    // The hour after 09:00's start has room for one more: the oldest backfill occurrence runs; the
+    // next waits again.
+    const backfilled = engine.started();
+    t.clock.set(at('2026-06-01T10:00:01Z'));
+    await worker.reap();
+    const p = await backfilled;
+    expect(iso(p.request.context.scheduledFor)).toBe('2026-06-01T08:00:00Z');
+    p.finish();
+    await until(async () => (await runs(t.rt)).includes('08:00 backfill completed'), '08:00 completed');
+    await worker.reap();
+    await worker.executor.settled();
+    expect((await runs(t.rt)).filter((r) => r.includes('backfill'))).toEqual([
+      '08:00 backfill completed',
+      '08:10 backfill pending',
+      '08:20 backfill pending',
+    ]);
+    expect(engine.processes).toHaveLength(2);
     await worker.stop();
   });
 });
