@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_STATES } from './vocabulary.js';
 
 /**
  * The pieces every part of the REST contract shares: path parameters, the problem document,
@@ -70,3 +71,24 @@ export const invalidDocumentSchema = z.object({ path: z.string(), message: z.str
 
 /** A create-or-replace of a YAML document: the text itself (application/yaml) or `{"yaml": "..."}`. */
 export const yamlBody = z.union([z.string(), z.strictObject({ yaml: z.string() })]);
+
+/** A run's state as every surface shows it (`RUN_STATES`, issue #23). */
+export const runState = z.enum(RUN_STATES);
+
+/**
+ * How a run relates to the others of its lane (spec §5, issue #23): whom it waited behind and
+ * since when, which waiting run it was folded into, and the requests folded into it (how many,
+ * the oldest few by correlation id).
+ */
+export const runLinks = {
+  queuedAt: instant.nullable().describe('When it began to wait in its lane; null if it never waited'),
+  waitingBehind: z.string().nullable().describe('The correlation id of the active run it waited behind'),
+  foldedInto: z
+    .string()
+    .nullable()
+    .describe('The correlation id of the waiting run it was folded into (skipped_overlap_queued)'),
+  folded: z
+    .object({ count: z.number().int(), first: z.array(z.string()) })
+    .nullable()
+    .describe('The later requests folded into this run while it waited: how many, and the oldest few'),
+};

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, outcome } from './common.js';
+import { instant, outcome, runLinks, runState } from './common.js';
 
 /** Runs by correlation id and processes (issue #7; decisions §4, §7): what the API answers and takes. */
 
@@ -14,7 +14,7 @@ export const runDetailSchema = z.object({
   coalesced: z.boolean(),
   coalescedUntil: instant.nullable(),
   claimedAt: instant,
-  state: z.enum(['claimed', 'queued', 'started', 'ended', 'skipped']),
+  state: runState,
   outcome,
   reason: z.string().nullable(),
   runAs: z.string(),
@@ -34,6 +34,7 @@ export const runDetailSchema = z.object({
     .describe(
       'The fencing token of its latest attempt, as its engine received it (URSA_FENCING_TOKEN, Ursa-Fencing-Token); null until it starts',
     ),
+  ...runLinks,
   logPath: z.string(),
   log: z.string().nullable().describe('The run-log document (front matter and timeline); null once expired'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, invalidDocumentSchema, limitQuery, outcome } from './common.js';
+import { instant, invalidDocumentSchema, limitQuery, outcome, runLinks, runState } from './common.js';
 
 /**
  * The scheduler endpoints of spec §10 (`/brain/:tenant/project/:project/scheduler…`): what they
@@ -162,8 +162,9 @@ export const eventPageSchema = z.object({
 export const runSchema = z.object({
   correlationId: z.string(),
   scheduler: z.string(),
-  trigger: z.string(),
+  trigger: z.enum(['cron', 'at', 'manual', 'backfill']),
   scheduledFor: instant,
+  state: runState,
   startedAt: instant.nullable(),
   endedAt: instant.nullable(),
   outcome,
@@ -171,12 +172,17 @@ export const runSchema = z.object({
   coalesced: z.boolean(),
   coalescedUntil: instant.nullable(),
   reason: z.string().nullable(),
+  attempt: z.number().int().describe('How many times the run was started: 0 until it starts'),
   processId: z.string().nullable(),
   sessionId: z.string().nullable(),
-  logPath: z.string().nullable(),
+  logPath: z.string(),
+  ...runLinks,
 });
 
-/** `GET …/scheduler/:name/runs`: runs newest first; `nextCursor` is the next page's `before`. */
+/**
+ * `GET …/scheduler/:name/runs`: runs by occurrence, the latest first; `nextCursor` is the next
+ * page's `before` (the occurrence instant of the page's last run, UTC ms).
+ */
 export const runPageSchema = z.object({ runs: z.array(runSchema), nextCursor: z.number().nullable() });
 
 /** `GET …/scheduler/:name/upcoming?count=&from=`: how many fires (1-1000, 5 when absent), after which instant. */

@@ -39,3 +39,22 @@ export const INBOX_KINDS = [
  * window, issue #22).
  */
 export type InboxKind = (typeof INBOX_KINDS)[number];
+
+/**
+ * A run's state as every surface shows it (issue #23): `queued` (due, waiting for its lane or a
+ * worker), `running` and the process states an agent reports (`paused`, `blocked`, `suspended`),
+ * `ended` (its outcome says how) or `skipped` (never started; its outcome says why). The run log's
+ * front matter keeps the outcome `pending` until the end (spec §9a).
+ */
+export const RUN_STATES = [
+  'queued',
+  'running',
+  'paused',
+  'blocked',
+  'suspended',
+  'ended',
+  'skipped',
+] as const;
+
+/** One of {@link RUN_STATES}. */
+export type RunState = (typeof RUN_STATES)[number];

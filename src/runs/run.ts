@@ -49,6 +49,12 @@ interface RunBase {
   readonly processId: string | null;
   readonly startedAt: number | null;
   readonly endedAt: number | null;
+  /** When it began to wait in its lane behind {@link waitingBehind} (spec §5), UTC ms; null if it never waited. */
+  readonly queuedAt: number | null;
+  /** The correlation id of the lane's active run it waited behind; null if it never waited. */
+  readonly waitingBehind: string | null;
+  /** The correlation id of the waiting run it was folded into (`skipped_overlap_queued`); else null. */
+  readonly foldedInto: string | null;
 }
 
 /** A run claimed, not started yet (claimed ahead of its instant, or a manual fire). */
@@ -121,3 +127,16 @@ export type FencedRun<P extends string | null = string | null> = StartedRun & {
  */
 export type EndedFrom<R extends Run> = Omit<R, 'state' | 'outcome' | 'reason' | 'endedAt' | 'workerId'> &
   EndedRun;
+
+/**
+ * The requests folded into a waiting run (outcome `skipped_overlap_queued`, spec §5): how many,
+ * and the oldest few ({@link FOLDED_SHOWN}) with their trigger, occurrence and when they were
+ * folded (UTC ms).
+ */
+export interface FoldedRuns {
+  readonly count: number;
+  readonly first: readonly Pick<Run, 'correlationId' | 'trigger' | 'scheduledFor' | 'endedAt'>[];
+}
+
+/** How many folded requests a run log and a run's view name one by one. */
+export const FOLDED_SHOWN = 5;

@@ -63,6 +63,9 @@ export function claimRun(fields: NewRun): ClaimedRun {
     lockMode: fields.lockMode,
     attempt: 0,
     fencingToken: null,
+    queuedAt: null,
+    waitingBehind: null,
+    foldedInto: null,
   };
 }
 
@@ -155,9 +158,13 @@ export function skipRun(run: PendingRun, skip: Skip, at: number): SkippedRun {
   return { ...run, state: 'skipped', outcome: skip.outcome, reason: skip.reason, endedAt: at };
 }
 
-/** A pending run that waits for its lane (spec §5 `queue`, `cancelPrevious`), pure. */
-export function queueRun(run: PendingRun): QueuedRun {
-  return { ...run, state: 'queued' };
+/**
+ * A pending run that waits for its lane (spec §5 `queue`, `cancelPrevious`), pure: since `at`
+ * (UTC ms; a run queued again keeps its first instant), behind the lane's active run `behind`
+ * (its correlation id; null for a backfill occurrence, which waits for its turn, issue #22).
+ */
+export function queueRun(run: PendingRun, at: number, behind: string | null): QueuedRun {
+  return { ...run, state: 'queued', queuedAt: run.queuedAt ?? at, waitingBehind: behind };
 }
 
 /**

@@ -89,8 +89,10 @@ export async function admit(
   // budget (issue #22; the lane told the run's user of a budget's refusal, once per window).
   const skip = skipOf(decision);
   if (skip !== undefined) {
+    const skipped = skipRun(held, skip, at);
     await ctx.recorder.recordSkipped(
-      skipRun(held, skip, at),
+      // Folded into the lane's waiting run: it says which (issue #23).
+      decision === 'consolidate' ? { ...skipped, foldedInto: admitted.waiting ?? null } : skipped,
       scheduler,
       limitOf(skip, definition.bounds, budget),
     );
@@ -121,7 +123,7 @@ export async function admit(
     return;
   }
   if (decision !== 'queue' && decision !== 'cancel') return;
-  await ctx.recorder.writeRunLog(queueRun(held), undefined, scheduler);
+  await ctx.recorder.writeRunLog(queueRun(held, at, active?.correlationId ?? null), undefined, scheduler);
   if (decision === 'cancel' && active?.processId) ctx.processes.stop(active.processId, 'scheduler-overlap');
   // The active run is a workflow run: its running step is stopped, wherever it runs.
   if (decision === 'cancel' && active !== undefined && active.processId === null)

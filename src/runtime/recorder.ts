@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
+import type { FoldedRuns } from '../runs/run.js';
 import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
@@ -127,6 +128,11 @@ export class RunRecorder {
     const days = await this.retentionDays(run.tenant, run.project);
     const now = this.rt.clock.now();
     if (days < 0) return;
+    // Only a run that waited behind another can have requests folded into it (spec §5).
+    const folded =
+      run.waitingBehind === null
+        ? undefined
+        : (await this.rt.repos.runs.folded([run.correlationId])).get(run.correlationId);
     await this.rt.repos.documents.put(
       { tenant: run.tenant, project: run.project, path: run.logPath },
       renderRunLog(
@@ -136,6 +142,7 @@ export class RunRecorder {
         workflowRun,
         note,
         this.#attempts.get(run.correlationId),
+        folded,
       ),
       URSA_ACTOR,
       now,
@@ -188,6 +195,7 @@ export class RunRecorder {
     now: number,
     process?: RunLogProcess,
     workflowRun?: WorkflowRun,
+    folded?: FoldedRuns,
   ) {
     if (days < 0) return undefined;
     return {
@@ -201,6 +209,7 @@ export class RunRecorder {
         workflowRun,
         undefined,
         this.#attempts.get(run.correlationId),
+        folded,
       ),
       created_by: 'ursa',
       version: 1,
@@ -224,6 +233,7 @@ export class RunRecorder {
     this.rt.metrics?.runs.inc({ outcome: run.outcome, trigger: run.trigger });
     await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, {
       reason: run.reason,
+      ...(run.foldedInto === null ? {} : { foldedInto: run.foldedInto }),
       ...details,
     });
     await this.writeRunLog(run, undefined, scheduler);

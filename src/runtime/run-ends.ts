@@ -77,6 +77,10 @@ export class RunEnds {
       if (!retention.has(key)) retention.set(key, await this.recorder.retentionDays(run.tenant, run.project));
     }
     const now = this.rt.clock.now();
+    // The requests folded into the runs that waited (issue #23): none asked of the others.
+    const folds = await this.rt.repos.runs.folded(
+      ends.flatMap(({ run }) => (run.waitingBehind === null ? [] : [run.correlationId])),
+    );
     const ended = await this.rt.repos.runs.endMany(
       ends.map((end) => {
         const { run, scheduler } = end;
@@ -93,7 +97,15 @@ export class RunEnds {
             run,
             process: undefined,
             line: feedRow(feedLineOf(run, 'END', run.endedAt, run.outcome, details)),
-            log: this.recorder.runLogRow(run, scheduler, days, now, undefined, workflowRun),
+            log: this.recorder.runLogRow(
+              run,
+              scheduler,
+              days,
+              now,
+              undefined,
+              workflowRun,
+              folds.get(run.correlationId),
+            ),
           };
         }
         const { result } = end;
@@ -111,7 +123,15 @@ export class RunEnds {
           run,
           process,
           line: feedRow(feedLineOf(run, 'END', run.endedAt, run.outcome, details)),
-          log: this.recorder.runLogRow(run, scheduler, days, now, process),
+          log: this.recorder.runLogRow(
+            run,
+            scheduler,
+            days,
+            now,
+            process,
+            undefined,
+            folds.get(run.correlationId),
+          ),
         };
       }),
     );

@@ -1,3 +1,4 @@
+import type { FoldedRuns } from '../runs/run.js';
 import { type LockMode, recordedLockMode } from '../scheduler/definition.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
@@ -86,6 +87,8 @@ export function renderRunLog(
   note?: RunLogNote,
   /** The run's attempts before its latest, each with a section of the timeline (issue #22 retries). */
   earlier: readonly EarlierAttempt[] = [],
+  /** For a run that waited in its lane: the later requests folded into it (issue #23). */
+  folded?: FoldedRuns,
 ): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, FlatScalar> = {
@@ -116,6 +119,9 @@ export function renderRunLog(
     if (absorbed !== undefined)
       front.absorbed = absorbed.capped ? `more than ${absorbed.count}` : absorbed.count;
   }
+  if (run.waitingBehind !== null) front.waitingBehind = run.waitingBehind;
+  if (run.foldedInto !== null) front.foldedInto = run.foldedInto;
+  if (folded !== undefined && folded.count > 0) front.folded = folded.count;
   if (workflowRun !== undefined) front.workflowRunId = workflowRun.id;
   if (run.reason !== null) front.reason = run.reason;
   if (process?.exitCode !== null && process?.exitCode !== undefined) front.exitCode = process.exitCode;
@@ -149,14 +155,26 @@ export function renderRunLog(
   lines.push('', '## Timeline', '');
   const name = inlineLiteral(run.name);
   lines.push(`- ${formatInstant(run.claimedAt)}  TRIGGERED  source=ursascheduler:${name}`);
-  if (run.state === 'queued') {
+  // The wait stays in the story after the run started and ended (issue #23).
+  if (run.queuedAt !== null) {
+    const behind =
+      run.waitingBehind === null
+        ? `waiting for its turn in the backfill of ${name}`
+        : `waiting behind ${run.waitingBehind}, the active run of ${name} (overlap)`;
+    lines.push(`- ${formatInstant(run.queuedAt)}  QUEUED     ${behind}`);
+  }
+  for (const f of folded?.first ?? []) {
     lines.push(
-      `- ${formatInstant(run.claimedAt)}  QUEUED     waiting for the active run of ${name} to end (overlap)`,
+      `- ${formatInstant(f.endedAt ?? f.scheduledFor)}  FOLDED     ${f.correlationId} (${f.trigger}, for ${formatInstant(f.scheduledFor)}) was folded into this run`,
     );
   }
+  if (folded !== undefined && folded.count > folded.first.length) {
+    lines.push(`  - and ${folded.count - folded.first.length} more, ${folded.count} in all`);
+  }
   if (run.state === 'skipped') {
+    const into = run.foldedInto === null ? '' : ` folded into ${run.foldedInto}, which was already waiting`;
     lines.push(
-      `- ${formatInstant(run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ? inlineLiteral(run.reason) : ''}`,
+      `- ${formatInstant(run.endedAt ?? run.claimedAt)}  SKIPPED    outcome=${run.outcome} reason=${run.reason ? inlineLiteral(run.reason) : ''}${into}`,
     );
   }
   for (const a of earlier) {

@@ -63,13 +63,20 @@ export function openingOf(
   };
 }
 
-/** The details of a START line (spec §7): the process, and for a coalesced run what it absorbed. */
+/**
+ * The details of a START line (spec §7): the process, for a run that waited whom it waited behind,
+ * and for a coalesced run what it absorbed.
+ */
 export function startDetails(started: Run, scheduler: EffectiveScheduler): Record<string, unknown> {
   const absorbed = absorbedBy(started, scheduler);
   return {
     processId: started.processId,
     sessionId: started.sessionId,
     runAs: started.runAs,
+    // A run that waited in its lane says behind which run and since when (issue #23).
+    ...(started.queuedAt === null
+      ? {}
+      : { queuedAt: started.queuedAt, waitingBehind: started.waitingBehind }),
     ...(absorbed === undefined
       ? {}
       : {

@@ -98,7 +98,7 @@ export async function backfillScheduler(
     );
   }
   const runs = range.occurrences.map((scheduledFor) =>
-    queueRun(requestedRun(scheduler, { tenant, project, name }, scheduledFor, 'backfill', now)),
+    queueRun(requestedRun(scheduler, { tenant, project, name }, scheduledFor, 'backfill', now), now, null),
   );
   const queued = await rt.repos.backfills.queue(runs, (count) => ({
     tenant,

@@ -4,9 +4,9 @@ import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant, formatOffset } from '../time/instant.js';
-import { schedulerRunPage } from './feed.js';
 import { loadSchedulersWithState, summaryOf } from './listing.js';
 import { pausesOf } from './pauses.js';
+import { schedulerRunPage } from './run-views.js';
 import { upcomingOfScheduler } from './upcoming.js';
 
 /** How many of its newest runs a description shows. */

@@ -1,11 +1,11 @@
-import type { EventPage, RunPage } from '../contract/index.js';
+import type { EventPage } from '../contract/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { FeedLine } from '../store/feed.js';
-import { lineView, runView } from './views.js';
+import { lineView } from './views.js';
 
 /**
- * The activity feed of one scheduler (spec §7): its lines and the runs built from them, newest
- * first, paged backwards by a cursor (a feed line id). Instants in the views are ISO-8601 UTC.
+ * The activity feed of one scheduler (spec §7): its lines, newest first, paged backwards by a
+ * cursor (a feed line id). Instants in the views are ISO-8601 UTC.
  */
 
 /** A page request: at most `limit` entries (a whole number ≥ 1), below the cursor `before` when given. */
@@ -50,25 +50,4 @@ export async function schedulerEventPage(
     events: shown.map(lineView),
     nextCursor: lines.length > page.limit ? (shown[shown.length - 1]?.id ?? null) : null,
   };
-}
-
-/**
- * One page of the runs of scheduler `name` (spec §7), built from its feed lines, as the REST
- * contract's `RunPage`; a run is never split over two pages.
- *
- * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1 or a `before`
- *   that is not a whole number.
- */
-export async function schedulerRunPage(
-  rt: Pick<Runtime, 'repos'>,
-  tenant: string,
-  project: string,
-  name: string,
-  page: FeedPageRequest,
-): Promise<RunPage> {
-  const found = await rt.repos.feed.listRuns(tenant, project, name, {
-    limit: page.limit,
-    ...(page.before === undefined ? {} : { before: page.before }),
-  });
-  return { runs: found.runs.map(runView), nextCursor: found.nextCursor };
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
-import type { RunDetail } from '../contract/index.js';
 import { InfrastructureError, UrsaError } from '../errors/index.js';
 import type { ClaimedRun } from '../runs/run.js';
 import { claimRun } from '../runs/transitions.js';
@@ -9,7 +8,6 @@ import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
 import { type Actor, libraryActor } from '../store/audit.js';
 import { formatInstant } from '../time/instant.js';
-import { runDetailView } from './views.js';
 
 /** What a manual fire returns (spec §9 `scheduler_fire`). */
 export interface FireResult {
@@ -170,21 +168,4 @@ export async function stopProcess(
   });
   if (stopping) await rt.repos.store.notifyChange();
   return { stopping };
-}
-
-/**
- * The run `correlationId` of (tenant, project) with its run log's text (null once the log
- * expired or was never written), as the REST contract's `RunDetail`; undefined when there is no
- * such run in that project (another project's run is indistinguishable from a missing one).
- */
-export async function runDetail(
-  rt: Pick<Runtime, 'repos'>,
-  tenant: string,
-  project: string,
-  correlationId: string,
-): Promise<RunDetail | undefined> {
-  const run = await rt.repos.runs.get(correlationId);
-  if (run === undefined || run.tenant !== tenant || run.project !== project) return undefined;
-  const log = await rt.repos.documents.get({ tenant, project, path: run.logPath });
-  return runDetailView(run, log?.body ?? null);
 }

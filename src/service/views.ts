@@ -7,15 +7,17 @@ import type {
   ProcessView,
   ProjectRefreshView,
   RunDetail,
+  RunState,
   RunView,
   SetView,
   WorkflowRunView,
 } from '../contract/index.js';
+import type { FoldedRuns } from '../runs/run.js';
 import type { RefreshResult } from '../runtime/registrar.js';
 import type { SchedulerDefinition } from '../scheduler/definition.js';
 import type { AuditRecord, DocumentAction } from '../store/audit.js';
 import type { StoredDocument } from '../store/document-rows.js';
-import type { FeedLine, FeedRun } from '../store/feed.js';
+import type { FeedLine } from '../store/feed.js';
 import type { InboxItem } from '../store/inbox.js';
 import type { ProcessRecord } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
@@ -41,6 +43,7 @@ const PAYLOAD_INSTANTS = [
   'skippedFirst',
   'skippedLast',
   'runsInstead',
+  'queuedAt',
 ];
 
 /**
@@ -83,28 +86,66 @@ export function lineView(line: FeedLine): EventView {
   };
 }
 
-/** A run (from the feed) as the API shows it. */
-export function runView(run: FeedRun): RunView {
+/**
+ * A run's state as every surface shows it (issue #23), from its state in the store and its
+ * process's status: claimed and queued runs are `queued`; a started run is `running`, or the
+ * status its agent reported (`paused`, `blocked`, `suspended`).
+ */
+export function runStateOf(state: Run['state'], processStatus: string | null): RunState {
+  switch (state) {
+    case 'claimed':
+    case 'queued':
+      return 'queued';
+    case 'started':
+      return processStatus === 'paused' || processStatus === 'blocked' || processStatus === 'suspended'
+        ? processStatus
+        : 'running';
+    default:
+      return state;
+  }
+}
+
+/** How a run relates to the others of its lane, as the views show it (`runLinks`). */
+function linksOf(run: Run, folded: FoldedRuns | undefined) {
+  return {
+    queuedAt: iso(run.queuedAt),
+    waitingBehind: run.waitingBehind,
+    foldedInto: run.foldedInto,
+    folded:
+      folded === undefined ? null : { count: folded.count, first: folded.first.map((f) => f.correlationId) },
+  };
+}
+
+/** A run of a scheduler's run list (issue #23): its state, outcome and links, from the runs table. */
+export function runView(run: Run, processStatus: string | null, folded: FoldedRuns | undefined): RunView {
   return {
     correlationId: run.correlationId,
-    scheduler: run.scheduler,
+    scheduler: run.name,
     trigger: run.trigger,
     scheduledFor: formatInstant(run.scheduledFor),
+    state: runStateOf(run.state, processStatus),
     startedAt: iso(run.startedAt),
     endedAt: iso(run.endedAt),
     outcome: run.outcome,
-    durationMs: run.durationMs,
+    durationMs: run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null,
     coalesced: run.coalesced,
     coalescedUntil: iso(run.coalescedUntil),
     reason: run.reason,
+    attempt: run.attempt,
     processId: run.processId,
     sessionId: run.sessionId,
     logPath: run.logPath,
+    ...linksOf(run, folded),
   };
 }
 
 /** A run (from the runs table) and its log (null once expired) as the API shows them. */
-export function runDetailView(run: Run, log: string | null): RunDetail {
+export function runDetailView(
+  run: Run,
+  log: string | null,
+  processStatus: string | null,
+  folded: FoldedRuns | undefined,
+): RunDetail {
   return {
     correlationId: run.correlationId,
     tenant: run.tenant,
@@ -115,7 +156,7 @@ export function runDetailView(run: Run, log: string | null): RunDetail {
     coalesced: run.coalesced,
     coalescedUntil: iso(run.coalescedUntil),
     claimedAt: formatInstant(run.claimedAt),
-    state: run.state,
+    state: runStateOf(run.state, processStatus),
     outcome: run.outcome,
     reason: run.reason,
     runAs: run.runAs,
@@ -126,6 +167,7 @@ export function runDetailView(run: Run, log: string | null): RunDetail {
     workerId: run.workerId,
     attempt: run.attempt,
     fencingToken: run.fencingToken,
+    ...linksOf(run, folded),
     logPath: run.logPath,
     log,
   };

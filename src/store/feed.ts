@@ -21,59 +21,6 @@ export interface FeedLine {
   readonly payload: Readonly<Record<string, unknown>>;
 }
 
-/**
- * One run of a scheduler as the activity feed tells it (spec §7): its `START` and `END` lines, or
- * its one `SKIPPED` line, joined by traceId. Instants are UTC epoch ms.
- */
-export interface FeedRun {
-  /** The run's id, the traceId of its lines. */
-  readonly correlationId: string;
-  /** The scheduler name (the lines' refId). */
-  readonly scheduler: string;
-  /** `cron`, `at` or `manual`, as the lines say. */
-  readonly trigger: string;
-  /** The occurrence the run is for (the oldest one, when coalesced). */
-  readonly scheduledFor: number;
-  /** When the process started: the `START` line's `at`; null for a skipped run. */
-  readonly startedAt: number | null;
-  /** When it ended: the `END` line's `at`; null while it runs, and for a skipped run. */
-  readonly endedAt: number | null;
-  /**
-   * Spec §9a outcome: the `END` line's (completed, failed, cancelled), the `SKIPPED` line's
-   * (skipped_misfire, skipped_overlap, skipped_deleted, skipped_disabled, …), or `pending` while
-   * only `START` is there.
-   */
-  readonly outcome: string;
-  /** How long the process ran; null until it ended. */
-  readonly durationMs: number | null;
-  /** True when the run absorbed later occurrences that were already due (decisions §4). */
-  readonly coalesced: boolean;
-  /** The newest absorbed occurrence, when coalesced. */
-  readonly coalescedUntil: number | null;
-  /** Why it failed, was cancelled or was skipped; null otherwise. */
-  readonly reason: string | null;
-  readonly processId: string | null;
-  readonly sessionId: string | null;
-  /** The run log document (spec §9a). */
-  readonly logPath: string | null;
-}
-
-/** One page of {@link Feed.listRuns}. */
-export interface FeedRunPage {
-  /** Newest first. */
-  readonly runs: FeedRun[];
-  /** Pass as `before` for the next (older) page; null on the last page. */
-  readonly nextCursor: number | null;
-}
-
-/** Which runs {@link Feed.listRuns} returns. */
-export interface FeedRunOptions {
-  /** At most this many runs (a whole number ≥ 1). */
-  readonly limit: number;
-  /** The `nextCursor` of the previous page; without it the newest runs. */
-  readonly before?: number;
-}
-
 /** The table row of a feed line. */
 export function feedRow(line: Omit<FeedLine, 'id'>): Insertable<FeedTable> {
   return {
@@ -89,9 +36,6 @@ export function feedRow(line: Omit<FeedLine, 'id'>): Insertable<FeedTable> {
     payload: JSON.stringify(line.payload),
   };
 }
-
-/** The lines that open a run; every run has at most one (a run that never started has none). */
-const OPENING_KINDS = ['START', 'SKIPPED'] as const;
 
 /**
  * @throws UrsaError `ARGUMENT_INVALID` unless `limit` is a whole number ≥ 1 (SQLite reads a
@@ -131,41 +75,6 @@ function toLine(row: Selectable<FeedTable>): FeedLine {
     outcome: row.outcome,
     logPath: row.log_path,
     payload: JSON.parse(row.payload) as Record<string, unknown>,
-  };
-}
-
-const numberOr = (value: unknown): number | null => (typeof value === 'number' ? value : null);
-const stringOr = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** Joins the lines of one run (ascending by id) into its history entry. */
-function toRun(lines: readonly FeedLine[]): FeedRun {
-  const first = lines[0] as FeedLine;
-  const start = lines.find((l) => l.kind === 'START');
-  const skipped = lines.find((l) => l.kind === 'SKIPPED');
-  const end = lines.find((l) => l.kind === 'END');
-  const opening = start ?? skipped ?? first;
-  // Every line carries the occurrence fields (executor `appendLine`); the opening line decides.
-  const field = (key: string) => opening.payload[key] ?? lines.find((l) => key in l.payload)?.payload[key];
-  const startedAt = start?.at ?? null;
-  const endedAt = end?.at ?? null;
-  return {
-    correlationId: first.traceId,
-    scheduler: first.refId,
-    trigger: stringOr(field('trigger')) ?? 'unknown',
-    scheduledFor: numberOr(field('scheduledFor')) ?? first.at,
-    startedAt,
-    endedAt,
-    outcome: end?.outcome ?? skipped?.outcome ?? (start === undefined ? first.outcome : 'pending'),
-    durationMs:
-      end === undefined
-        ? null
-        : (numberOr(end.payload.durationMs) ?? (startedAt === null ? null : end.at - startedAt)),
-    coalesced: field('coalesced') === true,
-    coalescedUntil: numberOr(field('coalescedUntil')),
-    reason: stringOr(end?.payload.reason) ?? stringOr(skipped?.payload.reason),
-    processId: stringOr(start?.payload.processId) ?? stringOr(end?.payload.processId),
-    sessionId: stringOr(start?.payload.sessionId) ?? stringOr(end?.payload.sessionId),
-    logPath: lines.find((l) => l.logPath !== null)?.logPath ?? null,
   };
 }
 
@@ -270,93 +179,5 @@ export class Feed {
     refId: string,
   ): Promise<FeedLine | undefined> {
     return (await this.listForRef(tenant, project, refType, refId, 1))[0];
-  }
-
-  /**
-   * The run history of a scheduler (spec §7), built from its feed lines: one entry per traceId,
-   * newest first, at most `limit`, and the cursor of the next page. A run is never split over two
-   * pages nor listed twice, however its lines interleave with those of other runs.
-   *
-   * A run's place is its opening line (`START` or `SKIPPED`; a run has at most one), or its first
-   * line when it has none (a claimed run ended without starting has only an `END`). One query
-   * takes the page's opening lines (one more, to know whether an older page exists); a second
-   * the later lines of those runs, wherever they landed, and the lines of runs without an opening
-   * line inside the page; a line inside the page of a run that opened on an older page costs one
-   * more indexed lookup (and is left to that page).
-   *
-   * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1 or a
-   *   `before` that is not a whole number.
-   */
-  async listRuns(
-    tenant: string,
-    project: string,
-    scheduler: string,
-    options: FeedRunOptions,
-  ): Promise<FeedRunPage> {
-    const limit = checkLimit(options.limit);
-    const { before } = options;
-    checkCursor(before, 'before');
-    const ofRef = () => this.#ofRef(tenant, project, 'SCHEDULER', scheduler);
-
-    let openingQuery = ofRef().selectAll().where('kind', 'in', OPENING_KINDS);
-    if (before !== undefined) openingQuery = openingQuery.where('id', '<', before);
-    const openings = (
-      await openingQuery
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute()
-    ).map(toLine);
-    const olderOpenings = openings.length > limit;
-    // The page covers ids [low, before): every opening line in that range is one of `opened`.
-    const opened = openings.slice(0, limit);
-    const low = olderOpenings ? (opened[opened.length - 1] as FeedLine).id : 0;
-    const runs = new Map<string, { anchor: number; lines: FeedLine[] }>();
-    for (const line of opened) {
-      if (!runs.has(line.traceId)) runs.set(line.traceId, { anchor: line.id, lines: [] });
-      const run = runs.get(line.traceId) as { anchor: number; lines: FeedLine[] };
-      run.anchor = Math.min(run.anchor, line.id);
-      run.lines.push(line);
-    }
-    const traces = [...runs.keys()];
-
-    // The later lines of the page's runs (an END may be newer than `before`), and every later
-    // line inside the page, whichever run it belongs to.
-    let laterQuery = ofRef().selectAll().where('kind', 'not in', OPENING_KINDS).where('id', '>=', low);
-    if (before !== undefined) {
-      laterQuery = laterQuery.where((eb) =>
-        traces.length === 0
-          ? eb('id', '<', before)
-          : eb.or([eb('trace_id', 'in', traces), eb('id', '<', before)]),
-      );
-    }
-    const unopened = new Map<string, FeedLine[]>();
-    for (const line of (await laterQuery.orderBy('id', 'asc').execute()).map(toLine)) {
-      const run = runs.get(line.traceId);
-      if (run !== undefined) run.lines.push(line);
-      else unopened.set(line.traceId, [...(unopened.get(line.traceId) ?? []), line]);
-    }
-    // A line inside the page of a run that has an older line (its START, mostly: a run that ended
-    // after newer ones began) belongs to an older page. Lines below `low` are seen only when the
-    // page reaches down to the first line (low = 0), so this asks only otherwise.
-    for (const [traceId, lines] of unopened) {
-      const older =
-        low > 0 &&
-        (await ofRef()
-          .select('id')
-          .where('trace_id', '=', traceId)
-          .where('id', '<', low)
-          .orderBy('id', 'desc')
-          .limit(1)
-          .executeTakeFirst()) !== undefined;
-      if (older) continue;
-      runs.set(traceId, { anchor: (lines[0] as FeedLine).id, lines });
-    }
-    const ordered = [...runs.values()].sort((a, b) => b.anchor - a.anchor);
-    const taken = ordered.slice(0, limit);
-    const last = taken[taken.length - 1];
-    return {
-      runs: taken.map((run) => toRun(run.lines.sort((a, b) => a.id - b.id))),
-      nextCursor: (olderOpenings || ordered.length > limit) && last !== undefined ? last.anchor : null,
-    };
   }
 }

@@ -20,9 +20,6 @@ export {
   checkLimit,
   Feed,
   type FeedLine,
-  type FeedRun,
-  type FeedRunOptions,
-  type FeedRunPage,
 } from './feed.js';
 export {
   INBOX_KINDS,

@@ -105,6 +105,11 @@ export type LaneResult = {
   readonly active:
     | { readonly correlationId: string; readonly processId: string | null; readonly workerId: string | null }
     | undefined;
+  /**
+   * The lane's waiting run (not a backfill occurrence) other than the one admitted: for
+   * `consolidate`, the run it was folded into.
+   */
+  readonly waiting?: string | undefined;
   /** For `yield`: the earliest manual fire to judge first (still claimed; nothing was moved). */
   readonly first?: { readonly correlationId: string; readonly workerId: string | null } | undefined;
 } & (

@@ -87,11 +87,12 @@ export class Lanes {
       const started = bounds?.limits.maxRuns === undefined ? 0 : await runsStarted(trx, key);
       // A backfill's queued occurrences are a queue of their own: not the lane's waiting run.
       const backfills = others.filter((r) => r.state === 'queued' && r.trigger === 'backfill');
+      const waiting = others.find((r) => r.state === 'queued' && r.trigger !== 'backfill')?.correlation_id;
       const decision = decideAdmission({
         policy: request.policy,
         oneShot: request.oneShot,
         active: activeRow !== undefined,
-        waiting: others.some((r) => r.state === 'queued' && r.trigger !== 'backfill'),
+        waiting: waiting !== undefined,
         earlierBackfill: backfills.some((r) => Number(r.scheduled_for) < request.scheduledFor),
         trigger: request.trigger,
         standing: await schedulerStanding(trx, key, request.trigger),
@@ -123,8 +124,18 @@ export class Lanes {
               fencing_token: tokenAt(sql`1`),
             }
           : decision === 'queue' || decision === 'cancel'
-            ? { state: 'queued' }
-            : { state: 'skipped', ...skipOf(decision), ended_at: request.start.at };
+            ? // Behind whom and since when it waits (issue #23), kept through its start and end.
+              {
+                state: 'queued',
+                queued_at: sql<number>`coalesce(queued_at, ${request.start.at})`,
+                waiting_behind: active?.correlationId ?? null,
+              }
+            : {
+                state: 'skipped',
+                ...skipOf(decision),
+                ended_at: request.start.at,
+                ...(decision === 'consolidate' ? { folded_into: waiting ?? null } : {}),
+              };
       const moved = await trx
         .updateTable('runs')
         .set(values)
@@ -135,7 +146,7 @@ export class Lanes {
         )
         .returning(['attempt', 'fencing_token'])
         .executeTakeFirst();
-      if (moved === undefined) return { decision: 'lost', active };
+      if (moved === undefined) return { decision: 'lost', active, waiting };
       if (bounds !== undefined && maxRunsSpent(bounds.limits, started + (decision === 'start' ? 1 : 0)))
         await this.#spend(trx, key, bounds.timing);
       if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
@@ -149,8 +160,8 @@ export class Lanes {
           .where('stop_requested_at', 'is', null)
           .execute();
       }
-      if (decision !== 'start') return { decision, active };
-      return { decision, active, attempt: attemptOf(moved) };
+      if (decision !== 'start') return { decision, active, waiting };
+      return { decision, active, waiting, attempt: attemptOf(moved) };
     });
   }
 

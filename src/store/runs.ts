@@ -1,13 +1,15 @@
 import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
-import type { Run } from '../runs/run.js';
+import type { FoldedRuns, Run } from '../runs/run.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
+import { checkLimit } from './feed.js';
 import { tokenOf } from './fencing.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
 import { type RunCounts, runCounts } from './run-counts.js';
+import { foldedRuns } from './run-folds.js';
 import { latestFinalOutcomes } from './run-streak.js';
 import { runsStarted } from './runs-started.js';
 import type { SchedulerKey } from './schedules.js';
@@ -69,6 +71,9 @@ function toRun(row: Selectable<RunsTable>): Run {
     lockMode: recordedLockMode(row.lock_mode),
     attempt: Number(row.attempt),
     fencingToken: tokenOf(row.fencing_token),
+    queuedAt: num(row.queued_at),
+    waitingBehind: row.waiting_behind,
+    foldedInto: row.folded_into,
   } as Run;
 }
 
@@ -97,6 +102,9 @@ export function runRow(run: Run): Selectable<RunsTable> {
     lock_mode: run.lockMode,
     attempt: run.attempt,
     fencing_token: run.fencingToken,
+    queued_at: run.queuedAt,
+    waiting_behind: run.waitingBehind,
+    folded_into: run.foldedInto,
   };
 }
 
@@ -164,16 +172,37 @@ export class Runs {
 
   /** The newest runs of one scheduler first, at most `limit`. */
   async listForScheduler(tenant: string, project: string, name: string, limit: number): Promise<Run[]> {
-    const rows = await this.store.db
+    return (await this.page({ tenant, project, name }, { limit })).map((r) => r.run);
+  }
+
+  /**
+   * The runs of one scheduler by occurrence, the latest first (issue #23): at most `limit`, with
+   * `before` (an occurrence instant, UTC ms) those due before it. An occurrence has one run
+   * (decisions §4), so the last run's `scheduledFor` is the next page's `before`. Each run comes
+   * with its process's status (null without a process).
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1; a store error.
+   */
+  async page(
+    key: SchedulerKey,
+    page: { readonly limit: number; readonly before?: number | undefined },
+  ): Promise<{ run: Run; processStatus: string | null }[]> {
+    let query = this.store.db
       .selectFrom('runs')
-      .selectAll()
-      .where('tenant', '=', tenant)
-      .where('project', '=', project)
-      .where('name', '=', name)
-      .orderBy('scheduled_for', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map(toRun);
+      .leftJoin('processes', 'processes.id', 'runs.process_id')
+      .selectAll('runs')
+      .select('processes.status as process_status')
+      .where('runs.tenant', '=', key.tenant)
+      .where('runs.project', '=', key.project)
+      .where('runs.name', '=', key.name);
+    if (page.before !== undefined) query = query.where('runs.scheduled_for', '<', page.before);
+    const rows = await query.orderBy('runs.scheduled_for', 'desc').limit(checkLimit(page.limit)).execute();
+    return rows.map((row) => ({ run: toRun(row), processStatus: row.process_status ?? null }));
+  }
+
+  /** The requests folded into each of the waiting runs `correlationIds` (see {@link foldedRuns}). */
+  folded(correlationIds: readonly string[]): Promise<Map<string, FoldedRuns>> {
+    return foldedRuns(this.store.db, correlationIds);
   }
 
   /** Runs in a state, oldest first (e.g. `claimed` ones left by a crash between claim and spawn). */

@@ -100,6 +100,12 @@ export interface RunsTable {
    * null before the first start (see `src/store/fencing.ts`).
    */
   fencing_token: number | null;
+  /** When the run began to wait in its lane (overlap `queue` or `cancelPrevious`), UTC ms; null if it never waited. */
+  queued_at: number | null;
+  /** The lane's active run it waited behind (its correlation id). */
+  waiting_behind: string | null;
+  /** The lane's waiting run this one was folded into (outcome `skipped_overlap_queued`). */
+  folded_into: string | null;
 }
 
 /** Sessions (spec §6). */

@@ -2,35 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FeedLine, openStore, type Repositories, repositories } from '../../src/store/index.js';
+import { claimRun, type Run } from '../../src/runs/index.js';
+import { openStore, type Repositories, repositories } from '../../src/store/index.js';
 import { ursa } from '../support/cli.js';
 
 const T = 'default';
 const P = 'demo';
 const at = (iso: string) => Date.parse(iso);
 const log = (trace: string) => `_vance/logs/scheduler/heartbeat/${trace}.md`;
-
-/** A feed line of scheduler `heartbeat` as the executor writes it. */
-function line(
-  kind: FeedLine['kind'],
-  trace: string,
-  when: string,
-  outcome: string,
-  payload: Record<string, unknown>,
-): Omit<FeedLine, 'id'> {
-  return {
-    tenant: T,
-    project: P,
-    at: at(when),
-    kind,
-    refType: 'SCHEDULER',
-    refId: 'heartbeat',
-    traceId: trace,
-    outcome,
-    logPath: log(trace),
-    payload: { trigger: 'cron', coalesced: false, coalescedUntil: null, ...payload },
-  };
-}
 
 /** A temp folder with ./data/ursa.db (the default store), filled through the repositories. */
 async function storeIn(fill: (repos: Repositories) => Promise<void>): Promise<string> {
@@ -44,78 +23,97 @@ async function storeIn(fill: (repos: Repositories) => Promise<void>): Promise<st
   return cwd;
 }
 
-// issue #5: `ursa runs` reads the activity feed (spec §7); `ursa inbox` the inbox (decisions §2).
+/** A run of scheduler `heartbeat` as the runs table holds it, claimed at its occurrence. */
+function run(correlationId: string, scheduledFor: string, fields: Record<string, unknown> = {}): Run {
+  const claimed = claimRun({
+    correlationId,
+    tenant: T,
+    project: P,
+    name: 'heartbeat',
+    scheduledFor: at(scheduledFor),
+    trigger: 'cron',
+    coalescedUntil: null,
+    claimedAt: at(scheduledFor),
+    runAs: 'admin',
+    logPath: log(correlationId),
+    workerId: null,
+    lockMode: 'full',
+  });
+  return { ...claimed, ...fields } as Run;
+}
+
+// issue #23: `ursa runs` lists the runs table by occurrence, queued runs included, with each run's
+// state and its links to the runs of its lane; `ursa inbox` the inbox (decisions §2).
 describe('ursa runs', () => {
   let cwd: string;
   beforeAll(async () => {
-    cwd = await storeIn(async ({ feed }) => {
-      const s1 = at('2026-03-28T10:00:00Z');
-      await feed.append(
-        line('START', 'run_1', '2026-03-28T10:00:00Z', 'pending', {
-          scheduledFor: s1,
-          processId: 'proc_1',
-          sessionId: 'sess_1',
-          runAs: 'admin',
+    cwd = await storeIn(async ({ runs }) => {
+      const started = (id: string, startedAt: string, fields: Record<string, unknown> = {}) => ({
+        state: 'started' as const,
+        startedAt: at(startedAt),
+        processId: `proc_${id}`,
+        sessionId: 'sess_1',
+        attempt: 1,
+        ...fields,
+      });
+      await runs.insert(
+        run('run_1', '2026-03-28T10:00:00Z', {
+          ...started('run_1', '2026-03-28T10:00:00Z'),
+          state: 'ended',
+          outcome: 'completed',
+          endedAt: at('2026-03-28T10:00:11.234Z'),
         }),
       );
-      await feed.append(
-        line('SKIPPED', 'run_2', '2026-03-28T10:00:10Z', 'skipped_overlap', {
-          scheduledFor: at('2026-03-28T10:00:10Z'),
-          reason: 'overlap',
-        }),
-      );
-      await feed.append(
-        line('END', 'run_1', '2026-03-28T10:00:11.234Z', 'completed', {
-          scheduledFor: s1,
-          processId: 'proc_1',
-          durationMs: 11_234,
-          exitCode: 0,
-          reason: null,
-        }),
-      );
-      const coalesced = {
-        scheduledFor: at('2026-03-28T10:00:20Z'),
-        coalesced: true,
-        coalescedUntil: at('2026-03-28T10:04:50Z'),
-      };
-      await feed.append(
-        line('START', 'run_3', '2026-03-28T10:05:00Z', 'pending', {
-          ...coalesced,
-          processId: 'proc_3',
-          sessionId: 'sess_1',
-          runAs: 'admin',
-        }),
-      );
-      await feed.append(
-        line('END', 'run_3', '2026-03-28T10:05:00.056Z', 'failed', {
-          ...coalesced,
-          processId: 'proc_3',
-          durationMs: 56,
-          exitCode: 1,
+      await runs.insert(
+        run('run_2', '2026-03-28T10:00:10Z', {
+          ...started('run_2', '2026-03-28T10:00:15Z'),
+          coalesced: true,
+          coalescedUntil: at('2026-03-28T10:00:12Z'),
+          state: 'ended',
+          outcome: 'failed',
           reason: 'exit code 1',
+          endedAt: at('2026-03-28T10:00:15.056Z'),
         }),
       );
-      await feed.append(
-        line('START', 'run_4', '2026-03-28T10:06:00Z', 'pending', {
-          scheduledFor: at('2026-03-28T10:06:00Z'),
-          processId: 'proc_4',
-          sessionId: 'sess_1',
-          runAs: 'admin',
+      // run_3 waited behind run_2 and runs; run_4 waits behind it; a manual fire was folded into run_4.
+      await runs.insert(
+        run('run_3', '2026-03-28T10:00:20Z', {
+          ...started('run_3', '2026-03-28T10:00:30Z'),
+          queuedAt: at('2026-03-28T10:00:20Z'),
+          waitingBehind: 'run_2',
+        }),
+      );
+      await runs.insert(
+        run('run_4', '2026-03-28T10:00:40Z', {
+          state: 'queued',
+          queuedAt: at('2026-03-28T10:00:40Z'),
+          waitingBehind: 'run_3',
+        }),
+      );
+      await runs.insert(
+        run('run_5', '2026-03-28T10:00:45.5Z', {
+          trigger: 'manual',
+          state: 'skipped',
+          outcome: 'skipped_overlap_queued',
+          reason: 'overlap',
+          endedAt: at('2026-03-28T10:00:45.5Z'),
+          foldedInto: 'run_4',
         }),
       );
     });
   });
 
-  it('prints aligned columns, newest first, with the coalesced marker in its own column', async () => {
-    const run = await ursa(['runs', 'heartbeat'], { cwd });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(
+  it('prints aligned columns by occurrence, with the state, the coalesced marker and the lane links', async () => {
+    const listed = await ursa(['runs', 'heartbeat'], { cwd });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toBe('');
+    expect(listed.stdout).toBe(
       [
-        `2026-03-28T10:06:00Z  pending                    cron             ${log('run_4')}`,
-        `2026-03-28T10:00:20Z  failed              56 ms  cron  coalesced  ${log('run_3')}`,
-        `2026-03-28T10:00:10Z  skipped_overlap            cron             ${log('run_2')}`,
-        `2026-03-28T10:00:00Z  completed        11234 ms  cron             ${log('run_1')}`,
+        `2026-03-28T10:00:45.500Z  skipped  skipped_overlap_queued            manual             folded into run_4                  ${log('run_5')}`,
+        `2026-03-28T10:00:40Z      queued                                     cron               waiting behind run_3, 1 folded in  ${log('run_4')}`,
+        `2026-03-28T10:00:20Z      running                                    cron               waited behind run_2                ${log('run_3')}`,
+        `2026-03-28T10:00:10Z      ended    failed                     56 ms  cron    coalesced                                     ${log('run_2')}`,
+        `2026-03-28T10:00:00Z      ended    completed               11234 ms  cron                                                  ${log('run_1')}`,
         '',
       ].join('\n'),
     );
@@ -124,20 +122,24 @@ describe('ursa runs', () => {
   it('pages with -n and --before, and says where the next page starts', async () => {
     const first = await ursa(['runs', 'heartbeat', '-n', '2'], { cwd });
     const lines = first.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 2).map((l) => l.slice(0, 20))).toEqual([
-      '2026-03-28T10:06:00Z',
-      '2026-03-28T10:00:20Z',
+    expect(lines.slice(0, 2).map((l) => l.slice(0, 24).trim())).toEqual([
+      '2026-03-28T10:00:45.500Z',
+      '2026-03-28T10:00:40Z',
     ]);
-    // The cursor is the START line of the page's oldest run: run_3's is the 4th line of the feed.
-    expect(lines[2]).toBe('next page: --before 4');
-    const second = await ursa(['runs', 'heartbeat', '-n', '2', '--before', '4'], { cwd });
-    expect(second.stdout).toBe(
-      [
-        `2026-03-28T10:00:10Z  skipped_overlap            cron  ${log('run_2')}`,
-        `2026-03-28T10:00:00Z  completed        11234 ms  cron  ${log('run_1')}`,
-        '',
-      ].join('\n'),
+    // The cursor is the occurrence of the page's last run, in UTC ms.
+    expect(lines[2]).toBe(`next page: --before ${at('2026-03-28T10:00:40Z')}`);
+    const second = await ursa(
+      ['runs', 'heartbeat', '-n', '2', '--before', String(at('2026-03-28T10:00:40Z'))],
+      {
+        cwd,
+      },
     );
+    expect(second.stdout.split('\n').map((l) => l.slice(0, 20))).toEqual([
+      '2026-03-28T10:00:20Z',
+      '2026-03-28T10:00:10Z',
+      `next page: --before ${at('2026-03-28T10:00:10Z')}`.slice(0, 20),
+      '',
+    ]);
     expect((await ursa(['runs', 'heartbeat', '--before', '1'], { cwd })).stdout).toBe(
       'no older runs of "heartbeat" in default/demo\n',
     );
@@ -147,71 +149,41 @@ describe('ursa runs', () => {
     );
   });
 
-  it('--json prints the JSON array scripts already read, and the next cursor on stderr', async () => {
-    const run = await ursa(['runs', 'heartbeat', '--json', '-n', '3'], { cwd });
-    expect(run.code).toBe(0);
-    expect(run.stderr).toBe('next page: --before 2\n');
-    expect(JSON.parse(run.stdout)).toEqual([
-      {
-        correlationId: 'run_4',
-        scheduler: 'heartbeat',
-        trigger: 'cron',
-        scheduledFor: '2026-03-28T10:06:00Z',
-        startedAt: '2026-03-28T10:06:00Z',
-        endedAt: null,
-        durationMs: null,
-        outcome: 'pending',
-        reason: null,
-        coalesced: false,
-        coalescedUntil: null,
-        processId: 'proc_4',
-        sessionId: 'sess_1',
-        logPath: log('run_4'),
-      },
-      {
-        correlationId: 'run_3',
-        scheduler: 'heartbeat',
-        trigger: 'cron',
-        scheduledFor: '2026-03-28T10:00:20Z',
-        startedAt: '2026-03-28T10:05:00Z',
-        endedAt: '2026-03-28T10:05:00.056Z',
-        durationMs: 56,
-        outcome: 'failed',
-        reason: 'exit code 1',
-        coalesced: true,
-        coalescedUntil: '2026-03-28T10:04:50Z',
-        processId: 'proc_3',
-        sessionId: 'sess_1',
-        logPath: log('run_3'),
-      },
-      {
-        correlationId: 'run_2',
-        scheduler: 'heartbeat',
-        trigger: 'cron',
-        scheduledFor: '2026-03-28T10:00:10Z',
-        startedAt: null,
-        endedAt: null,
-        durationMs: null,
-        outcome: 'skipped_overlap',
-        reason: 'overlap',
-        coalesced: false,
-        coalescedUntil: null,
-        processId: null,
-        sessionId: null,
-        logPath: log('run_2'),
-      },
-    ]);
-    const rest = await ursa(['runs', 'heartbeat', '--json', '-n', '3', '--before', '2'], { cwd });
-    expect(rest.stderr).toBe('');
-    expect(JSON.parse(rest.stdout)).toEqual([
-      expect.objectContaining({
-        correlationId: 'run_1',
-        startedAt: '2026-03-28T10:00:00Z',
-        endedAt: '2026-03-28T10:00:11.234Z',
-        durationMs: 11_234,
-        outcome: 'completed',
-      }),
-    ]);
+  it('--json prints each run as the REST contract has it, and the next cursor on stderr', async () => {
+    const listed = await ursa(['runs', 'heartbeat', '--json', '-n', '3'], { cwd });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toBe(`next page: --before ${at('2026-03-28T10:00:20Z')}\n`);
+    const runs = JSON.parse(listed.stdout);
+    expect(runs.map((r: { correlationId: string }) => r.correlationId)).toEqual(['run_5', 'run_4', 'run_3']);
+    expect(runs[1]).toEqual({
+      correlationId: 'run_4',
+      scheduler: 'heartbeat',
+      trigger: 'cron',
+      scheduledFor: '2026-03-28T10:00:40Z',
+      state: 'queued',
+      startedAt: null,
+      endedAt: null,
+      outcome: 'pending',
+      durationMs: null,
+      coalesced: false,
+      coalescedUntil: null,
+      reason: null,
+      attempt: 0,
+      processId: null,
+      sessionId: null,
+      logPath: log('run_4'),
+      queuedAt: '2026-03-28T10:00:40Z',
+      waitingBehind: 'run_3',
+      foldedInto: null,
+      folded: { count: 1, first: ['run_5'] },
+    });
+    expect(runs[0]).toMatchObject({ state: 'skipped', foldedInto: 'run_4', folded: null });
+    // A started run with no process row reads as running.
+    expect(runs[2]).toMatchObject({
+      state: 'running',
+      waitingBehind: 'run_2',
+      startedAt: '2026-03-28T10:00:30Z',
+    });
     expect((await ursa(['runs', 'nothing', '--json'], { cwd })).stdout).toBe('[]\n');
   });
 
@@ -223,10 +195,10 @@ describe('ursa runs', () => {
       ['--before', 'abc'],
       ['--before', '0'],
     ]) {
-      const run = await ursa(['runs', 'heartbeat', ...args], { cwd });
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain('[ARGUMENT_INVALID]');
+      const refused = await ursa(['runs', 'heartbeat', ...args], { cwd });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain('[ARGUMENT_INVALID]');
     }
   });
 });

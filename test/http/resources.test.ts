@@ -76,6 +76,10 @@ describe('GET /runs/{correlationId}', () => {
       workerId: worker.id,
       attempt: 1,
       fencingToken: run?.fencingToken,
+      queuedAt: null,
+      waitingBehind: null,
+      foldedInto: null,
+      folded: null,
       logPath: fired.logPath,
       log: log?.body,
     });

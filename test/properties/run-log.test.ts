@@ -91,6 +91,9 @@ function runOf(u: Untrusted): Run {
     lockMode: 'hidden',
     attempt: 1,
     fencingToken: null,
+    queuedAt: null,
+    waitingBehind: null,
+    foldedInto: null,
   };
 }
 

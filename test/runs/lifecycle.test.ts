@@ -65,6 +65,9 @@ describe('claimRun', () => {
       lockMode: 'full',
       attempt: 0,
       fencingToken: null,
+      queuedAt: null,
+      waitingBehind: null,
+      foldedInto: null,
     });
   });
 
@@ -134,8 +137,13 @@ describe('endRun', () => {
 
 describe('the lane', () => {
   it('queues, promotes to another worker, and skips pending runs', () => {
-    const queued = queueRun(claimed());
-    expect(queued.state).toBe('queued');
+    const queued = queueRun(claimed(), T0 + 5, 'run_active');
+    expect(queued).toMatchObject({ state: 'queued', queuedAt: T0 + 5, waitingBehind: 'run_active' });
+    // Queued again behind another run (issue #23): it has waited since its first queueing.
+    expect(queueRun(queued, T0 + 7, 'run_next')).toMatchObject({
+      queuedAt: T0 + 5,
+      waitingBehind: 'run_next',
+    });
     expect(promoteRun(queued, 'wrk_b')).toMatchObject({ state: 'queued', workerId: 'wrk_b' });
     const skipped = skipRun(
       queued,

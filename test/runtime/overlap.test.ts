@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { runDetail, schedulerRunPage } from '../../src/service/run-views.js';
 import { fireScheduler } from '../../src/service/runs.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { iso } from '../support/cases.js';
@@ -115,6 +116,72 @@ describe.each(DIALECTS)('overlap policies on %s (spec §5)', (dialect) => {
       ['08:00:20', 'cron', 'ended', 'completed'],
       ['08:00:30', 'cron', 'skipped', 'skipped_overlap_queued'],
     ]);
+  });
+
+  it('queue: a waiting run and the fire folded into it link both ways in the run list, the feed and the run logs (issue #23)', async () => {
+    const { t, engine, worker } = await setup(dialect, 'queue');
+    const first = engine.started();
+    await tickAt(t, worker, '2026-06-01T08:00:10Z');
+    const one = await first;
+    await tickAt(t, worker, '2026-06-01T08:00:20Z');
+    await until(
+      async () => (await runState(t.rt, '2026-06-01T08:00:20Z')) === 'queued',
+      'the second run waits',
+    );
+    t.clock.set(Date.parse('2026-06-01T08:00:25Z'));
+    const fired = await fireScheduler(t.rt, T, P, 'job');
+    await worker.reap();
+    await until(
+      async () => (await t.rt.repos.runs.get(fired.correlationId))?.state === 'skipped',
+      'the fire is folded into the waiting run',
+    );
+    const [active, waiting] = (await t.rt.repos.runs.listForScheduler(T, P, 'job', 50))
+      .filter((r) => r.trigger === 'cron')
+      .reverse();
+    if (active === undefined || waiting === undefined) throw new Error('two cron runs expected');
+
+    // While it waits: the list shows it queued behind the active run, with the fire folded in.
+    const listed = (await schedulerRunPage(t.rt, T, P, 'job', { limit: 10 })).runs;
+    expect(listed.map((r) => [r.trigger, r.state, r.waitingBehind, r.foldedInto, r.folded])).toEqual([
+      ['manual', 'skipped', null, waiting.correlationId, null],
+      ['cron', 'queued', active.correlationId, null, { count: 1, first: [fired.correlationId] }],
+      ['cron', 'running', null, null, null],
+    ]);
+    const skippedLine = (await t.rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'job', 10)).find(
+      (l) => l.traceId === fired.correlationId,
+    );
+    expect(skippedLine).toMatchObject({ kind: 'SKIPPED', outcome: 'skipped_overlap_queued' });
+    expect(skippedLine?.payload.foldedInto).toBe(waiting.correlationId);
+    const foldedLog = (await runDetail(t.rt, T, P, fired.correlationId))?.log ?? '';
+    expect(foldedLog).toContain(`folded into ${waiting.correlationId}, which was already waiting`);
+
+    // After it ran: its log still tells the wait and the fold, and its START line whom it waited behind.
+    const second = engine.started();
+    one.finish();
+    (await second).finish();
+    await worker.executor.settled();
+    const detail = await runDetail(t.rt, T, P, waiting.correlationId);
+    expect(detail).toMatchObject({
+      state: 'ended',
+      outcome: 'completed',
+      queuedAt: '2026-06-01T08:00:20Z',
+      waitingBehind: active.correlationId,
+      folded: { count: 1, first: [fired.correlationId] },
+    });
+    const log = detail?.log ?? '';
+    expect(log).toContain(`waitingBehind: ${active.correlationId}`);
+    expect(log).toContain(`2026-06-01T08:00:20Z  QUEUED     waiting behind ${active.correlationId}`);
+    expect(log).toMatch(
+      new RegExp(`FOLDED     ${fired.correlationId} \\(manual, for [^)]+\\) was folded into this run`),
+    );
+    expect(log.indexOf('QUEUED')).toBeLessThan(log.indexOf('STARTED'));
+    const start = (await t.rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'job', 20)).find(
+      (l) => l.traceId === waiting.correlationId && l.kind === 'START',
+    );
+    expect(start?.payload).toMatchObject({
+      waitingBehind: active.correlationId,
+      queuedAt: Date.parse('2026-06-01T08:00:20Z'),
+    });
   });
 
   it('cancelPrevious: stops the active run (reason scheduler-overlap, END cancelled), then starts the new one', async () => {

@@ -26,6 +26,9 @@ const run = (lockMode: LockMode): Run => ({
   lockMode,
   attempt: 0,
   fencingToken: null,
+  queuedAt: null,
+  waitingBehind: null,
+  foldedInto: null,
 });
 
 // Spec §10b: a run log says the lock mode its run was claimed under, and only its front matter

@@ -42,6 +42,9 @@ function endedRun(correlationId: string, at: number, project = P): Run {
     lockMode: 'full',
     attempt: 1,
     fencingToken: null,
+    queuedAt: null,
+    waitingBehind: null,
+    foldedInto: null,
   };
 }
 

@@ -27,5 +27,8 @@ export function claimedRunRow(
     lockMode: 'full',
     attempt: 0,
     fencingToken: null,
+    queuedAt: null,
+    waitingBehind: null,
+    foldedInto: null,
   });
 }

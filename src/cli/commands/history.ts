@@ -7,7 +7,7 @@ import type {
   RunView,
   UrsaClient,
 } from '../../client/types.js';
-import { inboxItemSchema } from '../../contract/index.js';
+import { inboxItemSchema, runSchema } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { parseCount } from '../arguments.js';
 import { openClient, withClient, withClientOptions } from '../context.js';
@@ -29,24 +29,12 @@ export function parseId(value: string, field: string): number {
   return n;
 }
 
-/** `ursa runs --json`: the fields and order of the runs-table output it replaces (scripts read it). */
-function runJson(run: RunView) {
-  return {
-    correlationId: run.correlationId,
-    scheduler: run.scheduler,
-    trigger: run.trigger,
-    scheduledFor: run.scheduledFor,
-    startedAt: run.startedAt,
-    endedAt: run.endedAt,
-    durationMs: run.durationMs,
-    outcome: run.outcome,
-    reason: run.reason,
-    coalesced: run.coalesced,
-    coalescedUntil: run.coalescedUntil,
-    processId: run.processId,
-    sessionId: run.sessionId,
-    logPath: run.logPath,
-  };
+/** The fields of a run, in the contract's order (`ursa runs --json`). */
+const RUN_FIELDS = Object.keys(runSchema.shape) as (keyof RunView)[];
+
+/** `ursa runs --json`: a run as the contract has it; fields a newer server adds are left out. */
+function runJson(run: RunView): Partial<RunView> {
+  return Object.fromEntries(RUN_FIELDS.map((field) => [field, run[field]]));
 }
 
 /** The fields of an inbox item, in the contract's order (`ursa inbox --json`). */
@@ -132,26 +120,43 @@ async function printPage<T>(
   }
 }
 
-/** One line per run: scheduledFor, outcome, duration, trigger, the coalesced marker (when any run has it), logPath. */
+/** How a run relates to the others of its lane, in a few words (issue #23). */
+function laneNote(r: RunView): string {
+  if (r.foldedInto !== null) return `folded into ${r.foldedInto}`;
+  const folded = r.folded === null ? '' : `, ${r.folded.count} folded in`;
+  if (r.waitingBehind !== null)
+    return `${r.state === 'queued' ? 'waiting' : 'waited'} behind ${r.waitingBehind}${folded}`;
+  return folded.slice(2);
+}
+
+/**
+ * One line per run, by occurrence: scheduledFor, state, outcome (once ended or skipped), duration,
+ * trigger, the coalesced marker and the lane note (when any run has them), logPath.
+ */
 function runLines(runs: readonly RunView[]): string[] {
   const marked = runs.some((r) => r.coalesced);
+  const noted = runs.some((r) => laneNote(r) !== '');
   return table(
     runs.map((r) => [
       r.scheduledFor,
-      r.outcome,
+      r.state,
+      r.outcome === 'pending' ? '' : r.outcome,
       r.durationMs === null ? '' : `${r.durationMs} ms`,
       r.trigger,
       ...(marked ? [r.coalesced ? 'coalesced' : ''] : []),
-      r.logPath ?? '-',
+      ...(noted ? [laneNote(r)] : []),
+      r.logPath,
     ]),
-    new Set([2]),
+    new Set([3]),
   );
 }
 
-/** `ursa runs <name>`: a scheduler's run history from the activity feed (spec §7), newest first. */
+/** `ursa runs <name>`: a scheduler's runs by occurrence, the latest first, queued ones included. */
 function registerRuns(program: Command, io: CliIo): void {
   withClientOptions(program.command('runs'))
-    .description('list the runs of a scheduler from the activity feed, newest first')
+    .description(
+      'list the runs of a scheduler by occurrence, the latest first, queued and running ones included',
+    )
     .argument('<name>', 'scheduler name')
     .option('-n <count>', 'how many runs (1-1000)', '20')
     .option('--before <cursor>', 'the page below this cursor (printed as "next page: --before N")')

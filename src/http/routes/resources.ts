@@ -27,7 +27,8 @@ import { documentHistoryPage, getDocument, listDocuments } from '../../service/d
 import { inboxPage, markInboxRead } from '../../service/inbox.js';
 import { getProcess } from '../../service/processes.js';
 import { refreshTenantAs } from '../../service/refresh.js';
-import { runDetail, stopProcess } from '../../service/runs.js';
+import { runDetail } from '../../service/run-views.js';
+import { stopProcess } from '../../service/runs.js';
 import { documentSummaryView, documentView, processView, refreshView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';

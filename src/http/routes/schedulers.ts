@@ -26,10 +26,11 @@ import {
 import { backfillScheduler } from '../../service/backfill.js';
 import { actorOf } from '../../service/caller.js';
 import { describeScheduler } from '../../service/describe.js';
-import { schedulerEventPage, schedulerRunPage } from '../../service/feed.js';
+import { schedulerEventPage } from '../../service/feed.js';
 import { getSchedulerDetail, listSchedulers } from '../../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../../service/pauses.js';
 import { refreshProjectAs } from '../../service/refresh.js';
+import { schedulerRunPage } from '../../service/run-views.js';
 import { fireScheduler } from '../../service/runs.js';
 import { deleteScheduler, setScheduler } from '../../service/schedulers.js';
 import { upcomingOf } from '../../service/upcoming.js';
