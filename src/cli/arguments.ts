@@ -20,3 +20,25 @@ export function parseCount(value: unknown, field: string): number {
   }
   return n;
 }
+
+/**
+ * A number of seconds argument (`--wait`): a whole number from 0 to `max`, given as the command
+ * line's string.
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` (input) naming `field`, the value and what is allowed.
+ */
+export function parseSeconds(value: string, field: string, max: number): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n > max) {
+    throw new UrsaError(
+      'ARGUMENT_INVALID',
+      `${field}: ${JSON.stringify(value)} is not a number of seconds 0-${max}`,
+      {
+        field,
+        value,
+        allowed: `a whole number of seconds, 0-${max}`,
+      },
+    );
+  }
+  return n;
+}

@@ -275,6 +275,10 @@ export class HttpClient implements C.UrsaClient {
     return [{ tenant, project, active: body.active, registered: body.registered, invalid: body.invalid }];
   }
 
+  run(correlationId: string): Promise<C.RunDetail> {
+    return this.#call({ method: 'GET', path: this.#project(`runs/${encodeURIComponent(correlationId)}`) });
+  }
+
   docCat(path: string): Promise<C.DocumentView> {
     return this.#call({ method: 'GET', path: this.#project(`documents/${segments(path)}`) });
   }

@@ -10,7 +10,7 @@ import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
-import { schedulerRunPage } from '../service/run-views.js';
+import { runDetail, schedulerRunPage } from '../service/run-views.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
 import { upcomingOf } from '../service/upcoming.js';
@@ -34,6 +34,7 @@ import type {
   PageRequest,
   PauseResult,
   RefreshView,
+  RunDetail,
   RunPage,
   SchedulerDescription,
   SchedulerDetail,
@@ -131,6 +132,18 @@ export class LocalClient implements UrsaClient {
     return (await refreshTenantAs(this.rt, by, tenant))
       .map(refreshView)
       .sort((a, b) => (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
+  }
+
+  async run(correlationId: string): Promise<RunDetail> {
+    const { tenant, project } = this.scope;
+    const found = await runDetail(this.rt, tenant, project, correlationId);
+    if (found === undefined) {
+      throw new UrsaError('NOT_FOUND', `run ${JSON.stringify(correlationId)} does not exist in ${tenant}/${project}`, {
+        field: 'correlationId',
+        value: correlationId,
+      });
+    }
+    return found;
   }
 
   async docCat(path: string): Promise<DocumentView> {

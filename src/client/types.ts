@@ -19,6 +19,7 @@ import type {
   InboxItemPage,
   PauseResult,
   ProjectRefreshView,
+  RunDetail,
   RunPage,
   SchedulerDescription,
   SchedulerDetail,
@@ -43,6 +44,7 @@ export type {
   LastRun,
   Pause,
   PauseResult,
+  RunDetail,
   RunPage,
   RunView,
   SchedulerDescription,
@@ -118,6 +120,11 @@ export interface UrsaClient {
   /** Whether a worker runs that will start a fired run; undefined when that cannot be told. */
   workerRunning(): Promise<boolean | undefined>;
   runs(name: string, page: PageRequest): Promise<RunPage>;
+  /**
+   * One run of the project with its state, links and run log (see `runDetail`).
+   * @throws UrsaError `NOT_FOUND` when the project has no such run.
+   */
+  run(correlationId: string): Promise<RunDetail>;
   events(name: string, page: PageRequest): Promise<EventPage>;
   /**
    * Re-reads scheduler documents (spec §8): the project (`name`: only that scheduler where the

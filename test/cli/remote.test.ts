@@ -8,6 +8,7 @@ import type { Fetch } from '../../src/client/http.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
+import { claimRun, type Run } from '../../src/runs/index.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { type FeedLine, openStore, repositories, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
@@ -164,12 +165,16 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     }));
     expect(fired[1]).toEqual(fired[0]);
     expect(fired[0]?.stdout).toBe(
-      'fired hb: run_ID\nrun log: _vance/logs/scheduler/hb/WHEN-run_ID.md\n' +
+      'fired hb: run_ID is requested; no worker has taken it yet\nrun log: _vance/logs/scheduler/hb/WHEN-run_ID.md\n' +
         'no worker is running: the run starts when one does (ursa serve or ursa worker)\n',
     );
     expect(JSON.parse((await remote(['fire', 'hb', '--json'])).stdout)).toEqual({
       correlationId: expect.stringMatching(/^run_/),
       logPath: expect.stringMatching(/^_vance\/logs\/scheduler\/hb\//),
+      state: 'queued',
+      outcome: 'pending',
+      waitingBehind: null,
+      foldedInto: null,
     });
 
     expect((await remote(['delete', 'hb2'])).stdout).toMatch(
@@ -178,7 +183,38 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
   });
 
   it('runs, events and the inbox, pages and cursors included', async () => {
-    const { feed, inbox } = repositories(store);
+    const { feed, inbox, runs } = repositories(store);
+    const run = (correlationId: string, scheduledFor: number, fields: Record<string, unknown>) =>
+      runs.insert({
+        ...claimRun({
+          correlationId,
+          tenant: 'default',
+          project: 'demo',
+          name: 'hb',
+          scheduledFor,
+          trigger: 'cron',
+          coalescedUntil: null,
+          claimedAt: scheduledFor,
+          runAs: 'admin',
+          logPath: `_vance/logs/scheduler/hb/${correlationId}.md`,
+          workerId: null,
+          lockMode: 'full',
+        }),
+        ...fields,
+      } as Run);
+    await run('run_1', 1000, {
+      state: 'ended',
+      outcome: 'completed',
+      startedAt: 1000,
+      endedAt: 2000,
+      attempt: 1,
+    });
+    await run('run_2', 3000, {
+      state: 'skipped',
+      outcome: 'skipped_overlap',
+      reason: 'overlap',
+      endedAt: 3000,
+    });
     await feed.append(feedLine('START', 'run_1', '2026-03-28T10:00:00Z', 'pending', { scheduledFor: 1 }));
     await feed.append(
       feedLine('END', 'run_1', '2026-03-28T10:00:01Z', 'completed', { scheduledFor: 1, durationMs: 1000 }),
@@ -199,7 +235,7 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     for (const args of [
       ['runs', 'hb'],
       ['runs', 'hb', '--json', '-n', '1'],
-      ['runs', 'hb', '-n', '1', '--before', '3'],
+      ['runs', 'hb', '-n', '1', '--before', '3000'],
       ['events', 'hb'],
       ['events', 'hb', '--json', '-n', '2'],
       ['inbox'],

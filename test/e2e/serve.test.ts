@@ -45,6 +45,8 @@ describe('ursa serve with the CLI in --url mode', () => {
         logPath: string;
       };
       expect(correlationId).toMatch(/^run_[0-9a-f-]{36}$/);
+      // The fire waited for the server's worker to judge the run (issue #23): it started, or already ran.
+      expect(['running', 'ended']).toContain((JSON.parse(fire.stdout) as { state: string }).state);
 
       // The server's worker runs the fired run in the background: poll its runs, bounded.
       const run = await eventually(
@@ -62,7 +64,7 @@ describe('ursa serve with the CLI in --url mode', () => {
       expect(run).toMatchObject({ scheduler: 'hb', trigger: 'manual', logPath });
       const text = await cli(['runs', 'hb', ...remote], cwd);
       expect(text.stdout).toMatch(
-        /^\S+Z {2}completed {2}\s*\d+ ms {2}manual {2}_vance\/logs\/scheduler\/hb\/\S+\.md\n$/,
+        /^\S+Z {2}ended {2}completed {2}\s*\d+ ms {2}manual {2}_vance\/logs\/scheduler\/hb\/\S+\.md\n$/,
       );
       expect((await cli(['doc', 'cat', logPath, ...remote], cwd)).stdout).toContain(correlationId);
       expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(

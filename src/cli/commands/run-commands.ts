@@ -1,27 +1,46 @@
 import type { Command } from 'commander';
-import type { UrsaClient } from '../../client/types.js';
+import type { RunDetail, UrsaClient } from '../../client/types.js';
+import { parseSeconds } from '../arguments.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { fireStory, judged } from './fire-story.js';
 
 /** `ursa fire <name>`: a manual fire through the scheduler's overlap policy (spec §9 `scheduler_fire`). */
 function registerFire(program: Command, io: CliIo): void {
   withClientOptions(program.command('fire'))
-    .description('fire a scheduler now, through its overlap policy; a running worker starts it')
+    .description(
+      'fire a scheduler now, through its overlap policy, and say what happened: started, waiting behind the active run, folded into the waiting one, or skipped',
+    )
     .argument('<name>', 'scheduler name')
-    .option('--json', 'print JSON {correlationId, logPath}')
-    .action((name: string, options: { json?: boolean }, command: Command) =>
+    .option('--wait <seconds>', "how long to wait for the worker's decision (0-60; 0: do not wait)", '5')
+    .option('--json', 'print JSON {correlationId, logPath, state, outcome, waitingBehind, foldedInto}')
+    .action((name: string, options: { wait: string; json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
+        const waitMs = parseSeconds(options.wait, 'wait', 60) * 1000;
         const fired = await client.fire(name);
+        const worker = await client.workerRunning();
+        const run = await decided(client, fired.correlationId, worker === false ? 0 : waitMs);
         if (options.json) {
+          const { correlationId, logPath, state, outcome, waitingBehind, foldedInto } = run;
           io.stdout.write(
-            `${JSON.stringify({ correlationId: fired.correlationId, logPath: fired.logPath })}\n`,
+            `${JSON.stringify({ correlationId, logPath, state, outcome, waitingBehind, foldedInto })}\n`,
           );
           return;
         }
-        io.stdout.write(`fired ${name}: ${fired.correlationId}\nrun log: ${fired.logPath}\n`);
-        await noWorkerHint(client, io, 'the run starts');
+        io.stdout.write(`${fireStory(name, run)}\nrun log: ${fired.logPath}\n`);
+        if (!judged(run)) await noWorkerHint(client, io, 'the run starts');
       }),
     );
+}
+
+/** The fired run once its lane judged it, or as it stands after `waitMs` (wall-clock ms; 0: at once). */
+async function decided(client: UrsaClient, correlationId: string, waitMs: number): Promise<RunDetail> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const run = await client.run(correlationId);
+    if (judged(run) || Date.now() >= deadline) return run;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** `ursa backfill <name> --from --to`: the past occurrences of a range that have no run. */
