@@ -169,8 +169,12 @@ export class HttpClient implements C.UrsaClient {
     return body as T;
   }
 
-  listSchedulers(): Promise<C.SchedulerList> {
-    return this.#call<C.SchedulerList>({ method: 'GET', path: this.#project('scheduler') });
+  listSchedulers(options: { readonly all?: boolean } = {}): Promise<C.SchedulerList> {
+    return this.#call<C.SchedulerList>({
+      method: 'GET',
+      path: this.#project('scheduler'),
+      query: options.all ? { all: 'true' } : {},
+    });
   }
 
   getScheduler(name: string): Promise<C.SchedulerDetail> {

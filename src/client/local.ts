@@ -71,8 +71,8 @@ export class LocalClient implements UrsaClient {
     this.#close = options.close;
   }
 
-  listSchedulers(): Promise<SchedulerList> {
-    return listSchedulers(this.rt, this.scope.tenant, this.scope.project);
+  listSchedulers(options: { readonly all?: boolean } = {}): Promise<SchedulerList> {
+    return listSchedulers(this.rt, this.scope.tenant, this.scope.project, options);
   }
 
   getScheduler(name: string): Promise<SchedulerDetail> {
@@ -138,10 +138,14 @@ export class LocalClient implements UrsaClient {
     const { tenant, project } = this.scope;
     const found = await runDetail(this.rt, tenant, project, correlationId);
     if (found === undefined) {
-      throw new UrsaError('NOT_FOUND', `run ${JSON.stringify(correlationId)} does not exist in ${tenant}/${project}`, {
-        field: 'correlationId',
-        value: correlationId,
-      });
+      throw new UrsaError(
+        'NOT_FOUND',
+        `run ${JSON.stringify(correlationId)} does not exist in ${tenant}/${project}`,
+        {
+          field: 'correlationId',
+          value: correlationId,
+        },
+      );
     }
     return found;
   }

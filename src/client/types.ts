@@ -37,6 +37,7 @@ export type {
   DocumentView,
   EventPage,
   EventView,
+  FiredOneShot,
   FireView,
   HistoryEntryView,
   HistoryPage,
@@ -89,7 +90,8 @@ export interface UrsaClient {
   readonly scope: ClientScope;
   /** `local` on a store, `remote` against a server. */
   readonly kind: 'local' | 'remote';
-  listSchedulers(): Promise<SchedulerList>;
+  /** The project's schedulers; with `all`, also its fired one-shots (see `listSchedulers`). */
+  listSchedulers(options?: { readonly all?: boolean }): Promise<SchedulerList>;
   /** @throws UrsaError `NOT_FOUND` when neither the project nor `_tenant` has it. */
   getScheduler(name: string): Promise<SchedulerDetail>;
   setScheduler(name: string, yaml: string): Promise<SetView>;

@@ -26,6 +26,7 @@ import type {
   deleteResultSchema,
   eventPageSchema,
   feedLineSchema,
+  firedOneShotSchema,
   fireResultSchema,
   lastRunSchema,
   pauseBody,
@@ -75,6 +76,7 @@ export type Bounds = z.infer<typeof boundsSchema>;
 export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 /** `GET …/scheduler`. */
 export type SchedulerList = z.infer<typeof schedulerListSchema>;
+export type FiredOneShot = z.infer<typeof firedOneShotSchema>;
 /** `GET …/scheduler/:name`. */
 export type SchedulerDetail = z.infer<typeof schedulerDetailSchema>;
 /** `GET …/scheduler/:name/describe`. */

@@ -50,9 +50,28 @@ export const schedulerSummarySchema = z.object({
 });
 
 /** `GET …/scheduler`: the schedulers by name, and the documents that could not be loaded. */
+/**
+ * A one-shot that fired and left the list (spec §10a), as `GET …/scheduler?all=true` shows it: its
+ * `at:` instant, when it fired, the run it started, and where its document lies in the trash
+ * (null when it is no longer there).
+ */
+export const firedOneShotSchema = z.object({
+  name: z.string(),
+  at: instant,
+  firedAt: instant,
+  correlationId: z.string(),
+  trashPath: z.string().nullable(),
+});
+
+/** `GET …/scheduler?all=`: `true` also lists the fired one-shots (the newest 100). */
+export const schedulerListQuery = z.strictObject({
+  all: z.enum(['true', 'false']).default('false').describe('true: also list fired one-shots'),
+});
+
 export const schedulerListSchema = z.object({
   schedulers: z.array(schedulerSummarySchema),
   invalid: z.array(invalidDocumentSchema),
+  fired: z.array(firedOneShotSchema).optional().describe('With all=true: the fired one-shots, newest first'),
 });
 
 /** One scheduler document, as `GET …/scheduler/:name` returns it. */

@@ -158,6 +158,11 @@ export const errorCatalogue = {
     kind: 'state',
     doc: "A conditional write (REST `If-Match`, a tool's `expectedVersion`) expected another version of the document than the one stored, or a document that does not exist; the error names both versions, and nothing was written.",
   },
+  ONE_SHOT_FIRED: {
+    status: 410,
+    kind: 'state',
+    doc: 'A one-shot (`at:`) scheduler asked for by name fired and left the scheduler list: the message says when, which run it started, and where its document lies in the trash; to run it again, write it anew with a later `at:`.',
+  },
   SCHEDULER_PAUSED: {
     status: 409,
     kind: 'state',

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime/context.js';
 import { MS_PER_DAY } from '../time/calendar.js';
 import { formatInstant, formatOffset } from '../time/instant.js';
 import { loadSchedulersWithState, summaryOf } from './listing.js';
+import { schedulerMissing } from './missing.js';
 import { pausesOf } from './pauses.js';
 import { schedulerRunPage } from './run-views.js';
 import { upcomingOfScheduler } from './upcoming.js';
@@ -38,10 +39,13 @@ export async function describeScheduler(
   const { schedulers, states } = await loadSchedulersWithState(rt, tenant, project);
   const scheduler = schedulers.get(name);
   if (scheduler === undefined) {
-    throw new UrsaError(
-      'NOT_FOUND',
-      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-    );
+    if (options.visibleToAgents) {
+      throw new UrsaError(
+        'NOT_FOUND',
+        `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+      );
+    }
+    throw await schedulerMissing(rt, tenant, project, name);
   }
   const key = { tenant, project, name };
   const now = rt.clock.now();

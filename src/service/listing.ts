@@ -2,13 +2,13 @@ import { isMap, parseDocument } from 'yaml';
 import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { Bounds, Pause, SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
 import { boundsSpent, isBounded } from '../decisions/bounds.js';
-import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { ScheduleBounds } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { SchedulerKey, ScheduleState } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
+import { schedulerMissing } from './missing.js';
 import { pausesOf, pauseView } from './pauses.js';
 import { definitionFields } from './views.js';
 
@@ -40,16 +40,38 @@ export async function loadSchedulersWithState(
  * (activity feed; spec §7 "last run"), and the documents that could not be loaded, as the REST
  * contract's `SchedulerList` (instants ISO-8601 UTC). One listing for the REST API and
  * the CLI's local client, so both answer alike; lock modes are not applied (spec §10b: people see all).
+ * With `all`, also the project's fired one-shots, which left the list (spec §10a, issue #23).
  */
-export async function listSchedulers(rt: Runtime, tenant: string, project: string): Promise<SchedulerList> {
+export async function listSchedulers(
+  rt: Runtime,
+  tenant: string,
+  project: string,
+  options: { readonly all?: boolean } = {},
+): Promise<SchedulerList> {
   const { schedulers, failures, states } = await loadSchedulersWithState(rt, tenant, project);
   const pauseOf = await pausesOf(rt, tenant, project);
   const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
     list.push(await summaryOf(rt, { tenant, project, name }, s, states.get(name), pauseOf(s)));
   }
-  return { schedulers: list, invalid: failures.map((f) => ({ path: f.path, message: f.message })) };
+  const invalid = failures.map((f) => ({ path: f.path, message: f.message }));
+  if (!options.all) return { schedulers: list, invalid };
+  const fired = await rt.repos.projects.fired(tenant, project, { limit: FIRED_LISTED });
+  return {
+    schedulers: list,
+    invalid,
+    fired: fired.map((f) => ({
+      name: f.name,
+      at: formatInstant(f.at),
+      firedAt: formatInstant(f.firedAt),
+      correlationId: f.correlationId,
+      trashPath: f.trashPath,
+    })),
+  };
 }
+
+/** How many fired one-shots a listing with `all` shows, the newest first. */
+const FIRED_LISTED = 100;
 
 /**
  * One scheduler of a project's listing (`SchedulerSummary`): its definition's fields, its next run
@@ -102,12 +124,7 @@ export async function getSchedulerDetail(
   const path = schedulerPath(name);
   const own = await repos.documents.get({ tenant, project, path });
   const doc = own ?? (await repos.documents.get({ tenant, project: TENANT_PROJECT, path }));
-  if (doc === undefined) {
-    throw new UrsaError(
-      'NOT_FOUND',
-      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-    );
-  }
+  if (doc === undefined) throw await schedulerMissing(rt, tenant, project, name);
   const next = (await repos.schedules.get({ tenant, project, name }))?.nextRunAt ?? null;
   const pause = disabled(doc.body) ? await repos.pauses.get(doc) : undefined;
   return {

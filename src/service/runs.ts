@@ -8,6 +8,7 @@ import { RunRecorder } from '../runtime/recorder.js';
 import { runLogPath } from '../runtime/run-log.js';
 import { type Actor, libraryActor } from '../store/audit.js';
 import { formatInstant } from '../time/instant.js';
+import { schedulerMissing } from './missing.js';
 
 /** What a manual fire returns (spec §9 `scheduler_fire`). */
 export interface FireResult {
@@ -110,16 +111,7 @@ export async function schedulerToRun(
 ): Promise<EffectiveScheduler> {
   const { schedulers } = await loadProjectSchedulers(rt.repos, tenant, project);
   const scheduler = schedulers.get(name);
-  if (scheduler === undefined) {
-    throw new UrsaError(
-      'NOT_FOUND',
-      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-      {
-        field: 'name',
-        value: name,
-      },
-    );
-  }
+  if (scheduler === undefined) throw await schedulerMissing(rt, tenant, project, name);
   // A paused scheduler runs on no one's request: the pause says why.
   const pause = scheduler.definition.enabled ? undefined : await rt.repos.pauses.get(scheduler.document);
   if (pause !== undefined) {

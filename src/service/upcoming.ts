@@ -2,10 +2,10 @@ import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catal
 import type { Pause, Upcoming } from '../contract/index.js';
 import { boundsSpent } from '../decisions/bounds.js';
 import { upcomingFires } from '../decisions/jitter.js';
-import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import type { SchedulerKey } from '../store/schedules.js';
 import { formatInstant, parseInstant } from '../time/instant.js';
+import { schedulerMissing } from './missing.js';
 import { pausesOf } from './pauses.js';
 
 /**
@@ -26,12 +26,7 @@ export async function upcomingOf(
 ): Promise<Upcoming> {
   const from = request.from === undefined ? rt.clock.now() : parseInstant(request.from, 'from');
   const scheduler = (await loadProjectSchedulers(rt.repos, tenant, project)).schedulers.get(name);
-  if (scheduler === undefined) {
-    throw new UrsaError(
-      'NOT_FOUND',
-      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
-    );
-  }
+  if (scheduler === undefined) throw await schedulerMissing(rt, tenant, project, name);
   const pause = (await pausesOf(rt, tenant, project))(scheduler);
   return upcomingOfScheduler(rt, { tenant, project, name }, scheduler, pause, from, request.count);
 }

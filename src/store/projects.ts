@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { SCHEDULER_PREFIX } from '../scheduler/paths.js';
 import type { Store } from './open.js';
 
 /** Project lifecycle flags, the one-shot fired markers and when tenant one-shots were known (spec §3, §10a; decisions §5). */
@@ -45,6 +47,48 @@ export class Projects {
       .where('at', '=', at)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /**
+   * The fired one-shots of (tenant, project), newest fire first, at most `limit`; with `name`, only
+   * that scheduler's (spec §10a: a fired one-shot leaves the scheduler list, issue #23 finds it).
+   * Each with its `at:` instant, the run that fired it and when its marker was written (UTC ms), and
+   * where its document lies in the trash (null when it was restored, purged, or never trashed: a
+   * `_tenant` one-shot's document stays).
+   *
+   * @throws a store error.
+   */
+  async fired(
+    tenant: string,
+    project: string,
+    options: { readonly name?: string; readonly limit: number },
+  ): Promise<FiredOneShot[]> {
+    let query = this.store.db
+      .selectFrom('oneshot_fires as f')
+      .select(['f.name', 'f.at', 'f.correlation_id', 'f.fired_at'])
+      .select((eb) =>
+        eb
+          .selectFrom('documents as d')
+          .select('d.path')
+          .whereRef('d.tenant', '=', 'f.tenant')
+          .whereRef('d.project', '=', 'f.project')
+          .where('d.trashed_from', '=', sql<string>`${SCHEDULER_PREFIX} || f.name || '.yaml'`)
+          .where('d.updated_at', '>=', eb.ref('f.fired_at'))
+          .orderBy('d.updated_at', 'desc')
+          .limit(1)
+          .as('trash_path'),
+      )
+      .where('f.tenant', '=', tenant)
+      .where('f.project', '=', project);
+    if (options.name !== undefined) query = query.where('f.name', '=', options.name);
+    const rows = await query.orderBy('f.fired_at', 'desc').orderBy('f.name').limit(options.limit).execute();
+    return rows.map((r) => ({
+      name: r.name,
+      at: Number(r.at),
+      correlationId: r.correlation_id,
+      firedAt: Number(r.fired_at),
+      trashPath: r.trash_path ?? null,
+    }));
   }
 
   /** Writes the fired marker of a one-shot (idempotent: a second write for the same `at` changes nothing). */
@@ -103,4 +147,17 @@ export class Projects {
       .where('at', '=', at)
       .execute();
   }
+}
+
+/** A one-shot that fired (see {@link Projects.fired}). Instants are UTC ms. */
+export interface FiredOneShot {
+  readonly name: string;
+  /** Its `at:` instant. */
+  readonly at: number;
+  /** The run that fired it. */
+  readonly correlationId: string;
+  /** When its fired marker was written. */
+  readonly firedAt: number;
+  /** Where its document lies in the trash; null when it is not there. */
+  readonly trashPath: string | null;
 }

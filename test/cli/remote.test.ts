@@ -12,47 +12,16 @@ import { claimRun, type Run } from '../../src/runs/index.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { type FeedLine, openStore, repositories, type Store } from '../../src/store/index.js';
 import { fixedClock } from '../../src/time/clock.js';
-import type { CliRun } from '../support/cli.js';
+import { type CliRun, injectFetch, ursa as runUrsa } from '../support/cli.js';
 
 const NOW = '2026-03-28T12:00:00Z';
 
-/** `ursa <args>` in-process, as `test/support/cli.ts` runs it, with `fetch` for `--url` mode. */
-async function ursa(
+/** `ursa <args>` in-process at {@link NOW}, as `test/support/cli.ts` runs it. */
+function ursa(
   args: string[],
   options: { cwd: string; fetch?: Fetch; env?: Record<string, string> },
 ): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    stdin: async function* () {},
-    clock: fixedClock(Date.parse(NOW)),
-    env: options.env ?? {},
-    cwd: options.cwd,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
-  return { code, stdout, stderr };
-}
-
-/** A `fetch` that answers through `app.inject()`: the real REST app, without a socket. */
-function injectFetch(app: FastifyInstance): Fetch {
-  return async (input, init) => {
-    const url = new URL(input);
-    const response = await app.inject({
-      method: init.method as 'GET',
-      url: `${url.pathname}${url.search}`,
-      headers: init.headers as Record<string, string>,
-      ...(typeof init.body === 'string' ? { payload: init.body } : {}),
-    });
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(response.headers))
-      if (value !== undefined) headers.set(key, String(value));
-    return new Response(response.statusCode === 204 ? null : response.body, {
-      status: response.statusCode,
-      headers,
-    });
-  };
+  return runUrsa(args, { ...options, now: NOW });
 }
 
 /** A `fetch` that records what it was asked and answers `status` with `body` as `contentType`. */

@@ -59,6 +59,7 @@ describe('error catalogue', () => {
       'UNAUTHENTICATED',
       'LOCKED',
       'VERSION_MISMATCH',
+      'ONE_SHOT_FIRED',
       'SCHEDULER_PAUSED',
       'SCHEDULER_INHERITED',
     ]);

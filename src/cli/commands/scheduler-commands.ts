@@ -9,7 +9,7 @@ import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
-import { finishedLine, pauseLine } from './scheduler-lines.js';
+import { finishedLine, firedLines, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 
 /** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
@@ -32,11 +32,15 @@ function registerList(program: Command, io: CliIo): void {
     .description(
       "list the project's schedulers (its own and _tenant's): schedule, time zone, enabled, next run, last run",
     )
+    .option(
+      '--all',
+      'also list the one-shots that fired (they leave the list; their documents are in the trash)',
+    )
     .option('--json', 'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does')
-    .action((options: { json?: boolean }, command: Command) =>
+    .action((options: { all?: boolean; json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
         const { tenant, project } = client.scope;
-        const list = await client.listSchedulers();
+        const list = await client.listSchedulers({ all: options.all === true });
         if (options.json) {
           io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
           return;
@@ -49,6 +53,7 @@ function registerList(program: Command, io: CliIo): void {
         }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
+        if (list.fired !== undefined) for (const line of firedLines(list.fired)) io.stdout.write(`${line}\n`);
       }),
     );
 }

@@ -1,4 +1,4 @@
-import type { Bounds, Pause } from '../../client/types.js';
+import type { Bounds, FiredOneShot, Pause } from '../../client/types.js';
 
 /** Why a bounded scheduler fires no more, in the CLI's output. */
 export function finishedLine(bounds: Bounds): string {
@@ -10,4 +10,16 @@ export function finishedLine(bounds: Bounds): string {
 /** How a pause reads in the CLI's output: who, when and why. */
 export function pauseLine(pause: Pause): string {
   return `paused by ${pause.by} at ${pause.at}${pause.note === '' ? '' : `: ${pause.note}`}`;
+}
+
+/** The fired one-shots of `ursa list --all`: a heading, then one line each (name, when, run, where its document is). */
+export function firedLines(fired: readonly FiredOneShot[]): string[] {
+  if (fired.length === 0) return ['fired one-shots: none'];
+  return [
+    'fired one-shots (they left the list; write one anew with a later at: to run it again):',
+    ...fired.map(
+      (f) =>
+        `  ${f.name}: at ${f.at}, fired ${f.firedAt}, run ${f.correlationId}, ${f.trashPath === null ? 'no longer in the trash' : `in the trash at ${f.trashPath}`}`,
+    ),
+  ];
 }

@@ -16,6 +16,7 @@ import {
   runPageSchema,
   schedulerDescriptionSchema,
   schedulerDetailSchema,
+  schedulerListQuery,
   schedulerListSchema,
   schedulerParams,
   setResultSchema,
@@ -46,7 +47,14 @@ const BASE = '/brain/:tenant/project/:project/scheduler';
 export async function schedulerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
-  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+  // 410: a fired one-shot asked for by name (issue #23).
+  const errors = {
+    400: problemSchema,
+    401: problemSchema,
+    403: problemSchema,
+    404: problemSchema,
+    410: problemSchema,
+  };
   // A conditional write (If-Match) that found another version (issue #19).
   const writeErrors = { ...errors, 412: problemSchema };
 
@@ -55,8 +63,9 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     {
       schema: {
         tags: ['schedulers'],
-        summary: 'List the schedulers of a project (after the cascade)',
+        summary: 'List the schedulers of a project (after the cascade); ?all=true adds the fired one-shots',
         params: projectParams,
+        querystring: schedulerListQuery,
         response: {
           200: schedulerListSchema,
           ...errors,
@@ -66,7 +75,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request) => {
       const { tenant, project } = request.params;
       callerFor(request, tenant, project, 'read');
-      return listSchedulers(rt, tenant, project);
+      return listSchedulers(rt, tenant, project, { all: request.query.all === 'true' });
     },
   );
 

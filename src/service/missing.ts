@@ -1,0 +1,38 @@
+import { UrsaError } from '../errors/index.js';
+import type { Runtime } from '../runtime/context.js';
+import { formatInstant } from '../time/instant.js';
+
+/**
+ * Why (tenant, project) has no scheduler `name` to show, as the error to throw (issue #23): a
+ * one-shot that fired left the scheduler list (spec §10a), so a person asking for it by name is
+ * told when it fired, which run it started and where its document lies in the trash
+ * (`ONE_SHOT_FIRED`); any other name is `NOT_FOUND`. For people's interfaces only: an agent is
+ * never told more than "not found" (a hidden scheduler's fire stays hidden, spec §10b).
+ *
+ * @throws a store error (the returned error is the answer, not thrown).
+ */
+export async function schedulerMissing(
+  rt: Pick<Runtime, 'repos'>,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<UrsaError> {
+  const [fired] = await rt.repos.projects.fired(tenant, project, { name, limit: 1 });
+  if (fired === undefined) {
+    return new UrsaError(
+      'NOT_FOUND',
+      `scheduler ${JSON.stringify(name)} does not exist in ${tenant}/${project}`,
+      {
+        field: 'name',
+        value: name,
+      },
+    );
+  }
+  // Restoring it as it was would not run it again: the refresh finds it fired and trashes it anew.
+  const where = fired.trashPath === null ? '' : `its document is in the trash at ${fired.trashPath}; `;
+  return new UrsaError(
+    'ONE_SHOT_FIRED',
+    `scheduler ${JSON.stringify(name)} was a one-shot: it fired at ${formatInstant(fired.firedAt)} (run ${fired.correlationId}) and left the list; ${where}to run it again, write it anew with a later at:`,
+    { field: 'name', value: name },
+  );
+}
