@@ -382,7 +382,7 @@ describe('HttpClient error mapping', () => {
       stdout: 'no schedulers in t1/p1\n',
       stderr: '',
     });
-    expect(calls[0]?.url).toBe('http://env.test/brain/t1/project/p1/scheduler');
+    expect(calls[0]?.url).toBe('http://env.test/brain/t1/project/p1/scheduler?all=true');
     expect((calls[0]?.init.headers as Record<string, string> | undefined)?.authorization).toBe(
       'Bearer ursa_env',
     );

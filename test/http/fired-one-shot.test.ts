@@ -82,6 +82,13 @@ describe.each(DIALECTS)('a fired one-shot stays findable on %s (issue #23)', (di
     const get = await ursa(['get', 'once', ...remote], { fetch });
     expect([get.code, get.stdout]).toEqual([2, '']);
     expect(get.stderr).toContain(`fired at ${AT} (run ${correlationId})`);
+    expect((await ursa(['list', ...remote], { fetch })).stdout).toBe(
+      'no schedulers in acme/ops\n1 one-shot fired and left the list: ursa list --all shows it\n',
+    );
+    expect(JSON.parse((await ursa(['list', '--json', ...remote], { fetch })).stdout)).toEqual({
+      schedulers: [],
+      invalid: [],
+    });
     const list = await ursa(['list', '--all', ...remote], { fetch });
     expect(list.stdout).toBe(
       [

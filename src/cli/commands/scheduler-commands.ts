@@ -40,9 +40,10 @@ function registerList(program: Command, io: CliIo): void {
     .action((options: { all?: boolean; json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
         const { tenant, project } = client.scope;
-        const list = await client.listSchedulers({ all: options.all === true });
+        // Fired one-shots are asked for always: without --all, a line says they are there.
+        const { fired, ...list } = await client.listSchedulers({ all: true });
         if (options.json) {
-          io.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+          io.stdout.write(`${JSON.stringify(options.all ? { ...list, fired } : list, null, 2)}\n`);
           return;
         }
         if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
@@ -53,7 +54,11 @@ function registerList(program: Command, io: CliIo): void {
         }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
-        if (list.fired !== undefined) for (const line of firedLines(list.fired)) io.stdout.write(`${line}\n`);
+        if (options.all) for (const line of firedLines(fired ?? [])) io.stdout.write(`${line}\n`);
+        else if (fired !== undefined && fired.length > 0)
+          io.stdout.write(
+            `${fired.length === 1 ? '1 one-shot' : `${fired.length} one-shots`} fired and left the list: ursa list --all shows ${fired.length === 1 ? 'it' : 'them'}\n`,
+          );
       }),
     );
 }
