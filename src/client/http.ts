@@ -344,5 +344,31 @@ export class HttpClient implements C.UrsaClient {
     });
   }
 
+  /** A recipe's or workflow's resource path, its name checked as the service checks it. */
+  #named(kind: 'recipes' | 'workflows', name: string): string {
+    validateName(name, kind === 'recipes' ? 'recipe name' : 'workflow name');
+    return this.#project(`${kind}/${encodeURIComponent(name)}`);
+  }
+
+  listRecipes(): Promise<C.RecipeList> {
+    return this.#call({ method: 'GET', path: this.#project('recipes') });
+  }
+
+  getRecipe(name: string): Promise<C.RecipeDetail> {
+    return this.#call({ method: 'GET', path: this.#named('recipes', name) });
+  }
+
+  setRecipe(name: string, yaml: string): Promise<C.WorkflowSetView> {
+    return this.#call({ method: 'PUT', path: this.#named('recipes', name), body: { yaml } });
+  }
+
+  deleteRecipe(name: string): Promise<DeleteView> {
+    return this.#call({ method: 'DELETE', path: this.#named('recipes', name) });
+  }
+
+  deleteWorkflow(name: string): Promise<DeleteView> {
+    return this.#call({ method: 'DELETE', path: this.#named('workflows', name) });
+  }
+
   async close(): Promise<void> {}
 }

@@ -9,6 +9,7 @@ import { schedulerEventPage, schedulerRunPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
+import { deleteRecipe, getRecipe, listRecipes, setRecipe } from '../service/recipes.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
 import { deleteScheduler, setScheduler } from '../service/schedulers.js';
@@ -20,6 +21,7 @@ import {
   setView,
 } from '../service/views.js';
 import { workerRunning } from '../service/workers.js';
+import { deleteWorkflow } from '../service/workflows.js';
 import type {
   BackfillView,
   ClientScope,
@@ -32,6 +34,8 @@ import type {
   InboxRequest,
   PageRequest,
   PauseResult,
+  RecipeDetail,
+  RecipeList,
   RefreshView,
   RunPage,
   SchedulerDescription,
@@ -40,6 +44,7 @@ import type {
   SetView,
   Upcoming,
   UrsaClient,
+  WorkflowSetView,
 } from './types.js';
 
 /** Whose inbox a local client shows when none is named (the CLI's operator user). */
@@ -176,6 +181,26 @@ export class LocalClient implements UrsaClient {
 
   processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
     return stopProcess(this.rt, this.scope.tenant, processId, reason, actorOf(this.#caller));
+  }
+
+  listRecipes(): Promise<RecipeList> {
+    return listRecipes(this.rt, this.#caller);
+  }
+
+  getRecipe(name: string): Promise<RecipeDetail> {
+    return getRecipe(this.rt, this.#caller, name);
+  }
+
+  setRecipe(name: string, yaml: string): Promise<WorkflowSetView> {
+    return setRecipe(this.rt, this.#caller, name, yaml);
+  }
+
+  deleteRecipe(name: string): Promise<{ trashPath: string }> {
+    return deleteRecipe(this.rt, this.#caller, name);
+  }
+
+  deleteWorkflow(name: string): Promise<{ trashPath: string }> {
+    return deleteWorkflow(this.rt, this.#caller, name);
   }
 
   async close(): Promise<void> {

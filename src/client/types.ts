@@ -19,6 +19,8 @@ import type {
   InboxItemPage,
   PauseResult,
   ProjectRefreshView,
+  RecipeDetail,
+  RecipeList,
   RunPage,
   SchedulerDescription,
   SchedulerDetail,
@@ -26,6 +28,7 @@ import type {
   SetView,
   StopView,
   Upcoming,
+  WorkflowSetView,
 } from '../contract/index.js';
 
 export type {
@@ -43,6 +46,9 @@ export type {
   LastRun,
   Pause,
   PauseResult,
+  RecipeDetail,
+  RecipeList,
+  RecipeSummary,
   RunPage,
   RunView,
   SchedulerDescription,
@@ -51,6 +57,7 @@ export type {
   SchedulerSummary,
   SetView,
   Upcoming,
+  WorkflowSetView,
 } from '../contract/index.js';
 
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
@@ -139,5 +146,15 @@ export interface UrsaClient {
     ids: readonly number[],
   ): Promise<{ readonly user: string | null; readonly count: number }>;
   processStop(processId: string, reason: string): Promise<StopView>;
+  /** The recipes the project can name: its own, `_tenant`'s, built in (see `listRecipes`). */
+  listRecipes(): Promise<RecipeList>;
+  /** @throws UrsaError `NOT_FOUND` when no level has it. */
+  getRecipe(name: string): Promise<RecipeDetail>;
+  /** @throws UrsaError `RECIPE_INVALID` (nothing written), `NAME_INVALID`. */
+  setRecipe(name: string, yaml: string): Promise<WorkflowSetView>;
+  /** @throws UrsaError `NOT_FOUND` when the project has no such recipe document. */
+  deleteRecipe(name: string): Promise<DeleteView>;
+  /** @throws UrsaError `NOT_FOUND` when the project has no such workflow. */
+  deleteWorkflow(name: string): Promise<DeleteView>;
   close(): Promise<void>;
 }

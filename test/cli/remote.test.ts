@@ -223,6 +223,59 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     expect((await remote(['inbox'])).stdout).toBe("no unread items for the token's user in default\n");
   });
 
+  it('recipe set, list, get and delete (issue #23)', async () => {
+    writeFileSync(join(cwd, 'backup.yaml'), 'description: Back up\nengine: shell\ncommand: [/bin/true]\n');
+    writeFileSync(join(cwd, 'broken.yaml'), 'description: Back up\nengine: shell\n');
+    expect(await remote(['recipe', 'set', 'backup', '-f', 'backup.yaml'])).toEqual({
+      code: 0,
+      stdout: 'created _vance/recipes/backup.yaml (version 1)\n',
+      stderr: '',
+    });
+    expect((await local(['recipe', 'set', 'backup2', '-f', 'backup.yaml'])).stdout).toBe(
+      'created _vance/recipes/backup2.yaml (version 1)\n',
+    );
+    for (const args of [
+      ['recipe', 'list'],
+      ['recipe', 'list', '--json'],
+      ['recipe', 'get', 'backup'],
+      ['recipe', 'get', 'backup', '--json'],
+      ['recipe', 'get', 'noop'],
+    ]) {
+      const [l, r] = [await local(args), await remote(args)];
+      expect({ args, ...r }).toEqual({ args, ...l });
+      expect(l.code).toBe(0);
+    }
+    expect((await local(['recipe', 'list'])).stdout).toBe(
+      [
+        'NAME     ENGINE  SOURCE   DESCRIPTION',
+        'backup   shell   project  Back up',
+        'backup2  shell   project  Back up',
+        'noop     noop    builtin  Does nothing; for tests and benchmarks.',
+        '',
+      ].join('\n'),
+    );
+    expect(await remote(['recipe', 'get', 'noop'])).toEqual({
+      code: 0,
+      stdout: 'description: Does nothing; for tests and benchmarks.\nengine: noop\n',
+      stderr: '(built in)\n',
+    });
+    const [l, r] = [
+      await local(['recipe', 'set', 'backup', '-f', 'broken.yaml']),
+      await remote(['recipe', 'set', 'backup', '-f', 'broken.yaml']),
+    ];
+    expect(r).toEqual(l);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('command');
+    expect((await remote(['recipe', 'delete', 'backup'])).stdout).toMatch(
+      /^deleted recipe backup; restore with: ursa doc restore _vance\/trash\/.+_backup\.yaml\n$/,
+    );
+    expect((await local(['recipe', 'delete', 'backup2'])).stdout).toMatch(/^deleted recipe backup2;/);
+    expect((await remote(['recipe', 'get', 'backup'])).stderr).toBe('ursa: no such resource [NOT_FOUND]\n');
+    expect((await local(['recipe', 'list', '--json'])).stdout).toBe(
+      (await remote(['recipe', 'list', '--json'])).stdout,
+    );
+  });
+
   it('prints the same error line and exits 2 for what the service refuses', async () => {
     for (const args of [
       ['set', 'bad', '-f', 'bad.yaml'],
