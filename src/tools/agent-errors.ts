@@ -28,6 +28,14 @@ export function notFound(scheduler: string, project: string): UrsaError {
   );
 }
 
+export function noRecipe(recipe: string, project: string): UrsaError {
+  return new UrsaError(
+    'NOT_FOUND',
+    `there is no recipe ${JSON.stringify(recipe)} for project ${project}; recipe_list shows the ones there are`,
+    { field: 'name', value: recipe },
+  );
+}
+
 export function noRunLog(path: string): UrsaError {
   return new UrsaError(
     'NOT_FOUND',

@@ -1,5 +1,11 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
-import type { Pause, PauseResult, SchedulerDescription } from '../contract/index.js';
+import type {
+  Pause,
+  PauseResult,
+  RecipeDetail,
+  RecipeList,
+  SchedulerDescription,
+} from '../contract/index.js';
 import { isUrsaError, UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { recordedLockMode } from '../scheduler/definition.js';
@@ -12,11 +18,12 @@ import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
 import { loadSchedulersWithState } from '../service/listing.js';
 import { pauseScheduler, pausesOf, resumeScheduler } from '../service/pauses.js';
+import { getRecipe, listRecipes } from '../service/recipes.js';
 import type { FeedLine } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
-import { checkLogPath, locked, noRunLog, notFound } from './agent-errors.js';
+import { checkLogPath, locked, noRecipe, noRunLog, notFound } from './agent-errors.js';
 import { AgentFilter, logName } from './agent-filter.js';
 import { agentMayWrite, agentView } from './lock-gate.js';
 
@@ -281,6 +288,29 @@ export class AgentScope {
         .filter((f) => this.#filter.visible(f.name, false) !== undefined)
         .map((f) => ({ path: f.path, message: f.message })),
     };
+  }
+
+  /**
+   * The recipes the agent's project can name (decisions §2: its own, `_tenant`'s, built in), and
+   * the recipe documents that do not load. A recipe has no lock mode: what a person may read of
+   * them over REST with a read token, an agent may read.
+   */
+  recipes(): Promise<RecipeList> {
+    return listRecipes(this.#rt, callerOf(this.identity));
+  }
+
+  /**
+   * One recipe as the agent's project resolves it, with its YAML.
+   *
+   * @throws UrsaError `NAME_INVALID`; `NOT_FOUND` (the agents' wording) when no level has it.
+   */
+  async recipe(name: string): Promise<RecipeDetail> {
+    try {
+      return await getRecipe(this.#rt, callerOf(this.identity), name);
+    } catch (error) {
+      if (isUrsaError(error, 'NOT_FOUND')) throw noRecipe(name, this.identity.project);
+      throw error;
+    }
   }
 
   /**
