@@ -48,12 +48,20 @@ const INPUTS: Readonly<Record<string, (aim: Aim) => readonly unknown[]>> = {
   // the built-in one and a missing one instead.
   recipe_list: () => [{}],
   recipe_get: () => [{ name: 'noop' }, { name: 'no-such-recipe' }],
-  document_read: (aim) => [{ path: aim.targetLog }, { path: aim.visibleLog }],
+  document_read: (aim) => [
+    { path: aim.targetLog },
+    { path: aim.visibleLog },
+    { path: `_vance/scheduler/${TARGET}.yaml` },
+    { path: '_vance/scheduler/daily.yaml' },
+  ],
   document_list: () => [
     {},
     { prefix: TARGET_LOGS },
     { prefix: TARGET_LOGS.slice(0, -3) },
     { prefix: '_vance/logs/scheduler/daily/' },
+    { prefix: '' },
+    { prefix: '_vance/scheduler/' },
+    { prefix: '_vance/logs/scheduler/', limit: 1 },
   ],
 };
 
