@@ -255,6 +255,15 @@ export class HttpClient implements C.UrsaClient {
     });
   }
 
+  feed(request: C.FeedRequest): Promise<C.EventPage> {
+    const { limit, before, scheduler, kind, correlationId, since, until } = request;
+    return this.#call({
+      method: 'GET',
+      path: this.#project('feed'),
+      query: { limit, before, scheduler, kind, correlationId, since, until },
+    });
+  }
+
   /**
    * The project (`POST …/scheduler/refresh`; a delta refresh of one `name` is a project refresh
    * here, with the same result) or, with `allProjects`, the tenant (`POST /brain/:tenant/scheduler/refresh`).

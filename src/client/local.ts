@@ -5,7 +5,7 @@ import { backfillScheduler } from '../service/backfill.js';
 import { actorOf, type Caller } from '../service/caller.js';
 import { describeScheduler } from '../service/describe.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
-import { schedulerEventPage, schedulerRunPage } from '../service/feed.js';
+import { projectEventPage, schedulerEventPage, schedulerRunPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
@@ -28,6 +28,7 @@ import type {
   DocumentSummary,
   DocumentView,
   EventPage,
+  FeedRequest,
   FireView,
   HistoryPage,
   InboxPage,
@@ -124,6 +125,10 @@ export class LocalClient implements UrsaClient {
 
   events(name: string, page: PageRequest): Promise<EventPage> {
     return schedulerEventPage(this.rt, this.scope.tenant, this.scope.project, name, page);
+  }
+
+  feed(request: FeedRequest): Promise<EventPage> {
+    return projectEventPage(this.rt, this.scope.tenant, this.scope.project, request);
   }
 
   async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {

@@ -72,6 +72,18 @@ export interface PageRequest {
   readonly before?: number | undefined;
 }
 
+/**
+ * A page of a project's feed (`GET …/feed`): narrowed by scheduler, kinds (comma-separated
+ * `START,END,SKIPPED`), run, and `since` (inclusive) to `until` (exclusive) ISO-8601 instants.
+ */
+export interface FeedRequest extends PageRequest {
+  readonly scheduler?: string | undefined;
+  readonly kind?: string | undefined;
+  readonly correlationId?: string | undefined;
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+}
+
 /** What a refresh of one project did (spec §8): the REST answer, with the tenant and project it was of. */
 export type RefreshView = ProjectRefreshView & { readonly tenant: string; readonly project: string };
 
@@ -126,6 +138,11 @@ export interface UrsaClient {
   workerRunning(): Promise<boolean | undefined>;
   runs(name: string, page: PageRequest): Promise<RunPage>;
   events(name: string, page: PageRequest): Promise<EventPage>;
+  /**
+   * A page of the project's feed lines of every scheduler, newest first (see `projectEventPage`).
+   * @throws UrsaError `INSTANT_INVALID` (since, until), `ARGUMENT_INVALID` (kind, a range backwards).
+   */
+  feed(request: FeedRequest): Promise<EventPage>;
   /**
    * Re-reads scheduler documents (spec §8): the project (`name`: only that scheduler where the
    * client can, with the same result), or with `allProjects` every project of the tenant.

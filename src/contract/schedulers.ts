@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, invalidDocumentSchema, limitQuery, outcome } from './common.js';
+import { id, instant, invalidDocumentSchema, limitQuery, outcome, pageQuery, segment } from './common.js';
 
 /**
  * The scheduler endpoints of spec §10 (`/brain/:tenant/project/:project/scheduler…`): what they
@@ -156,6 +156,25 @@ export const feedLineSchema = z.object({
 export const eventPageSchema = z.object({
   events: z.array(feedLineSchema),
   nextCursor: z.number().nullable(),
+});
+
+/** The kinds of feed line (spec §7). */
+export const FEED_KINDS = ['START', 'END', 'SKIPPED'] as const;
+
+/**
+ * `GET …/feed`: a page of the project's feed lines, newest first, below the cursor `before`,
+ * narrowed by scheduler, kind (one or several, comma-separated), run, and a time range.
+ */
+export const feedQuery = pageQuery.extend({
+  scheduler: segment.optional().describe('Only the lines of this scheduler'),
+  kind: z
+    .string()
+    .regex(/^(START|END|SKIPPED)(,(START|END|SKIPPED))*$/, 'START, END or SKIPPED, comma-separated')
+    .optional()
+    .describe('Only lines of these kinds: START, END, SKIPPED, comma-separated'),
+  correlationId: id.optional().describe('Only the lines of this run'),
+  since: z.string().max(64).optional().describe('Only lines at or after this ISO-8601 instant'),
+  until: z.string().max(64).optional().describe('Only lines before this ISO-8601 instant'),
 });
 
 /** A run of a scheduler as the activity feed tells it. */

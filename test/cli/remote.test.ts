@@ -202,6 +202,12 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
       ['runs', 'hb', '-n', '1', '--before', '3'],
       ['events', 'hb'],
       ['events', 'hb', '--json', '-n', '2'],
+      ['events'],
+      ['events', '-n', '1'],
+      ['events', '--kind', 'END,SKIPPED', '--json'],
+      ['events', 'hb', '--run', 'run_1'],
+      ['events', '--since', '2026-03-28T10:00:01Z', '--until', '2026-03-28T10:05:00Z'],
+      ['events', 'nobody', '--kind', 'START'],
       ['inbox'],
       ['inbox', '-n', '2', '--json'],
       ['inbox', '--user', 'admin', '--before', '2'],
@@ -211,6 +217,14 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
       expect({ args, ...r }).toEqual({ args, ...l });
       expect(l.code).toBe(0);
     }
+    // The project's feed names each line's scheduler (issue #23).
+    expect((await local(['events'])).stdout).toMatch(
+      /^2026-03-28T10:05:00Z {2}SKIPPED {2}hb {2}skipped_overlap {2}run_2 {2}_vance\/logs\/scheduler\/hb\/run_2\.md\n/,
+    );
+    expect((await remote(['events', '--since', 'soon'])).stderr).toBe(
+      'ursa: since: "soon" is not an instant [INSTANT_INVALID]\n' +
+        '  allowed: an ISO-8601 date-time with Z or an offset, e.g. 2026-05-14T06:00:00Z\n',
+    );
     // One item each way; both then show the last one.
     expect((await remote(['inbox', 'read', '1', '--user', 'admin'])).stdout).toBe('marked read: 1\n');
     expect((await local(['inbox', 'read', '2'])).stdout).toBe('marked read: 1\n');

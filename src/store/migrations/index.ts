@@ -18,6 +18,7 @@ import * as stepProcessIndex from './0015-step-process-index.js';
 import * as schedulerPauses from './0016-scheduler-pauses.js';
 import * as runsStartedIndex from './0017-runs-started-index.js';
 import * as runAttempts from './0018-run-attempts.js';
+import * as feedProjectIndex from './0019-feed-project-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -43,6 +44,7 @@ const ALL: Record<string, DialectMigration> = {
   '0016-scheduler-pauses': schedulerPauses,
   '0017-runs-started-index': runsStartedIndex,
   '0018-run-attempts': runAttempts,
+  '0019-feed-project-index': feedProjectIndex,
 };
 
 /**
