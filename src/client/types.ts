@@ -30,6 +30,7 @@ import type {
   Upcoming,
   WorkflowSetView,
 } from '../contract/index.js';
+import type { ProjectFeedRequest } from '../service/feed.js';
 
 export type {
   BackfillView,
@@ -72,17 +73,8 @@ export interface PageRequest {
   readonly before?: number | undefined;
 }
 
-/**
- * A page of a project's feed (`GET …/feed`): narrowed by scheduler, kinds (comma-separated
- * `START,END,SKIPPED`), run, and `since` (inclusive) to `until` (exclusive) ISO-8601 instants.
- */
-export interface FeedRequest extends PageRequest {
-  readonly scheduler?: string | undefined;
-  readonly kind?: string | undefined;
-  readonly correlationId?: string | undefined;
-  readonly since?: string | undefined;
-  readonly until?: string | undefined;
-}
+/** A page of a project's feed (`GET …/feed`), as `projectEventPage` takes it. */
+export type FeedRequest = ProjectFeedRequest;
 
 /** What a refresh of one project did (spec §8): the REST answer, with the tenant and project it was of. */
 export type RefreshView = ProjectRefreshView & { readonly tenant: string; readonly project: string };

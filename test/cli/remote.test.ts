@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import type { Fetch } from '../../src/client/http.js';
+import { type Fetch, HttpClient } from '../../src/client/http.js';
+import { LocalClient } from '../../src/client/local.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
@@ -89,6 +90,8 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
   let store: Store;
   let app: FastifyInstance;
   let remote: (args: string[]) => Promise<CliRun>;
+  let client: HttpClient;
+  let rt: Runtime;
   let local: (args: string[]) => Promise<CliRun>;
 
   beforeAll(async () => {
@@ -97,7 +100,7 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     writeFileSync(join(cwd, 'bad.yaml'), 'description: bad\ncron: "61 * * * * *"\nrecipe: noop\nextra: 1\n');
     // The server's runtime on the store the local commands use (./data/ursa.db), at the same instant.
     store = await openStore(join(cwd, 'data', 'ursa.db'));
-    const rt: Runtime = {
+    rt = {
       repos: repositories(store),
       clock: fixedClock(Date.parse(NOW)),
       settings: { misfireThresholdMs: 60_000, runLogRetentionDays: 7, shutdownGraceMs: 1_000 },
@@ -108,6 +111,12 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     app = await buildApp({ rt });
     await app.ready();
     const fetch = injectFetch(app);
+    client = new HttpClient({
+      baseUrl: 'http://ursa.test',
+      token: secret,
+      scope: { tenant: 'default', project: 'demo' },
+      fetch,
+    });
     remote = (args) => ursa([...args, '--url', 'http://ursa.test', '--token', secret], { cwd, fetch });
     local = (args) => ursa(args, { cwd });
   });
@@ -288,6 +297,26 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     expect((await local(['recipe', 'list', '--json'])).stdout).toBe(
       (await remote(['recipe', 'list', '--json'])).stdout,
     );
+  });
+
+  it('deletes a workflow through either client: to the trash, then NOT_FOUND (issue #23)', async () => {
+    const local = new LocalClient(rt, { tenant: 'default', project: 'demo' });
+    const yaml = 'description: w\nsteps:\n  - name: one\n    recipe: noop\n';
+    for (const [name, through] of [
+      ['w1', client],
+      ['w2', local],
+    ] as const) {
+      await repositories(store).documents.put(
+        { tenant: 'default', project: 'demo', path: `_vance/workflows/${name}.yaml` },
+        yaml,
+        { user: 'admin', tokenId: null, interface: 'cli', agent: false },
+        Date.parse(NOW),
+      );
+      expect((await through.deleteWorkflow(name)).trashPath).toMatch(
+        new RegExp(`^_vance/trash/.+_${name}\\.yaml$`),
+      );
+      await expect(through.deleteWorkflow(name)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
   });
 
   it('prints the same error line and exits 2 for what the service refuses', async () => {
