@@ -139,11 +139,17 @@ export const tenantRefreshSchema = z.object({
   projects: z.array(refreshSchema.extend({ project: z.string() })),
 });
 
+/** The kinds of feed line (spec §7). */
+export const FEED_KINDS = ['START', 'END', 'SKIPPED'] as const;
+
+/** One kind or several, comma-separated. */
+const KINDS_LIST = new RegExp(`^(${FEED_KINDS.join('|')})(,(${FEED_KINDS.join('|')}))*$`);
+
 /** One line of a scheduler's activity feed (spec §7); payload instants are ISO-8601 too. */
 export const feedLineSchema = z.object({
   id: z.number(),
   at: instant,
-  kind: z.enum(['START', 'END', 'SKIPPED']),
+  kind: z.enum(FEED_KINDS),
   refType: z.literal('SCHEDULER'),
   refId: z.string(),
   traceId: z.string(),
@@ -158,9 +164,6 @@ export const eventPageSchema = z.object({
   nextCursor: z.number().nullable(),
 });
 
-/** The kinds of feed line (spec §7). */
-export const FEED_KINDS = ['START', 'END', 'SKIPPED'] as const;
-
 /**
  * `GET …/feed`: a page of the project's feed lines, newest first, below the cursor `before`,
  * narrowed by scheduler, kind (one or several, comma-separated), run, and a time range.
@@ -169,7 +172,7 @@ export const feedQuery = pageQuery.extend({
   scheduler: segment.optional().describe('Only the lines of this scheduler'),
   kind: z
     .string()
-    .regex(/^(START|END|SKIPPED)(,(START|END|SKIPPED))*$/, 'START, END or SKIPPED, comma-separated')
+    .regex(KINDS_LIST, 'START, END or SKIPPED, comma-separated')
     .optional()
     .describe('Only lines of these kinds: START, END, SKIPPED, comma-separated'),
   correlationId: id.optional().describe('Only the lines of this run'),
