@@ -110,7 +110,10 @@ describe.each(DIALECTS)('the project feed on %s (issue #23)', (dialect) => {
     expect((await get('?kind=STOP')).statusCode).toBe(400);
     const backwards = await get('?since=2026-06-02T00:00:00Z&until=2026-06-01T00:00:00Z');
     expect(backwards.statusCode).toBe(400);
-    expect(backwards.json()).toMatchObject({ code: 'ARGUMENT_INVALID', detail: expect.stringContaining('is after until') });
+    expect(backwards.json()).toMatchObject({
+      code: 'ARGUMENT_INVALID',
+      detail: expect.stringContaining('is after until'),
+    });
     expect((await get('?nope=1')).statusCode).toBe(400);
   });
 
