@@ -7,6 +7,7 @@ import { registerDescribe } from './commands/describe.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNext } from './commands/next.js';
+import { registerRecipeCommands } from './commands/recipe.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
@@ -34,6 +35,7 @@ function buildProgram(io: CliIo): Command {
   registerAdminCommands(program, io);
   registerTokenCommands(program, io);
   registerWorkflowCommands(program, io);
+  registerRecipeCommands(program, io);
   registerConfig(program, io, (overrides) => loadConfig({ cwd: io.cwd, env: io.env, overrides }));
   return program;
 }

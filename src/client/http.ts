@@ -259,6 +259,15 @@ export class HttpClient implements C.UrsaClient {
     });
   }
 
+  feed(request: C.FeedRequest): Promise<C.EventPage> {
+    const { limit, before, scheduler, kind, correlationId, since, until } = request;
+    return this.#call({
+      method: 'GET',
+      path: this.#project('feed'),
+      query: { limit, before, scheduler, kind, correlationId, since, until },
+    });
+  }
+
   /**
    * The project (`POST …/scheduler/refresh`; a delta refresh of one `name` is a project refresh
    * here, with the same result) or, with `allProjects`, the tenant (`POST /brain/:tenant/scheduler/refresh`).
@@ -350,6 +359,32 @@ export class HttpClient implements C.UrsaClient {
       path: this.#project(`processes/${encodeURIComponent(processId)}/stop`),
       body,
     });
+  }
+
+  /** A recipe's or workflow's resource path, its name checked as the service checks it. */
+  #named(kind: 'recipes' | 'workflows', name: string): string {
+    validateName(name, kind === 'recipes' ? 'recipe name' : 'workflow name');
+    return this.#project(`${kind}/${encodeURIComponent(name)}`);
+  }
+
+  listRecipes(): Promise<C.RecipeList> {
+    return this.#call({ method: 'GET', path: this.#project('recipes') });
+  }
+
+  getRecipe(name: string): Promise<C.RecipeDetail> {
+    return this.#call({ method: 'GET', path: this.#named('recipes', name) });
+  }
+
+  setRecipe(name: string, yaml: string): Promise<C.WorkflowSetView> {
+    return this.#call({ method: 'PUT', path: this.#named('recipes', name), body: { yaml } });
+  }
+
+  deleteRecipe(name: string): Promise<DeleteView> {
+    return this.#call({ method: 'DELETE', path: this.#named('recipes', name) });
+  }
+
+  deleteWorkflow(name: string): Promise<DeleteView> {
+    return this.#call({ method: 'DELETE', path: this.#named('workflows', name) });
   }
 
   async close(): Promise<void> {}

@@ -5,10 +5,11 @@ import { backfillScheduler } from '../service/backfill.js';
 import { actorOf, type Caller } from '../service/caller.js';
 import { describeScheduler } from '../service/describe.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
-import { schedulerEventPage } from '../service/feed.js';
+import { projectEventPage, schedulerEventPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
+import { deleteRecipe, getRecipe, listRecipes, setRecipe } from '../service/recipes.js';
 import { refreshProjectAs, refreshTenantAs } from '../service/refresh.js';
 import { runDetail, schedulerRunPage } from '../service/run-views.js';
 import { fireScheduler, stopProcess } from '../service/runs.js';
@@ -21,18 +22,22 @@ import {
   setView,
 } from '../service/views.js';
 import { workerRunning } from '../service/workers.js';
+import { deleteWorkflow } from '../service/workflows.js';
 import type {
   BackfillView,
   ClientScope,
   DocumentSummary,
   DocumentView,
   EventPage,
+  FeedRequest,
   FireView,
   HistoryPage,
   InboxPage,
   InboxRequest,
   PageRequest,
   PauseResult,
+  RecipeDetail,
+  RecipeList,
   RefreshView,
   RunDetail,
   RunPage,
@@ -42,6 +47,7 @@ import type {
   SetView,
   Upcoming,
   UrsaClient,
+  WorkflowSetView,
 } from './types.js';
 
 /** Whose inbox a local client shows when none is named (the CLI's operator user). */
@@ -123,6 +129,10 @@ export class LocalClient implements UrsaClient {
     return schedulerEventPage(this.rt, this.scope.tenant, this.scope.project, name, page);
   }
 
+  feed(request: FeedRequest): Promise<EventPage> {
+    return projectEventPage(this.rt, this.scope.tenant, this.scope.project, request);
+  }
+
   async refresh(options: { name?: string | undefined; allProjects?: boolean }): Promise<RefreshView[]> {
     const { tenant, project } = this.scope;
     const by = actorOf(this.#caller);
@@ -194,6 +204,26 @@ export class LocalClient implements UrsaClient {
 
   processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {
     return stopProcess(this.rt, this.scope.tenant, processId, reason, actorOf(this.#caller));
+  }
+
+  listRecipes(): Promise<RecipeList> {
+    return listRecipes(this.rt, this.#caller);
+  }
+
+  getRecipe(name: string): Promise<RecipeDetail> {
+    return getRecipe(this.rt, this.#caller, name);
+  }
+
+  setRecipe(name: string, yaml: string): Promise<WorkflowSetView> {
+    return setRecipe(this.rt, this.#caller, name, yaml);
+  }
+
+  deleteRecipe(name: string): Promise<{ trashPath: string }> {
+    return deleteRecipe(this.rt, this.#caller, name);
+  }
+
+  deleteWorkflow(name: string): Promise<{ trashPath: string }> {
+    return deleteWorkflow(this.rt, this.#caller, name);
   }
 
   async close(): Promise<void> {

@@ -19,6 +19,8 @@ import type {
   InboxItemPage,
   PauseResult,
   ProjectRefreshView,
+  RecipeDetail,
+  RecipeList,
   RunDetail,
   RunPage,
   SchedulerDescription,
@@ -27,7 +29,9 @@ import type {
   SetView,
   StopView,
   Upcoming,
+  WorkflowSetView,
 } from '../contract/index.js';
+import type { ProjectFeedRequest } from '../service/feed.js';
 
 export type {
   BackfillView,
@@ -45,6 +49,9 @@ export type {
   LastRun,
   Pause,
   PauseResult,
+  RecipeDetail,
+  RecipeList,
+  RecipeSummary,
   RunDetail,
   RunPage,
   RunView,
@@ -54,6 +61,7 @@ export type {
   SchedulerSummary,
   SetView,
   Upcoming,
+  WorkflowSetView,
 } from '../contract/index.js';
 
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
@@ -67,6 +75,9 @@ export interface PageRequest {
   readonly limit: number;
   readonly before?: number | undefined;
 }
+
+/** A page of a project's feed (`GET …/feed`), as `projectEventPage` takes it. */
+export type FeedRequest = ProjectFeedRequest;
 
 /** What a refresh of one project did (spec §8): the REST answer, with the tenant and project it was of. */
 export type RefreshView = ProjectRefreshView & { readonly tenant: string; readonly project: string };
@@ -129,6 +140,11 @@ export interface UrsaClient {
   run(correlationId: string): Promise<RunDetail>;
   events(name: string, page: PageRequest): Promise<EventPage>;
   /**
+   * A page of the project's feed lines of every scheduler, newest first (see `projectEventPage`).
+   * @throws UrsaError `INSTANT_INVALID` (since, until), `ARGUMENT_INVALID` (kind, a range backwards).
+   */
+  feed(request: FeedRequest): Promise<EventPage>;
+  /**
    * Re-reads scheduler documents (spec §8): the project (`name`: only that scheduler where the
    * client can, with the same result), or with `allProjects` every project of the tenant.
    */
@@ -148,5 +164,15 @@ export interface UrsaClient {
     ids: readonly number[],
   ): Promise<{ readonly user: string | null; readonly count: number }>;
   processStop(processId: string, reason: string): Promise<StopView>;
+  /** The recipes the project can name: its own, `_tenant`'s, built in (see `listRecipes`). */
+  listRecipes(): Promise<RecipeList>;
+  /** @throws UrsaError `NOT_FOUND` when no level has it. */
+  getRecipe(name: string): Promise<RecipeDetail>;
+  /** @throws UrsaError `RECIPE_INVALID` (nothing written), `NAME_INVALID`. */
+  setRecipe(name: string, yaml: string): Promise<WorkflowSetView>;
+  /** @throws UrsaError `NOT_FOUND` when the project has no such recipe document. */
+  deleteRecipe(name: string): Promise<DeleteView>;
+  /** @throws UrsaError `NOT_FOUND` when the project has no such workflow. */
+  deleteWorkflow(name: string): Promise<DeleteView>;
   close(): Promise<void>;
 }

@@ -18,6 +18,7 @@ import type {
   historySchema,
 } from './documents.js';
 import type { inboxItemSchema, inboxPageSchema, markReadBody, markReadResultSchema } from './inbox.js';
+import type { recipeDetailSchema, recipeListSchema, recipeSummarySchema } from './recipes.js';
 import type { processSchema, runDetailSchema, stopBody, stopResultSchema } from './runs.js';
 import type {
   backfillBody,
@@ -54,6 +55,7 @@ import type {
 export * from './common.js';
 export * from './documents.js';
 export * from './inbox.js';
+export * from './recipes.js';
 export * from './runs.js';
 export * from './schedulers.js';
 export * from './vocabulary.js';
@@ -145,3 +147,10 @@ export type WorkflowStartBody = z.input<typeof workflowStartBody>;
 export type WorkflowRunView = z.infer<typeof workflowRunSchema>;
 /** `POST …/workflow-runs/:id/stop`. */
 export type WorkflowStopView = z.infer<typeof workflowStopResultSchema>;
+
+/** A recipe a project can name (`GET …/recipes`). */
+export type RecipeSummary = z.infer<typeof recipeSummarySchema>;
+/** `GET …/recipes`. */
+export type RecipeList = z.infer<typeof recipeListSchema>;
+/** `GET …/recipes/:name`. */
+export type RecipeDetail = z.infer<typeof recipeDetailSchema>;

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { instant, invalidDocumentSchema, limitQuery, outcome, runLinks, runState } from './common.js';
+import {
+  id,
+  instant,
+  invalidDocumentSchema,
+  limitQuery,
+  outcome,
+  pageQuery,
+  runLinks,
+  runState,
+  segment,
+} from './common.js';
 
 /**
  * The scheduler endpoints of spec §10 (`/brain/:tenant/project/:project/scheduler…`): what they
@@ -158,11 +168,17 @@ export const tenantRefreshSchema = z.object({
   projects: z.array(refreshSchema.extend({ project: z.string() })),
 });
 
+/** The kinds of feed line (spec §7). */
+export const FEED_KINDS = ['START', 'END', 'SKIPPED'] as const;
+
+/** One kind or several, comma-separated. */
+const KINDS_LIST = new RegExp(`^(${FEED_KINDS.join('|')})(,(${FEED_KINDS.join('|')}))*$`);
+
 /** One line of a scheduler's activity feed (spec §7); payload instants are ISO-8601 too. */
 export const feedLineSchema = z.object({
   id: z.number(),
   at: instant,
-  kind: z.enum(['START', 'END', 'SKIPPED']),
+  kind: z.enum(FEED_KINDS),
   refType: z.literal('SCHEDULER'),
   refId: z.string(),
   traceId: z.string(),
@@ -175,6 +191,22 @@ export const feedLineSchema = z.object({
 export const eventPageSchema = z.object({
   events: z.array(feedLineSchema),
   nextCursor: z.number().nullable(),
+});
+
+/**
+ * `GET …/feed`: a page of the project's feed lines, newest first, below the cursor `before`,
+ * narrowed by scheduler, kind (one or several, comma-separated), run, and a time range.
+ */
+export const feedQuery = pageQuery.extend({
+  scheduler: segment.optional().describe('Only the lines of this scheduler'),
+  kind: z
+    .string()
+    .regex(KINDS_LIST, 'START, END or SKIPPED, comma-separated')
+    .optional()
+    .describe('Only lines of these kinds: START, END, SKIPPED, comma-separated'),
+  correlationId: id.optional().describe('Only the lines of this run'),
+  since: z.string().max(64).optional().describe('Only lines at or after this ISO-8601 instant'),
+  until: z.string().max(64).optional().describe('Only lines before this ISO-8601 instant'),
 });
 
 /** A run of a scheduler as the activity feed tells it. */

@@ -8,6 +8,7 @@ import { authenticate } from './auth.js';
 import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { recipeRoutes } from './routes/recipes.js';
 import { resourceRoutes } from './routes/resources.js';
 import { schedulerRoutes } from './routes/schedulers.js';
 import { webRoutes } from './routes/web.js';
@@ -74,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await schedulerRoutes(app, options);
   await resourceRoutes(app, options);
   await workflowRoutes(app, options);
+  await recipeRoutes(app, options);
   await mcpRoutes(app, options);
   await webRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -7,6 +7,7 @@ import type { WorkflowDefinition } from '../workflows/definition.js';
 import { parseWorkflowDocument } from '../workflows/parse.js';
 import { WORKFLOW_PREFIX, workflowPath } from '../workflows/paths.js';
 import { actorOf, type Caller, type VersionGuard } from './caller.js';
+import { putNamedDocument, trashNamedDocument } from './named-documents.js';
 
 /** The workflow documents of the caller's project (`_vance/workflows/*.yaml`), by path. */
 export async function listWorkflows(rt: Runtime, caller: Caller): Promise<StoredDocument[]> {
@@ -57,18 +58,24 @@ export async function setWorkflow(
     path: `${caller.project}/${path}`,
     limits: rt.settings.templateLimits,
   });
-  const now = rt.clock.now();
-  const written = await rt.repos.documents.put(
-    { tenant: caller.tenant, project: caller.project, path },
-    yaml,
-    actorOf(caller),
-    now,
-    null,
-    guard,
-  );
-  // After the write: a refused one (VERSION_MISMATCH) changes nothing.
-  await rt.repos.users.ensure(caller.tenant, caller.user, now);
-  return { path, ...written, definition };
+  return { ...(await putNamedDocument(rt, caller, path, yaml, guard)), definition };
+}
+
+/**
+ * Deletes the workflow `name` of the caller's project: its document goes to the trash
+ * (restorable), recorded in the audit trail as the caller's delete (issue #19). A scheduler that
+ * names it fails to load from the next refresh on, with the reason.
+ *
+ * @throws UrsaError `NAME_INVALID`; `NOT_FOUND` when the project has no such workflow;
+ *   `VERSION_MISMATCH` when `guard` expected another version.
+ */
+export function deleteWorkflow(
+  rt: Runtime,
+  caller: Caller,
+  name: string,
+  guard: VersionGuard = {},
+): Promise<{ trashPath: string }> {
+  return trashNamedDocument(rt, caller, 'workflow', name, workflowPath(name), guard);
 }
 
 /**

@@ -78,6 +78,19 @@ function toLine(row: Selectable<FeedTable>): FeedLine {
   };
 }
 
+/**
+ * Which feed lines of a project to list: all of them, or only those of one ref (a scheduler), of
+ * some kinds, of one run (`traceId`), or written from `since` (inclusive) until `until`
+ * (exclusive), UTC epoch ms.
+ */
+export interface FeedFilter {
+  readonly ref?: { readonly type: FeedLine['refType']; readonly id: string } | undefined;
+  readonly kinds?: readonly FeedLine['kind'][] | undefined;
+  readonly traceId?: string | undefined;
+  readonly since?: number | undefined;
+  readonly until?: number | undefined;
+}
+
 /** The activity feed: append lines, and answer the two questions of spec §7. */
 export class Feed {
   constructor(private readonly store: Store) {}
@@ -140,9 +153,38 @@ export class Feed {
     limit: number,
     beforeId?: number,
   ): Promise<FeedLine[]> {
+    return this.list(tenant, project, { ref: { type: refType, id: refId } }, limit, beforeId);
+  }
+
+  /**
+   * The lines of one project that pass `filter` (issue #23: the project feed), newest first, at
+   * most `limit`, below the line id `beforeId` when given. Indexed by (tenant, project, id) and,
+   * with a ref, by (tenant, project, ref_type, ref_id, id).
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1 or a
+   *   `beforeId` that is not a whole number.
+   */
+  async list(
+    tenant: string,
+    project: string,
+    filter: FeedFilter,
+    limit: number,
+    beforeId?: number,
+  ): Promise<FeedLine[]> {
     checkLimit(limit);
     checkCursor(beforeId, 'beforeId');
-    let query = this.#ofRef(tenant, project, refType, refId).selectAll();
+    let query = this.store.db
+      .selectFrom('feed')
+      .selectAll()
+      .where('tenant', '=', tenant)
+      .where('project', '=', project);
+    if (filter.ref !== undefined)
+      query = query.where('ref_type', '=', filter.ref.type).where('ref_id', '=', filter.ref.id);
+    if (filter.kinds !== undefined && filter.kinds.length > 0)
+      query = query.where('kind', 'in', [...filter.kinds]);
+    if (filter.traceId !== undefined) query = query.where('trace_id', '=', filter.traceId);
+    if (filter.since !== undefined) query = query.where('at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('at', '<', filter.until);
     if (beforeId !== undefined) query = query.where('id', '<', beforeId);
     const rows = await query.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toLine);

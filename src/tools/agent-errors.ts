@@ -1,9 +1,12 @@
 import { UrsaError } from '../errors/index.js';
+import { RECIPE_PREFIX } from '../recipes/paths.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
+import { SCHEDULER_PREFIX } from '../scheduler/paths.js';
+import { WORKFLOW_PREFIX } from '../workflows/paths.js';
 
 /**
  * The errors an agent's tool call gets from its `AgentScope`, worded for the agent: a locked
- * scheduler, a scheduler or run log it may not know of, and a path outside the run logs. A hidden
+ * scheduler, a scheduler, recipe or document it may not know of, and a path it may not read. A hidden
  * one and one that is not there get the same error (spec §10b).
  */
 
@@ -28,21 +31,48 @@ export function notFound(scheduler: string, project: string): UrsaError {
   );
 }
 
-export function noRunLog(path: string): UrsaError {
+export function noRecipe(recipe: string, project: string): UrsaError {
   return new UrsaError(
     'NOT_FOUND',
-    `no run log ${JSON.stringify(path)}; document_list shows the ones there are`,
+    `there is no recipe ${JSON.stringify(recipe)} for project ${project}; recipe_list shows the ones there are`,
+    { field: 'name', value: recipe },
+  );
+}
+
+/** The one error of a document the agent may not read or that is not there (the same, spec §10b). */
+export function noDocument(path: string): UrsaError {
+  const what = path.startsWith(RUN_LOG_PREFIX) ? 'run log' : 'document';
+  return new UrsaError(
+    'NOT_FOUND',
+    `no ${what} ${JSON.stringify(path)}; document_list shows the ones there are`,
     { field: 'path', value: path },
   );
 }
 
-/** @throws UrsaError `ARGUMENT_INVALID` unless `path` is under {@link RUN_LOG_PREFIX}, without `..`. */
-export function checkLogPath(path: string): void {
-  if (!path.startsWith(RUN_LOG_PREFIX) || path.includes('..')) {
+/** The `_vance/` folders an agent may read documents of (beside everything outside `_vance/`). */
+const READABLE = [RUN_LOG_PREFIX, SCHEDULER_PREFIX, RECIPE_PREFIX, WORKFLOW_PREFIX];
+
+/**
+ * Whether `path` lies where an agent may read documents: outside `_vance/`, or in the run logs,
+ * scheduler, recipe or workflow folders — whatever documents are there; the run logs and
+ * schedulers are filtered further by lock mode.
+ */
+export function isReadableArea(path: string): boolean {
+  return !path.startsWith('_vance/') || READABLE.some((prefix) => path.startsWith(prefix));
+}
+
+/**
+ * A path `document_read` may be asked for: one in a readable area ({@link isReadableArea}), a
+ * shape rule that tells nothing of what is there.
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` for any other path, or one with `..`.
+ */
+export function checkDocumentPath(path: string): void {
+  if (!isReadableArea(path) || path.includes('..')) {
     throw new UrsaError(
       'ARGUMENT_INVALID',
-      `path: ${JSON.stringify(path)} is not a run log; only documents under ${RUN_LOG_PREFIX} can be read`,
-      { field: 'path', value: path, allowed: `a path under ${RUN_LOG_PREFIX}` },
+      `path: ${JSON.stringify(path)} cannot be read by an agent; readable are documents under ${READABLE.join(', ')} and outside _vance/`,
+      { field: 'path', value: path, allowed: `a path under ${READABLE.join(', ')}, or outside _vance/` },
     );
   }
 }

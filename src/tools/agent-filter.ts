@@ -6,7 +6,7 @@ import { parseSchedulerDocument, SCHEDULER_PREFIX, schedulerNameFromPath } from 
 import { schedulerPath } from '../scheduler/paths.js';
 import { lastTrashedBodies, listDocuments } from '../service/documents.js';
 import { documentKeyString, type StoredDocument, TENANT_PROJECT } from '../service/records.js';
-import { locked } from './agent-errors.js';
+import { isReadableArea, locked } from './agent-errors.js';
 import { agentMaySeeRun, agentMayWrite, agentView, type LastKnown } from './lock-gate.js';
 
 /**
@@ -157,11 +157,28 @@ export class AgentFilter {
     return lastKnown !== undefined && agentMaySeeRun(lastKnown, recorded);
   }
 
+  /**
+   * Whether the agent may read `document` of its project (issue #23): a run log of a run it may
+   * see; a scheduler document that is the cascade's entry of its name and not hidden (read as it
+   * is now: one written since the scope was read is left out, fail closed); recipes, workflows and
+   * documents outside `_vance/`. Nothing else under `_vance/` (the trash keeps hidden bodies).
+   * Run logs need their names' {@link LastKnown} looked up first.
+   */
   mayRead(document: StoredDocument): boolean {
-    return (
-      document.path.startsWith(RUN_LOG_PREFIX) &&
-      this.maySeeRun(logName(document), runLogLockMode(document.body))
-    );
+    const { path } = document;
+    if (path.startsWith(RUN_LOG_PREFIX))
+      return this.maySeeRun(logName(document), runLogLockMode(document.body));
+    if (path.startsWith(SCHEDULER_PREFIX)) {
+      const entry = path.endsWith('.yaml') ? this.#entries.get(schedulerNameFromPath(path)) : undefined;
+      return (
+        entry !== undefined &&
+        entry.document.project === document.project &&
+        entry.document.path === path &&
+        agentView(entry.lockMode).visible &&
+        agentView(lockModeOf(document)).visible
+      );
+    }
+    return isReadableArea(path);
   }
 
   /** @throws UrsaError `LOCKED` ({@link locked}) when the cascade-resolved entry of `name` is locked. */

@@ -1,7 +1,14 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
-import type { Pause, PauseResult, SchedulerDescription } from '../contract/index.js';
+import type {
+  Pause,
+  PauseResult,
+  RecipeDetail,
+  RecipeList,
+  SchedulerDescription,
+} from '../contract/index.js';
 import { isUrsaError, UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
 import { recordedLockMode } from '../scheduler/definition.js';
 import { parseSchedulerDocument } from '../scheduler/document.js';
 import { schedulerPath } from '../scheduler/paths.js';
@@ -12,12 +19,14 @@ import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
 import { loadSchedulersWithState } from '../service/listing.js';
 import { pauseScheduler, pausesOf, resumeScheduler } from '../service/pauses.js';
+import { getRecipe, listRecipes } from '../service/recipes.js';
 import type { FeedLine } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
-import { checkLogPath, locked, noRunLog, notFound } from './agent-errors.js';
+import { checkDocumentPath, locked, noDocument, noRecipe, notFound } from './agent-errors.js';
 import { AgentFilter, logName } from './agent-filter.js';
+import { type DocumentPage, documentPage } from './document-page.js';
 import { agentMayWrite, agentView } from './lock-gate.js';
 
 /**
@@ -284,33 +293,58 @@ export class AgentScope {
   }
 
   /**
-   * The paths of the run logs under `prefix` the agent may see, sorted by path, the last `limit`.
-   *
-   * @throws UrsaError `ARGUMENT_INVALID` for a prefix outside the run logs.
+   * The recipes the agent's project can name (decisions §2: its own, `_tenant`'s, built in), and
+   * the recipe documents that do not load. A recipe has no lock mode: what a person may read of
+   * them over REST with a read token, an agent may read.
    */
-  async runLogs(prefix: string, limit: number): Promise<string[]> {
-    checkLogPath(prefix);
-    const docs = await listDocuments(this.#rt, this.identity.tenant, this.identity.project, prefix);
-    await this.#filter.loadLastKnown(docs.map(logName));
-    // Filtered before the limit: a hidden log never takes the place of a visible one.
-    return docs
-      .filter((d) => this.#filter.mayRead(d))
-      .slice(-limit)
-      .map((d) => d.path);
+  recipes(): Promise<RecipeList> {
+    return listRecipes(this.#rt, callerOf(this.identity));
   }
 
   /**
-   * One run log the agent may see.
+   * One recipe as the agent's project resolves it, with its YAML.
    *
-   * @throws UrsaError `ARGUMENT_INVALID` for a path outside the run logs; `NOT_FOUND` when there is
-   *   none or it is hidden (the same error).
+   * @throws UrsaError `NAME_INVALID`; `NOT_FOUND` (the agents' wording) when no level has it.
    */
-  async runLog(path: string): Promise<{ path: string; body: string }> {
-    checkLogPath(path);
+  async recipe(name: string): Promise<RecipeDetail> {
+    try {
+      return await getRecipe(this.#rt, callerOf(this.identity), name);
+    } catch (error) {
+      if (isUrsaError(error, 'NOT_FOUND')) throw noRecipe(name, this.identity.project);
+      throw error;
+    }
+  }
+
+  /**
+   * One page of the documents under `prefix` the agent may read ({@link AgentFilter.mayRead}),
+   * newest first (`documentPage`): filtered before paging, so a hidden document never takes a
+   * place on a page nor shows in its count.
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a cursor no page answered.
+   */
+  async documents(prefix: string, limit: number, cursor?: string): Promise<DocumentPage> {
+    const docs = await listDocuments(this.#rt, this.identity.tenant, this.identity.project, prefix);
+    await this.#filter.loadLastKnown(docs.filter((d) => d.path.startsWith(RUN_LOG_PREFIX)).map(logName));
+    return documentPage(
+      docs.filter((d) => this.#filter.mayRead(d)),
+      limit,
+      cursor,
+    );
+  }
+
+  /**
+   * One document the agent may read.
+   *
+   * @throws UrsaError `ARGUMENT_INVALID` for a path it may never read ({@link checkDocumentPath});
+   *   `NOT_FOUND` when there is none or it may not see it (the same error).
+   */
+  async document(path: string): Promise<{ path: string; body: string }> {
+    checkDocumentPath(path);
     const { tenant, project } = this.identity;
     const doc = await getDocument(this.#rt, { tenant, project, path });
-    if (doc !== undefined) await this.#filter.loadLastKnown([logName(doc)]);
-    if (doc === undefined || !this.#filter.mayRead(doc)) throw noRunLog(path);
+    if (doc !== undefined && path.startsWith(RUN_LOG_PREFIX))
+      await this.#filter.loadLastKnown([logName(doc)]);
+    if (doc === undefined || !this.#filter.mayRead(doc)) throw noDocument(path);
     return { path: doc.path, body: doc.body };
   }
 }

@@ -7,6 +7,9 @@ import {
   lastRunSchema,
   PAUSE_NOTE_MAX,
   pauseResultSchema,
+  recipeDetailSchema,
+  recipeListSchema,
+  recipeSummarySchema,
   refreshSchema,
   schedulerDescriptionSchema,
   schedulerDetailSchema,
@@ -263,30 +266,100 @@ const backfill = defineTool({
   handler: (scope, input) => scope.backfill(input.name, input.from, input.to),
 });
 
-const logPath = z
+/** A recipe as an agent sees it: what it is called, what it does, what runs it, where it comes from. */
+const recipeSummary = recipeSummarySchema.pick({ name: true, description: true, engine: true, source: true });
+
+const recipeList = defineTool({
+  name: 'recipe_list',
+  toolset: 'default',
+  label: 'read-only',
+  description:
+    'List the recipes a scheduler of the current project can name in its recipe field: name, description, engine (shell runs a command, http posts to a URL, noop does nothing) and source (the project\'s own, the tenant-wide "tenant" one, or "builtin"). Recipe documents that do not load are listed in invalid with why. Use recipe_get for a recipe\'s YAML.',
+  input: z.object({}),
+  output: z.object({ recipes: z.array(recipeSummary), invalid: recipeListSchema.shape.invalid }),
+  handler: async (scope) => {
+    const { recipes, invalid } = await scope.recipes();
+    return {
+      recipes: recipes.map(({ name, description, engine, source }) => ({
+        name,
+        description,
+        engine,
+        source,
+      })),
+      invalid,
+    };
+  },
+});
+
+const recipeGet = defineTool({
+  name: 'recipe_get',
+  toolset: 'default',
+  label: 'read-only',
+  description:
+    'Return one recipe the current project can name, with its complete YAML document (its default params, the command or URL it runs). A recipe document that does not load is returned too: description and engine are null and invalid says why. An unknown name answers "not found".',
+  input: z.object({
+    name: z.string().describe('The recipe name, as recipe_list shows it.'),
+  }),
+  output: recipeDetailSchema.pick({
+    name: true,
+    description: true,
+    engine: true,
+    source: true,
+    yaml: true,
+    invalid: true,
+  }),
+  handler: async (scope, input) => {
+    const { name, description, engine, source, yaml, invalid } = await scope.recipe(input.name);
+    return { name, description, engine, source, yaml, invalid };
+  },
+});
+
+const documentPath = z
   .string()
-  .describe(`A path under ${RUN_LOG_PREFIX}, e.g. the logPath scheduler_fire returned.`);
+  .describe(
+    `A document path, e.g. the logPath scheduler_fire returned (a run log under ${RUN_LOG_PREFIX}), _vance/scheduler/<name>.yaml or _vance/recipes/<name>.yaml.`,
+  );
 
 const documentRead = defineTool({
   name: 'document_read',
   toolset: 'default',
   label: 'read-only',
-  description: `Read one run-log document of the current project (Markdown with YAML front matter: outcome, timeline, the process output). Only paths under ${RUN_LOG_PREFIX} can be read.`,
-  input: z.object({ path: logPath }),
+  description: `Read one document of the current project: a run log (under ${RUN_LOG_PREFIX}: Markdown with YAML front matter — outcome, timeline, the process output), a scheduler, recipe or workflow document under _vance/, or a document outside _vance/. What you may not see answers "not found", as a document that is not there.`,
+  input: z.object({ path: documentPath }),
   output: documentSchema.pick({ path: true, body: true }),
-  handler: (scope, input) => scope.runLog(input.path),
+  handler: (scope, input) => scope.document(input.path),
 });
 
 const documentList = defineTool({
   name: 'document_list',
   toolset: 'default',
   label: 'read-only',
-  description: `List run-log documents of the current project whose path starts with a prefix under ${RUN_LOG_PREFIX} (e.g. "${RUN_LOG_PREFIX}<scheduler>/"), newest last, at most 100.`,
+  description: `List the documents of the current project whose path starts with a prefix (by default the run logs, ${RUN_LOG_PREFIX}; e.g. "${RUN_LOG_PREFIX}<scheduler>/", "_vance/recipes/", or "" for every document you may read), newest first (by when each was last written). At most limit paths a page; truncated is true when more follow: pass nextCursor back as cursor for the next page.`,
   input: z.object({
-    prefix: z.string().default(RUN_LOG_PREFIX).describe(`A prefix under ${RUN_LOG_PREFIX}.`),
+    prefix: z
+      .string()
+      .max(1024)
+      .default(RUN_LOG_PREFIX)
+      .describe(`A path prefix; ${RUN_LOG_PREFIX} by default.`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(100)
+      .describe('At most this many paths (1-100, 100 by default).'),
+    cursor: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('The nextCursor of the previous page; leave it out for the first page.'),
   }),
-  output: z.object({ paths: z.array(z.string()) }),
-  handler: async (scope, input) => ({ paths: await scope.runLogs(input.prefix, 100) }),
+  output: z.object({
+    paths: z.array(z.string()).describe('Newest first.'),
+    nextCursor: z.string().nullable().describe('The cursor of the next page; null on the last.'),
+    truncated: z.boolean().describe('true when more documents follow this page.'),
+  }),
+  handler: (scope, input) => scope.documents(input.prefix, input.limit, input.cursor),
 });
 
 /** Every tool of Ursa (spec §9, issue #8). */
@@ -300,6 +373,8 @@ export const TOOLS: readonly AnyTool[] = [
   refresh,
   fire,
   backfill,
+  recipeList,
+  recipeGet,
   documentRead,
   documentList,
 ];

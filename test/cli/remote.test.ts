@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
-import type { Fetch } from '../../src/client/http.js';
+import { type Fetch, HttpClient } from '../../src/client/http.js';
+import { LocalClient } from '../../src/client/local.js';
 import { defaultEngines } from '../../src/engines/index.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
@@ -59,6 +59,8 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
   let store: Store;
   let app: FastifyInstance;
   let remote: (args: string[]) => Promise<CliRun>;
+  let client: HttpClient;
+  let rt: Runtime;
   let local: (args: string[]) => Promise<CliRun>;
 
   beforeAll(async () => {
@@ -67,7 +69,7 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     writeFileSync(join(cwd, 'bad.yaml'), 'description: bad\ncron: "61 * * * * *"\nrecipe: noop\nextra: 1\n');
     // The server's runtime on the store the local commands use (./data/ursa.db), at the same instant.
     store = await openStore(join(cwd, 'data', 'ursa.db'));
-    const rt: Runtime = {
+    rt = {
       repos: repositories(store),
       clock: fixedClock(Date.parse(NOW)),
       settings: { misfireThresholdMs: 60_000, runLogRetentionDays: 7, shutdownGraceMs: 1_000 },
@@ -78,6 +80,12 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     app = await buildApp({ rt });
     await app.ready();
     const fetch = injectFetch(app);
+    client = new HttpClient({
+      baseUrl: 'http://ursa.test',
+      token: secret,
+      scope: { tenant: 'default', project: 'demo' },
+      fetch,
+    });
     remote = (args) => ursa([...args, '--url', 'http://ursa.test', '--token', secret], { cwd, fetch });
     local = (args) => ursa(args, { cwd });
   });
@@ -207,6 +215,12 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
       ['runs', 'hb', '-n', '1', '--before', '3000'],
       ['events', 'hb'],
       ['events', 'hb', '--json', '-n', '2'],
+      ['events'],
+      ['events', '-n', '1'],
+      ['events', '--kind', 'END,SKIPPED', '--json'],
+      ['events', 'hb', '--run', 'run_1'],
+      ['events', '--since', '2026-03-28T10:00:01Z', '--until', '2026-03-28T10:05:00Z'],
+      ['events', 'nobody', '--kind', 'START'],
       ['inbox'],
       ['inbox', '-n', '2', '--json'],
       ['inbox', '--user', 'admin', '--before', '2'],
@@ -216,6 +230,14 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
       expect({ args, ...r }).toEqual({ args, ...l });
       expect(l.code).toBe(0);
     }
+    // The project's feed names each line's scheduler (issue #23).
+    expect((await local(['events'])).stdout).toMatch(
+      /^2026-03-28T10:05:00Z {2}SKIPPED {2}hb {2}skipped_overlap {2}run_2 {2}_vance\/logs\/scheduler\/hb\/run_2\.md\n/,
+    );
+    expect((await remote(['events', '--since', 'soon'])).stderr).toBe(
+      'ursa: since: "soon" is not an instant [INSTANT_INVALID]\n' +
+        '  allowed: an ISO-8601 date-time with Z or an offset, e.g. 2026-05-14T06:00:00Z\n',
+    );
     // One item each way; both then show the last one.
     expect((await remote(['inbox', 'read', '1', '--user', 'admin'])).stdout).toBe('marked read: 1\n');
     expect((await local(['inbox', 'read', '2'])).stdout).toBe('marked read: 1\n');
@@ -226,6 +248,79 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
       (await remote(['inbox', '--all', '--json'])).stdout,
     );
     expect((await remote(['inbox'])).stdout).toBe("no unread items for the token's user in default\n");
+  });
+
+  it('recipe set, list, get and delete (issue #23)', async () => {
+    writeFileSync(join(cwd, 'backup.yaml'), 'description: Back up\nengine: shell\ncommand: [/bin/true]\n');
+    writeFileSync(join(cwd, 'broken.yaml'), 'description: Back up\nengine: shell\n');
+    expect(await remote(['recipe', 'set', 'backup', '-f', 'backup.yaml'])).toEqual({
+      code: 0,
+      stdout: 'created _vance/recipes/backup.yaml (version 1)\n',
+      stderr: '',
+    });
+    expect((await local(['recipe', 'set', 'backup2', '-f', 'backup.yaml'])).stdout).toBe(
+      'created _vance/recipes/backup2.yaml (version 1)\n',
+    );
+    for (const args of [
+      ['recipe', 'list'],
+      ['recipe', 'list', '--json'],
+      ['recipe', 'get', 'backup'],
+      ['recipe', 'get', 'backup', '--json'],
+      ['recipe', 'get', 'noop'],
+    ]) {
+      const [l, r] = [await local(args), await remote(args)];
+      expect({ args, ...r }).toEqual({ args, ...l });
+      expect(l.code).toBe(0);
+    }
+    expect((await local(['recipe', 'list'])).stdout).toBe(
+      [
+        'NAME     ENGINE  SOURCE   DESCRIPTION',
+        'backup   shell   project  Back up',
+        'backup2  shell   project  Back up',
+        'noop     noop    builtin  Does nothing; for tests and benchmarks.',
+        '',
+      ].join('\n'),
+    );
+    expect(await remote(['recipe', 'get', 'noop'])).toEqual({
+      code: 0,
+      stdout: 'description: Does nothing; for tests and benchmarks.\nengine: noop\n',
+      stderr: '(built in)\n',
+    });
+    const [l, r] = [
+      await local(['recipe', 'set', 'backup', '-f', 'broken.yaml']),
+      await remote(['recipe', 'set', 'backup', '-f', 'broken.yaml']),
+    ];
+    expect(r).toEqual(l);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('command');
+    expect((await remote(['recipe', 'delete', 'backup'])).stdout).toMatch(
+      /^deleted recipe backup; restore with: ursa doc restore _vance\/trash\/.+_backup\.yaml\n$/,
+    );
+    expect((await local(['recipe', 'delete', 'backup2'])).stdout).toMatch(/^deleted recipe backup2;/);
+    expect((await remote(['recipe', 'get', 'backup'])).stderr).toBe('ursa: no such resource [NOT_FOUND]\n');
+    expect((await local(['recipe', 'list', '--json'])).stdout).toBe(
+      (await remote(['recipe', 'list', '--json'])).stdout,
+    );
+  });
+
+  it('deletes a workflow through either client: to the trash, then NOT_FOUND (issue #23)', async () => {
+    const local = new LocalClient(rt, { tenant: 'default', project: 'demo' });
+    const yaml = 'description: w\nsteps:\n  - name: one\n    recipe: noop\n';
+    for (const [name, through] of [
+      ['w1', client],
+      ['w2', local],
+    ] as const) {
+      await repositories(store).documents.put(
+        { tenant: 'default', project: 'demo', path: `_vance/workflows/${name}.yaml` },
+        yaml,
+        { user: 'admin', tokenId: null, interface: 'cli', agent: false },
+        Date.parse(NOW),
+      );
+      expect((await through.deleteWorkflow(name)).trashPath).toMatch(
+        new RegExp(`^_vance/trash/.+_${name}\\.yaml$`),
+      );
+      await expect(through.deleteWorkflow(name)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
   });
 
   it('prints the same error line and exits 2 for what the service refuses', async () => {

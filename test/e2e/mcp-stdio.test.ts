@@ -27,6 +27,8 @@ describe('ursa mcp over stdio', () => {
       expect(tools.map((t) => t.name).sort()).toEqual([
         'document_list',
         'document_read',
+        'recipe_get',
+        'recipe_list',
         'scheduler_backfill',
         'scheduler_delete',
         'scheduler_fire',

@@ -27,6 +27,7 @@ const VALUES: Readonly<Record<string, string>> = {
 const BODIES: Readonly<Record<string, unknown>> = {
   'PUT /brain/:tenant/project/:project/scheduler/:name': { yaml: SCHEDULER_YAML },
   'PUT /brain/:tenant/project/:project/workflows/:name': { yaml: WORKFLOW_YAML },
+  'PUT /brain/:tenant/project/:project/recipes/:name': { yaml: 'description: r\nengine: noop\n' },
   'POST /brain/:tenant/project/:project/workflows/:name/runs': { params: { nope: 1 } },
   'POST /brain/:tenant/project/:project/scheduler/:name/backfill': {
     from: '2026-01-01T00:00:00Z',

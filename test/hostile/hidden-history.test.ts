@@ -35,7 +35,8 @@ async function seen(world: AgentWorld) {
       )
     : undefined;
   return {
-    paths: listed.ok ? (listed.output as { paths: string[] }).paths : listed.error,
+    // By path: which runs it sees, not in which order (document_list answers newest first).
+    paths: listed.ok ? [...(listed.output as { paths: string[] }).paths].sort() : listed.error,
     lastRun: target === undefined ? 'not listed' : target.lastRun,
   };
 }
@@ -97,7 +98,7 @@ describe.each(DIALECTS)(
         expect(await readLog(w, hiddenLog)).toEqual(notFound(hiddenLog));
         expect(await w.call('document_list', { prefix: `_vance/logs/scheduler/${TARGET}/` })).toEqual({
           ok: true,
-          output: { paths: [] },
+          output: { paths: [], nextCursor: null, truncated: false },
         });
       },
     );
@@ -143,7 +144,7 @@ describe.each(DIALECTS)(
         expect(await readLog(w, fullLog)).toEqual(notFound(fullLog));
         expect(await w.call('document_list', { prefix: TARGET_LOGS })).toEqual({
           ok: true,
-          output: { paths: [] },
+          output: { paths: [], nextCursor: null, truncated: false },
         });
         expect(await w.call('scheduler_set', { name: TARGET, yaml: agentDocument })).toEqual(lockedAnswer);
         expect(await seen(w)).toEqual({ paths: [daily], lastRun: 'not listed' });

@@ -43,12 +43,25 @@ const INPUTS: Readonly<Record<string, (aim: Aim) => readonly unknown[]>> = {
   scheduler_refresh: () => [{}],
   scheduler_fire: () => [{ name: TARGET }],
   scheduler_backfill: () => [{ name: TARGET, from: '2026-06-01T06:00:00Z', to: '2026-06-01T07:00:00Z' }],
-  document_read: (aim) => [{ path: aim.targetLog }, { path: aim.visibleLog }],
+  // The target's recipe (audit-echo) prints the target's output: a recipe has no lock mode and is
+  // there in every world, absent included, so reading it tells nothing of the target; aimed at
+  // the built-in one and a missing one instead.
+  recipe_list: () => [{}],
+  recipe_get: () => [{ name: 'noop' }, { name: 'no-such-recipe' }],
+  document_read: (aim) => [
+    { path: aim.targetLog },
+    { path: aim.visibleLog },
+    { path: `_vance/scheduler/${TARGET}.yaml` },
+    { path: '_vance/scheduler/daily.yaml' },
+  ],
   document_list: () => [
     {},
     { prefix: TARGET_LOGS },
     { prefix: TARGET_LOGS.slice(0, -3) },
     { prefix: '_vance/logs/scheduler/daily/' },
+    { prefix: '' },
+    { prefix: '_vance/scheduler/' },
+    { prefix: '_vance/logs/scheduler/', limit: 1 },
   ],
 };
 

@@ -66,7 +66,7 @@ function nameProblem(what: string, shown: string) {
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 /** Every endpoint that takes a scheduler or workflow name in its path; `%s` is the encoded name. */
-const ENDPOINTS: readonly (readonly [Method, string, unknown, 'scheduler' | 'workflow'])[] = [
+const ENDPOINTS: readonly (readonly [Method, string, unknown, 'scheduler' | 'workflow' | 'recipe'])[] = [
   ['PUT', '/brain/acme/project/ops/scheduler/%s', SCHEDULER_YAML, 'scheduler'],
   ['GET', '/brain/acme/project/ops/scheduler/%s', undefined, 'scheduler'],
   ['DELETE', '/brain/acme/project/ops/scheduler/%s', undefined, 'scheduler'],
@@ -76,6 +76,10 @@ const ENDPOINTS: readonly (readonly [Method, string, unknown, 'scheduler' | 'wor
   ['PUT', '/brain/acme/project/ops/workflows/%s', WORKFLOW_YAML, 'workflow'],
   ['GET', '/brain/acme/project/ops/workflows/%s', undefined, 'workflow'],
   ['POST', '/brain/acme/project/ops/workflows/%s/runs', { params: {} }, 'workflow'],
+  ['DELETE', '/brain/acme/project/ops/workflows/%s', undefined, 'workflow'],
+  ['PUT', '/brain/acme/project/ops/recipes/%s', 'description: r\nengine: noop\n', 'recipe'],
+  ['GET', '/brain/acme/project/ops/recipes/%s', undefined, 'recipe'],
+  ['DELETE', '/brain/acme/project/ops/recipes/%s', undefined, 'recipe'],
 ];
 
 describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10)', (dialect) => {
@@ -116,9 +120,14 @@ describe.each(DIALECTS)('hostile names over REST on %s (decisions §6, spec §10
     const before = await snapshot(a.t.store);
     const scheduler = nameProblem('scheduler name', '"a..b"');
     const workflow = nameProblem('workflow name', '"a..b"');
+    const recipe = nameProblem('recipe name', '"a..b"');
     // In ENDPOINTS order. A fire names a registered scheduler, and no valid one has this name; the
     // feed reads (events, runs) look lines up by name, and nothing has it: an empty list.
-    const expected = [scheduler, scheduler, scheduler, NOT_FOUND, 200, 200, workflow, workflow, workflow];
+    const expected = [
+      ...[scheduler, scheduler, scheduler, NOT_FOUND, 200, 200],
+      ...[workflow, workflow, workflow, workflow],
+      ...[recipe, recipe, recipe],
+    ];
     for (const [i, [method, url, payload]] of ENDPOINTS.entries()) {
       const res = await call(method, url.replace('%s', 'a..b'), payload);
       const want = expected[i];

@@ -107,7 +107,7 @@ describe.each(DIALECTS)('tenant isolation beyond the scheduler endpoints on %s (
     const fire = await rpc(4, 'scheduler_fire', { name: 'job' });
     expect(fire.result.content[0]?.text).toMatch(/^NOT_FOUND: /);
     const list = await rpc(5, 'document_list', { prefix: '_vance/logs/scheduler/' });
-    expect(list.result.structuredContent).toEqual({ paths: [] });
+    expect(list.result.structuredContent).toEqual({ paths: [], nextCursor: null, truncated: false });
     expect(await snapshot(a.t.store)).toEqual(before);
     // A write lands in the token's tenant, never in acme.
     const set = await rpc(6, 'scheduler_set', { name: 'job', yaml: SCHEDULER_YAML });

@@ -16,10 +16,14 @@ const P = '/brain/acme/project/ops';
 const PUBLIC =
   /^GET (\/|\/healthz|\/readyz|\/metrics|\/openapi\.json|\/docs(\/.*)?|\/assets\/\{file\}|\/[a-z-]+\.html)$/;
 
+/** A valid recipe document. */
+const RECIPE_YAML = 'description: scope matrix\nengine: noop\n';
+
 /** A valid body for the routes that need one (a route added later that needs one fails the control). */
 const BODIES: Record<string, unknown> = {
   'PUT /brain/{tenant}/project/{project}/scheduler/{name}': { yaml: SCHEDULER_YAML },
   'PUT /brain/{tenant}/project/{project}/workflows/{name}': { yaml: WORKFLOW_YAML },
+  'PUT /brain/{tenant}/project/{project}/recipes/{name}': { yaml: RECIPE_YAML },
   'POST /brain/{tenant}/project/{project}/processes/{id}/stop': { reason: 'scope matrix' },
   'POST /brain/{tenant}/project/{project}/scheduler/{name}/backfill': {
     from: '2026-01-01T00:00:00Z',
@@ -46,6 +50,9 @@ async function seed(a: TestApp): Promise<Seeded> {
   expect(
     (await a.request('PUT', `${P}/workflows/job`, a.tokens.write, { yaml: WORKFLOW_YAML })).statusCode,
   ).toBe(201);
+  expect((await a.request('PUT', `${P}/recipes/job`, a.tokens.write, { yaml: RECIPE_YAML })).statusCode).toBe(
+    201,
+  );
   const worker = a.t.worker();
   await worker.bootstrap();
   const fire = await a.request('POST', `${P}/scheduler/job/fire`, a.tokens.write);

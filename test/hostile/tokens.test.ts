@@ -86,6 +86,8 @@ describe.each(DIALECTS)('bearer tokens on %s (decisions §6)', (dialect) => {
     expect(await names(a.tokens.read)).toEqual([
       'scheduler_list',
       'scheduler_get',
+      'recipe_list',
+      'recipe_get',
       'document_read',
       'document_list',
     ]);
@@ -96,6 +98,8 @@ describe.each(DIALECTS)('bearer tokens on %s (decisions §6)', (dialect) => {
       'scheduler_delete',
       'scheduler_pause',
       'scheduler_resume',
+      'recipe_list',
+      'recipe_get',
       'document_read',
       'document_list',
     ]);

@@ -27,6 +27,13 @@ const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', template: `${P}/scheduler/{name}/events`, query: ['limit', 'before'] },
   { method: 'GET', template: `${P}/scheduler/{name}/runs`, query: ['limit', 'before'] },
   { method: 'POST', template: `${P}/workflows/{name}/runs` },
+  { method: 'PUT', template: `${P}/recipes/{name}` },
+  { method: 'DELETE', template: `${P}/recipes/{name}` },
+  {
+    method: 'GET',
+    template: `${P}/feed`,
+    query: ['limit', 'before', 'scheduler', 'kind', 'correlationId', 'since', 'until'],
+  },
   { method: 'POST', template: `${P}/processes/{id}/stop` },
   { method: 'POST', template: '/brain/{tenant}/inbox/read' },
 ];

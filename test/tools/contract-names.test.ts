@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { lastRunSchema, schedulerSummarySchema } from '../../src/contract/index.js';
+import {
+  lastRunSchema,
+  recipeDetailSchema,
+  recipeSummarySchema,
+  schedulerSummarySchema,
+} from '../../src/contract/index.js';
 import { setScheduler } from '../../src/service/schedulers.js';
 import { type AgentIdentity, callTool, TOOLS } from '../../src/tools/toolset.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -26,6 +31,17 @@ describe('agent tools and the REST contract', () => {
     expect(Object.keys(item.shape).filter((key) => !rest.includes(key))).toEqual(['locked']);
     const lastRun = Object.keys(lastRunSchema.shape);
     expect(Object.keys(item.shape.lastRun.unwrap().shape).every((key) => lastRun.includes(key))).toBe(true);
+  });
+
+  it("recipe_list's and recipe_get's fields are the REST answers', by name (issue #23)", () => {
+    const listed = tool('recipe_list')?.output.shape.recipes;
+    const item = (listed as unknown as { element: typeof recipeSummarySchema }).element;
+    const rest = Object.keys(recipeSummarySchema.shape);
+    expect(Object.keys(item.shape).filter((key) => !rest.includes(key))).toEqual([]);
+    const detail = Object.keys(recipeDetailSchema.shape);
+    const got = Object.keys(tool('recipe_get')?.output.shape ?? {});
+    expect(got.filter((key) => !detail.includes(key))).toEqual([]);
+    expect(got).toContain('yaml');
   });
 
   it('scheduler_list answers nextRunAt, with cron or at and the other null', async () => {

@@ -235,7 +235,8 @@ describe('the lock-mode gate for agent tools (spec §10b)', () => {
       ok: false,
       error: { code: 'SCHEDULER_INVALID', issues: [{ path: 'cron' }] },
     });
-    expect(await call('document_read', { path: '_vance/scheduler/x.yaml' })).toMatchObject({
+    // Issue #23: a scheduler document is readable now; the trash never is, whatever is there.
+    expect(await call('document_read', { path: '_vance/trash/x.yaml' })).toMatchObject({
       ok: false,
       error: { code: 'ARGUMENT_INVALID' },
     });

@@ -78,14 +78,15 @@ interface PageOptions {
 }
 
 /**
- * Prints one page of what `fetch` lists about `subject` (a scheduler, a document path): as lines,
+ * Prints one page of what `fetch` lists about `subject` (a scheduler, a document path; undefined:
+ * the project): as lines,
  * or with `--json` as a JSON array (the next page's cursor then goes to standard error), or a
  * "no … of <subject>" line when the page is empty.
  */
 async function printPage<T>(
   command: Command,
   io: CliIo,
-  subject: string,
+  subject: string | undefined,
   options: PageOptions,
   listing: {
     readonly noun: string;
@@ -111,7 +112,7 @@ async function printPage<T>(
     }
     if (page.items.length === 0) {
       io.stdout.write(
-        `no ${before === undefined ? '' : 'older '}${listing.noun} of ${JSON.stringify(subject)} in ${tenant}/${project}\n`,
+        `no ${before === undefined ? '' : 'older '}${listing.noun}${subject === undefined ? '' : ` of ${JSON.stringify(subject)}`} in ${tenant}/${project}\n`,
       );
     } else for (const line of listing.lines(page.items)) io.stdout.write(`${line}\n`);
     io.stdout.write(next);
@@ -179,25 +180,50 @@ function eventLines(events: readonly EventView[]): string[] {
   return table(events.map((e) => [e.at, e.kind, e.outcome, e.traceId, e.logPath ?? '-']));
 }
 
-/** `ursa events <name>`: a scheduler's feed lines (spec §7), newest first. */
+/** `ursa events [name]`: a scheduler's feed lines (spec §7), or the project's, newest first. */
 function registerEvents(program: Command, io: CliIo): void {
   withClientOptions(program.command('events'))
-    .description('list the activity-feed lines (START, END, SKIPPED) of a scheduler, newest first')
-    .argument('<name>', 'scheduler name')
+    .description(
+      "list the activity-feed lines (START, END, SKIPPED) of a scheduler, or without a name the project's, newest first",
+    )
+    .argument('[name]', "scheduler name; without it, every scheduler's lines")
     .option('-n <count>', 'how many lines (1-1000)', '20')
     .option('--before <cursor>', 'the page below this line id (printed as "next page: --before N")')
+    .option('--kind <kinds>', 'only lines of these kinds: START, END, SKIPPED, comma-separated')
+    .option('--run <correlationId>', 'only the lines of this run')
+    .option('--since <instant>', 'only lines at or after this ISO-8601 instant, e.g. 2026-05-14T06:00:00Z')
+    .option('--until <instant>', 'only lines before this ISO-8601 instant')
     .option('--json', 'print a JSON array of feed lines (the cursor of the next page goes to stderr)')
-    .action((name: string, options: PageOptions, command: Command) =>
+    .action((name: string | undefined, options: EventOptions, command: Command) =>
       printPage(command, io, name, options, {
         noun: 'events',
         fetch: async (client, page) => {
-          const found = await client.events(name, page);
+          const { kind, run, since, until } = options;
+          const narrowed = [kind, run, since, until].some((o) => o !== undefined);
+          const found =
+            name !== undefined && !narrowed
+              ? await client.events(name, page)
+              : await client.feed({ ...page, scheduler: name, kind, correlationId: run, since, until });
           return { items: found.events, nextCursor: found.nextCursor };
         },
         json: (event) => event,
-        lines: eventLines,
+        // The project's lines say whose they are.
+        lines: name === undefined ? projectEventLines : eventLines,
       }),
     );
+}
+
+/** `ursa events` of a project: a feed line with its scheduler after its kind. */
+function projectEventLines(events: readonly EventView[]): string[] {
+  return table(events.map((e) => [e.at, e.kind, e.refId, e.outcome, e.traceId, e.logPath ?? '-']));
+}
+
+/** The options of `ursa events`: a page, narrowed. */
+interface EventOptions extends PageOptions {
+  readonly kind?: string;
+  readonly run?: string;
+  readonly since?: string;
+  readonly until?: string;
 }
 
 /** One summary line per item (id, created, kind, read state, title), then its body and log indented. */

@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SchedulerSummary } from '../../client/types.js';
-import { UrsaError } from '../../errors/index.js';
 import { refreshProject } from '../../runtime/registrar.js';
 import { setProjectSuspended } from '../../service/projects.js';
 import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { readYamlInput } from '../yaml-input.js';
 import { table } from './history.js';
 import { finishedLine, firedLines, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
@@ -91,21 +89,13 @@ function registerSet(program: Command, io: CliIo): void {
       'create or replace a scheduler from a YAML file (fills a missing timezone with your display zone)',
     )
     .argument('<name>', 'scheduler name')
-    .requiredOption('-f, --file <file>', 'the scheduler YAML')
+    .requiredOption('-f, --file <file>', 'the scheduler YAML; - reads it from standard input')
     .option(
       '--as <user>',
       'the user writing it (its creator, the default runAs); default admin; not with --url',
     )
     .action(async (name: string, options: { file: string; as?: string }, command: Command) => {
-      let yaml: string;
-      try {
-        yaml = readFileSync(resolve(io.cwd, options.file), 'utf8');
-      } catch {
-        throw new UrsaError('ARGUMENT_INVALID', `--file: cannot read ${JSON.stringify(options.file)}`, {
-          field: 'file',
-          value: options.file,
-        });
-      }
+      const yaml = await readYamlInput(io, options.file);
       const client = await openClient(command, io, { as: options.as });
       try {
         const result = await client.setScheduler(name, yaml);

@@ -5,6 +5,8 @@ import {
   documentPageSchema,
   documentParams,
   documentsQuery,
+  eventPageSchema,
+  feedQuery,
   historyQuery,
   inboxPageSchema,
   inboxQuery,
@@ -24,6 +26,7 @@ import {
 import { UrsaError } from '../../errors/index.js';
 import { actorOf } from '../../service/caller.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../../service/documents.js';
+import { projectEventPage } from '../../service/feed.js';
 import { inboxPage, markInboxRead } from '../../service/inbox.js';
 import { getProcess } from '../../service/processes.js';
 import { refreshTenantAs } from '../../service/refresh.js';
@@ -41,7 +44,7 @@ const PROJECT = '/brain/:tenant/project/:project';
 const HISTORY_SUFFIX = '/history';
 
 /**
- * Runs by correlationId, documents, processes, the inbox and tenant refresh (issue #7; decisions
+ * The project feed (issue #23), runs by correlationId, documents, processes, the inbox and tenant refresh (issue #7; decisions
  * §7), beside the scheduler endpoints of spec §10. Every route checks its token with `callerFor`
  * first, and answers a resource of another project or tenant exactly like a missing one.
  */
@@ -49,6 +52,25 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
   const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+
+  r.get(
+    `${PROJECT}/feed`,
+    {
+      schema: {
+        tags: ['runs'],
+        summary:
+          "The project's feed lines of every scheduler, newest first: ?scheduler=, ?kind=START,END,SKIPPED, ?correlationId=, ?since= (inclusive) and ?until= (exclusive) ISO-8601 instants narrow it; page with ?before=<nextCursor>",
+        params: projectParams,
+        querystring: feedQuery,
+        response: { 200: eventPageSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project } = request.params;
+      callerFor(request, tenant, project, 'read');
+      return projectEventPage(rt, tenant, project, request.query);
+    },
+  );
 
   r.get(
     `${PROJECT}/runs/:correlationId`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
+  deleteResultSchema,
   documentSchema,
   problemSchema,
   projectParams,
@@ -16,6 +17,7 @@ import {
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
 import { documentSummaryView, documentView, workflowRunView } from '../../service/views.js';
 import {
+  deleteWorkflow,
   getWorkflow,
   getWorkflowRun,
   listWorkflows,
@@ -26,11 +28,12 @@ import {
 import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
+import { hidingNotFound } from '../not-found.js';
 
 const BASE = '/brain/:tenant/project/:project';
 
 /**
- * Workflows (issue #10): their documents (list, get, set) and their runs (start, get with steps,
+ * Workflows (issue #10): their documents (list, get, set, delete) and their runs (start, get with steps,
  * stop). A start runs on the server's worker, or on a runner of the API when no loop runs.
  */
 export async function workflowRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
@@ -101,6 +104,25 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
       return withEtag(reply, version)
         .status(created ? 201 : 200)
         .send({ path, created, version });
+    },
+  );
+
+  r.delete(
+    `${BASE}/workflows/:name`,
+    {
+      schema: {
+        tags: ['workflows'],
+        summary:
+          'Delete a workflow (its document goes to the trash); with If-Match: "<version>" only while it is at that version (else 412)',
+        params: schedulerParams,
+        response: { 200: deleteResultSchema, ...errors, 412: problemSchema },
+      },
+    },
+    async (request) => {
+      const { tenant, project, name } = request.params;
+      const caller = callerFor(request, tenant, project, 'write');
+      const guard = ifMatch(request);
+      return hidingNotFound(() => deleteWorkflow(rt, caller, name, guard));
     },
   );
 

@@ -19,6 +19,7 @@ import * as schedulerPauses from './0016-scheduler-pauses.js';
 import * as runsStartedIndex from './0017-runs-started-index.js';
 import * as runAttempts from './0018-run-attempts.js';
 import * as runWaits from './0019-run-waits.js';
+import * as feedProjectIndex from './0020-feed-project-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -45,6 +46,7 @@ const ALL: Record<string, DialectMigration> = {
   '0017-runs-started-index': runsStartedIndex,
   '0018-run-attempts': runAttempts,
   '0019-run-waits': runWaits,
+  '0020-feed-project-index': feedProjectIndex,
 };
 
 /**
