@@ -88,6 +88,11 @@ export async function describeScheduler(
         ? null
         : Math.max(0, bounds.maxRuns - bounds.runsStarted),
     counts,
-    recentRuns: (await schedulerRunPage(rt, tenant, project, name, { limit: DESCRIBE_RECENT_RUNS })).runs,
+    recentRuns: (
+      await schedulerRunPage(rt, tenant, project, name, {
+        limit: DESCRIBE_RECENT_RUNS,
+        visibleToAgents: options.visibleToAgents === true,
+      })
+    ).runs,
   };
 }

@@ -13,7 +13,8 @@ import { runDetailView, runView } from './views.js';
 /**
  * One page of the runs of scheduler `name` of (tenant, project), by occurrence, the latest first,
  * as the REST contract's `RunPage`: `page.before` is an occurrence instant (UTC ms) and
- * `nextCursor` the last run's, when an older run exists.
+ * `nextCursor` the last run's, when an older run exists. With `visibleToAgents`, only runs that
+ * were not `hidden` when claimed, and no links to other runs (an agent's view, spec §10b).
  *
  * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1; a store error.
  */
@@ -22,18 +23,24 @@ export async function schedulerRunPage(
   tenant: string,
   project: string,
   name: string,
-  page: FeedPageRequest,
+  page: FeedPageRequest & { readonly visibleToAgents?: boolean },
 ): Promise<RunPage> {
+  const agents = page.visibleToAgents === true;
   const found = await rt.repos.runs.page(
     { tenant, project, name },
-    { limit: page.limit + 1, before: page.before },
+    { limit: page.limit + 1, before: page.before, visibleToAgents: agents },
   );
   const shown = found.slice(0, page.limit);
   const folded = await rt.repos.runs.folded(
     shown.filter(({ run }) => run.waitingBehind !== null).map(({ run }) => run.correlationId),
   );
+  const view = ({ run, processStatus }: (typeof shown)[number]) => {
+    const full = runView(run, processStatus, folded.get(run.correlationId));
+    // A linked run may have been claimed hidden: an agent is not told its id.
+    return agents ? { ...full, waitingBehind: null, foldedInto: null, folded: null } : full;
+  };
   return {
-    runs: shown.map(({ run, processStatus }) => runView(run, processStatus, folded.get(run.correlationId))),
+    runs: shown.map(view),
     nextCursor: found.length > page.limit ? (shown[shown.length - 1]?.run.scheduledFor ?? null) : null,
   };
 }

@@ -179,13 +179,18 @@ export class Runs {
    * The runs of one scheduler by occurrence, the latest first (issue #23): at most `limit`, with
    * `before` (an occurrence instant, UTC ms) those due before it. An occurrence has one run
    * (decisions §4), so the last run's `scheduledFor` is the next page's `before`. Each run comes
-   * with its process's status (null without a process).
+   * with its process's status (null without a process). With `visibleToAgents`, only runs that were
+   * not `hidden` when claimed (spec §10b).
    *
    * @throws UrsaError `ARGUMENT_INVALID` for a `limit` that is not a whole number ≥ 1; a store error.
    */
   async page(
     key: SchedulerKey,
-    page: { readonly limit: number; readonly before?: number | undefined },
+    page: {
+      readonly limit: number;
+      readonly before?: number | undefined;
+      readonly visibleToAgents?: boolean;
+    },
   ): Promise<{ run: Run; processStatus: string | null }[]> {
     let query = this.store.db
       .selectFrom('runs')
@@ -196,6 +201,7 @@ export class Runs {
       .where('runs.project', '=', key.project)
       .where('runs.name', '=', key.name);
     if (page.before !== undefined) query = query.where('runs.scheduled_for', '<', page.before);
+    if (page.visibleToAgents) query = query.where('runs.lock_mode', '!=', 'hidden');
     const rows = await query.orderBy('runs.scheduled_for', 'desc').limit(checkLimit(page.limit)).execute();
     return rows.map((row) => ({ run: toRun(row), processStatus: row.process_status ?? null }));
   }

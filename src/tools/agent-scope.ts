@@ -150,7 +150,7 @@ export class AgentScope {
 
   /**
    * Scheduler `name` described for the agent (issue #22): what `describeScheduler` says of it,
-   * with no count of runs the agent may not see (none at all while the name is hidden in either
+   * with no count or listing of runs the agent may not see (none at all while the name is hidden in either
    * layer, live or last known); undefined when its document does not load (the agent still gets
    * the YAML, to repair it).
    *
@@ -175,6 +175,7 @@ export class AgentScope {
       bounds: bounds === null ? null : { ...bounds, runsStarted: null },
       runsLeft: null,
       counts: { runs: 0, byOutcome: {}, coalesced: 0 },
+      recentRuns: [],
     };
   }
 

@@ -11,6 +11,7 @@ import {
   recipeListSchema,
   recipeSummarySchema,
   refreshSchema,
+  runSchema,
   schedulerDescriptionSchema,
   schedulerDetailSchema,
   schedulerSummarySchema,
@@ -116,7 +117,7 @@ const get = defineTool({
   toolset: 'default',
   label: 'read-only',
   description:
-    'Return one scheduler of the current project (its own, or the tenant-wide one of that name): its complete YAML document, and in status what it will do and did: its next fire times (upcoming: each occurrence and firesAt, later by its jitter), the daylight-saving changes of the next 12 months that move them (dst), whether it is paused and why (paused, idle), its bounds and how many runs maxRuns still allows (runsLeft), and how many runs it had per outcome (counts); status is null when the document does not load. "locked": true means you may read but not change it. An unknown name answers "not found".',
+    'Return one scheduler of the current project (its own, or the tenant-wide one of that name): its complete YAML document, and in status what it will do and did: its next fire times (upcoming: each occurrence and firesAt, later by its jitter), the daylight-saving changes of the next 12 months that move them (dst), whether it is paused and why (paused, idle), its bounds and how many runs maxRuns still allows (runsLeft), how many runs it had per outcome (counts), and its newest runs (recentRuns: each queued, running, ended or skipped, with its outcome and run log); status is null when the document does not load. "locked": true means you may read but not change it. An unknown name answers "not found".',
   input: z.object({
     name,
     count: z.number().int().min(1).max(100).optional().describe('How many next fire times (default 5)'),
@@ -138,6 +139,25 @@ const get = defineTool({
         upcoming: true,
         dst: true,
         counts: true,
+      })
+      .extend({
+        recentRuns: z
+          .array(
+            runSchema.pick({
+              correlationId: true,
+              trigger: true,
+              scheduledFor: true,
+              state: true,
+              outcome: true,
+              reason: true,
+              startedAt: true,
+              endedAt: true,
+              logPath: true,
+            }),
+          )
+          .describe(
+            'Its newest runs by occurrence: queued, running, ended or skipped, with the outcome and run log',
+          ),
       })
       .nullable()
       .describe('What it will do and did; null when its document does not load (fix the YAML)'),
@@ -161,6 +181,17 @@ const get = defineTool({
             upcoming: d.upcoming,
             dst: d.dst,
             counts: d.counts,
+            recentRuns: d.recentRuns.map((r) => ({
+              correlationId: r.correlationId,
+              trigger: r.trigger,
+              scheduledFor: r.scheduledFor,
+              state: r.state,
+              outcome: r.outcome,
+              reason: r.reason,
+              startedAt: r.startedAt,
+              endedAt: r.endedAt,
+              logPath: r.logPath,
+            })),
           };
     return { name: input.name, yaml: body, locked, version, status };
   },

@@ -114,6 +114,11 @@ describe.each(DIALECTS)('describe on %s (issue #22)', (dialect) => {
           upcoming: [d.upcoming[0]],
           dst: d.dst,
           counts: { runs: 2, byOutcome: { completed: 2 }, coalesced: 1 },
+          // Its newest runs with their state (issue #23), the hidden one left out.
+          recentRuns: [
+            { scheduledFor: '2026-06-01T11:00:00Z', state: 'ended', outcome: 'completed' },
+            { scheduledFor: '2026-06-01T10:00:00Z', state: 'ended', outcome: 'completed' },
+          ],
         },
       },
     });
@@ -129,7 +134,9 @@ describe.each(DIALECTS)('describe on %s (issue #22)', (dialect) => {
     ).toBe(201);
     expect(await get('job')).toMatchObject({
       ok: true,
-      output: { status: { runsLeft: null, counts: { runs: 0, byOutcome: {}, coalesced: 0 } } },
+      output: {
+        status: { runsLeft: null, counts: { runs: 0, byOutcome: {}, coalesced: 0 }, recentRuns: [] },
+      },
     });
     // A document that does not load still gives the agent its YAML, to repair.
     await t.t.rt.repos.documents.put(
