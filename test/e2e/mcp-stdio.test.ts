@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,5 +64,34 @@ describe('ursa mcp over stdio', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+// issue #23: the client closing stdin is the end of the session, not a crash (was exit 13).
+describe('ursa mcp at the end of its input', () => {
+  it('exits 0 when its client closes stdin', { timeout: 30_000 }, async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'ursa-mcp-')), 'ursa.db');
+    const child = spawn(process.execPath, [BIN, 'mcp', '--db', db, '--tenant', 'acme', '--project', 'ops'], {
+      env: { ...process.env, URSA_LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const answered = new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolve(out);
+      });
+    });
+    child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    expect(JSON.parse(await answered)).toMatchObject({ id: 1, result: { serverInfo: { name: 'ursa' } } });
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
   });
 });
