@@ -1,5 +1,7 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { UrsaClient } from '../../client/types.js';
+import { FIRE_AS_WRITTEN } from '../../contract/index.js';
+import { UrsaError } from '../../errors/index.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 
@@ -9,8 +11,16 @@ function registerFire(program: Command, io: CliIo): void {
     .description('fire a scheduler now, through its overlap policy; a running worker starts it')
     .argument('<name>', 'scheduler name')
     .option('--json', 'print JSON {correlationId, logPath}')
-    .action((name: string, options: { json?: boolean }, command: Command) =>
-      withClient(command, io, async (client) => {
+    // Taken only to be refused with the reason: a fire runs the scheduler as written (spec §11).
+    .addOption(new Option('--param <key=value...>').hideHelp())
+    .action((name: string, options: { json?: boolean; param?: string[] }, command: Command) => {
+      if (options.param !== undefined) {
+        throw new UrsaError('ARGUMENT_INVALID', `--param: ${FIRE_AS_WRITTEN}`, {
+          field: '--param',
+          value: options.param.join(' '),
+        });
+      }
+      return withClient(command, io, async (client) => {
         const fired = await client.fire(name);
         if (options.json) {
           io.stdout.write(
@@ -20,8 +30,8 @@ function registerFire(program: Command, io: CliIo): void {
         }
         io.stdout.write(`fired ${name}: ${fired.correlationId}\nrun log: ${fired.logPath}\n`);
         await noWorkerHint(client, io, 'the run starts');
-      }),
-    );
+      });
+    });
 }
 
 /** `ursa backfill <name> --from --to`: the past occurrences of a range that have no run. */
