@@ -23,6 +23,8 @@ function buildProgram(io: CliIo): Command {
   const program = new Command('ursa')
     .description('Ursa: a durable scheduler for agent runs')
     .exitOverride()
+    // "Did you mean list?" for `ursa lst`; subcommands inherit it when they are added (issue #23).
+    .showSuggestionAfterError(true)
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerNext(program, io);
   registerMcp(program, io);
