@@ -6,6 +6,7 @@ import { registerConfig } from './commands/config.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerNext } from './commands/next.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
@@ -29,6 +30,7 @@ function buildProgram(io: CliIo): Command {
   registerNext(program, io);
   registerMcp(program, io);
   registerStoreCommands(program, io);
+  registerMigrate(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);
