@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   isPostgresUrl,
   MIGRATION_NAMES,
@@ -7,7 +6,7 @@ import {
   pendingMigrations,
   type StoreDialect,
 } from '../store/index.js';
-import { storeLocation } from './compose.js';
+import { storeExists, storeLocation } from './compose.js';
 
 /**
  * What `ursa migrate` did (issue #23, decisions §5): the store (a file path, or a URL without its
@@ -38,7 +37,7 @@ export async function migrateStore(
 ): Promise<MigrationReport> {
   const location = storeLocation(db, cwd);
   const dialect: StoreDialect = isPostgresUrl(location) ? 'postgres' : 'sqlite';
-  if (options.dryRun && dialect === 'sqlite' && !existsSync(location)) {
+  if (options.dryRun && !storeExists(location)) {
     return { store: location, dialect, dryRun: true, pending: MIGRATION_NAMES, applied: [] };
   }
   const store = await openStore(location, { migrate: false });

@@ -12,6 +12,7 @@ import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { registerTokenCommands } from './commands/token.js';
+import { registerValidate } from './commands/validate.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { type CliIo, ExitCode } from './io.js';
 
@@ -20,7 +21,8 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_INVALID = 2;
 
-function buildProgram(io: CliIo): Command {
+/** The `ursa` program with every command registered, writing to `io` (exported for tests that walk it). */
+export function buildProgram(io: CliIo): Command {
   const program = new Command('ursa')
     .description('Ursa: a durable scheduler for agent runs')
     .exitOverride()
@@ -31,6 +33,7 @@ function buildProgram(io: CliIo): Command {
   registerMcp(program, io);
   registerStoreCommands(program, io);
   registerMigrate(program, io);
+  registerValidate(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);
