@@ -42,6 +42,12 @@ export const schedulerSummarySchema = z.object({
   tags: z.array(z.string()),
   source: z.enum(['project', 'tenant']),
   nextRunAt: z.string().nullable(),
+  /** True when its next run is in the past and no worker holds a live lease to start it (issue #23). */
+  overdue: z
+    .boolean()
+    .describe(
+      'true when nextRunAt is in the past and no worker is running to start it (start one with ursa serve or ursa worker)',
+    ),
   lastRun: lastRunSchema.nullable(),
   /** Null unless it is paused (disabled by a pause, which keeps a note). */
   paused: pauseSchema.nullable(),

@@ -82,6 +82,7 @@ describe('ursa list and ursa get', () => {
       tags: [],
       source: 'project',
       nextRunAt: '2026-03-28T12:00:10Z',
+      overdue: false,
       lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
       paused: null,
       bounds: null,

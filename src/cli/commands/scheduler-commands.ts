@@ -27,12 +27,20 @@ function listLines(schedulers: readonly SchedulerSummary[]): string[] {
   ]);
 }
 
+/** Why a next run in the past has not started, and what starts it (issue #23). */
+function overdueLine(nextRunAt: string | null): string {
+  return `next run ${nextRunAt} is overdue: no worker is running (start one with ursa serve or ursa worker)`;
+}
+
 function registerList(program: Command, io: CliIo): void {
   withClientOptions(program.command('list'))
     .description(
       "list the project's schedulers (its own and _tenant's): schedule, time zone, enabled, next run, last run",
     )
-    .option('--json', 'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does')
+    .option(
+      '--json',
+      'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does (overdue: true for a next run in the past while no worker runs)',
+    )
     .action((options: { json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
         const { tenant, project } = client.scope;
@@ -43,9 +51,10 @@ function registerList(program: Command, io: CliIo): void {
         }
         if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
         else for (const line of listLines(list.schedulers)) io.stdout.write(`${line}\n`);
-        for (const { name, paused, bounds } of list.schedulers) {
+        for (const { name, paused, bounds, overdue, nextRunAt } of list.schedulers) {
           if (paused !== null) io.stdout.write(`${name}: ${pauseLine(paused)}\n`);
           if (bounds?.finished) io.stdout.write(`${name}: ${finishedLine(bounds)}\n`);
+          if (overdue) io.stdout.write(`${name}: ${overdueLine(nextRunAt)}\n`);
         }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);
