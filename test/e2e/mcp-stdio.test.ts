@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { MCP_INSTRUCTIONS } from '../../src/mcp/instructions.js';
 import { structured } from '../support/mcp.js';
 
 const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -89,7 +90,10 @@ describe('ursa mcp at the end of its input', () => {
       });
     });
     child.stdin.write(`${JSON.stringify(initialize)}\n`);
-    expect(JSON.parse(await answered)).toMatchObject({ id: 1, result: { serverInfo: { name: 'ursa' } } });
+    const answer = JSON.parse(await answered);
+    expect(answer).toMatchObject({ id: 1, result: { serverInfo: { name: 'ursa' } } });
+    // issue #23: the initialize result tells the agent how to start.
+    expect(answer.result.instructions).toBe(MCP_INSTRUCTIONS);
     child.stdin.end();
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code).toBe(0);
