@@ -9,7 +9,7 @@ import {
 import { type JitterIdentity, jitterOffset, upcomingFires } from '../../src/decisions/jitter.js';
 import type { SchedulerDefinition } from '../../src/scheduler/definition.js';
 import { formatWall, MS_PER_DAY, MS_PER_HOUR } from '../../src/time/calendar.js';
-import { formatDuration, humanDuration } from '../../src/time/duration.js';
+import { humanDuration } from '../../src/time/duration.js';
 import { formatOffset, formatZoned } from '../../src/time/instant.js';
 import { describeCron } from './cron-describe.js';
 
@@ -104,7 +104,7 @@ function limitsOf(definition: SchedulerDefinition, identity: JitterIdentity): st
       `Each run starts up to ${definition.jitter} after its occurrence, a different share in each project; the times above are the occurrences.`,
     );
   } else if (jitterMs !== undefined) {
-    const offset = formatDuration(jitterOffset(identity, jitterMs));
+    const offset = humanDuration(jitterOffset(identity, jitterMs));
     limits.push(
       `Each run starts ${offset} after its occurrence (this scheduler's share of its jitter, ${definition.jitter}); the times above include it.`,
     );

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { type DstNote, dstNotes, neverFiresReason, nextFireTimes, parseCron } from '../../cron/index.js';
 import { isRefusal, UrsaError } from '../../errors/index.js';
 import { formatWall } from '../../time/calendar.js';
-import { formatDuration } from '../../time/duration.js';
+import { humanDuration } from '../../time/duration.js';
 import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
 import { type TimeZone, timeZone } from '../../time/zone.js';
 import { parseCount } from '../arguments.js';
@@ -177,7 +177,7 @@ async function runScheduler(name: string, options: NextOptions, command: Command
       const at = Date.parse(fire.firesAt);
       const late = at - Date.parse(fire.occurrence);
       const jitter =
-        view.jitter === null ? '' : `  (occurrence ${fire.occurrence}, jitter +${formatDuration(late)})`;
+        view.jitter === null ? '' : `  (occurrence ${fire.occurrence}, jitter +${humanDuration(late)})`;
       io.stdout.write(`${formatZoned(at, zone)}  ${formatInstant(at)}${jitter}\n`);
     }
   } finally {
