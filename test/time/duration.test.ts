@@ -57,4 +57,11 @@ describe('humanDuration', () => {
   ])('says %d ms as %s: the largest two units, pluralised', (ms, text) => {
     expect(humanDuration(ms)).toBe(text);
   });
+
+  it('writes short units for tables', () => {
+    expect(humanDuration(482_079 * 60_000, { short: true })).toBe('334 d 18 h');
+    expect(humanDuration(185_000, { short: true })).toBe('3 min 5 s');
+    expect(humanDuration(7_200_000, { short: true })).toBe('2 h');
+    expect(humanDuration(400, { short: true })).toBe('0 s');
+  });
 });
