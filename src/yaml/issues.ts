@@ -80,20 +80,21 @@ interface SchemaDef {
  * field (`retry.attemps` lists `retry`'s fields, not the document's). Null when the schema there is
  * not an object with a known shape.
  */
-function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): readonly string[] | null {
+export function schemaFieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): readonly string[] | null {
   const def = (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
   const inner = def.innerType ?? def.in;
-  if (inner !== undefined) return fieldsAt(inner, path);
+  if (inner !== undefined) return schemaFieldsAt(inner, path);
   if (path.length === 0) return def.type === 'object' && def.shape ? Object.keys(def.shape) : null;
   const [head, ...rest] = path;
   if (def.type === 'object' && def.shape && typeof head === 'string') {
     const child = def.shape[head];
-    return child === undefined ? null : fieldsAt(child, rest);
+    return child === undefined ? null : schemaFieldsAt(child, rest);
   }
-  if (def.type === 'array' && def.element && typeof head === 'number') return fieldsAt(def.element, rest);
+  if (def.type === 'array' && def.element && typeof head === 'number')
+    return schemaFieldsAt(def.element, rest);
   if (def.type === 'union' && def.options) {
     for (const option of def.options) {
-      const fields = fieldsAt(option, path);
+      const fields = schemaFieldsAt(option, path);
       if (fields !== null) return fields;
     }
   }
@@ -110,7 +111,7 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.Zod
   return issues.flatMap((issue): ValidationIssue[] => {
     const path = fieldPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
-      const allowed = fieldsAt(schema, issue.path) ?? [];
+      const allowed = schemaFieldsAt(schema, issue.path) ?? [];
       const list = allowed.length === 0 ? '' : `; the fields are ${allowed.join(', ')}`;
       return issue.keys.map((key) => ({
         path: appendField(path, key),
