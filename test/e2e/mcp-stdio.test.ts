@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
+import { FIRE_AS_WRITTEN } from '../../src/contract/index.js';
 import { MCP_INSTRUCTIONS } from '../../src/mcp/instructions.js';
 import { structured } from '../support/mcp.js';
 
@@ -56,6 +57,13 @@ describe('ursa mcp over stdio', () => {
       );
       expect(log.body).toContain('trigger: manual');
       expect(log.body).toContain(`correlationId: ${fired.correlationId}`);
+      // issue #23: params in a fire are refused with the reason, not dropped.
+      const withParams = (await client.callTool({
+        name: 'scheduler_fire',
+        arguments: { name: 'remind', params: { day: 'monday' } },
+      })) as { isError?: boolean; content: { text: string }[] };
+      expect(withParams.isError).toBe(true);
+      expect(withParams.content[0]?.text).toContain(FIRE_AS_WRITTEN);
       const refused = (await client.callTool({ name: 'scheduler_get', arguments: { name: 'nothing' } })) as {
         isError?: boolean;
         content: { text: string }[];
