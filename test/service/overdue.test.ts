@@ -47,8 +47,8 @@ describe.each(DIALECTS)('overdue in the scheduler list on %s', (dialect) => {
   });
 });
 
-describe('ursa list of an overdue scheduler', () => {
-  it('says no worker is running and how to start one; --json has overdue: true', async () => {
+describe('ursa list and describe of an overdue scheduler', () => {
+  it('say no worker is running and how to start one; --json has overdue: true', async () => {
     cwd = mkdtempSync(join(tmpdir(), 'ursa-overdue-'));
     const dir = projectFolder({ '_vance/scheduler/hourly.yaml': cronScheduler('0 0 * * * *', 'noop') });
     expect((await ursa(['apply', dir], { cwd, now: '2026-03-28T12:30:00Z' })).code).toBe(0);
@@ -59,6 +59,9 @@ describe('ursa list of an overdue scheduler', () => {
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(
       'hourly: next run 2026-03-28T13:00:00Z is overdue: no worker is running (start one with ursa serve or ursa worker)\n',
+    );
+    expect((await ursa(['describe', 'hourly'], later)).stdout).toContain(
+      '  next run  2026-03-28T13:00:00Z, overdue: no worker is running (start one with ursa serve or ursa worker)\n',
     );
     expect(JSON.parse((await ursa(['list', '--json'], later)).stdout).schedulers[0]).toMatchObject({
       name: 'hourly',

@@ -9,7 +9,7 @@ import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
-import { finishedLine, pauseLine } from './scheduler-lines.js';
+import { finishedLine, overdueLine, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 
 /** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
@@ -25,11 +25,6 @@ function listLines(schedulers: readonly SchedulerSummary[]): string[] {
       s.lastRun === null ? '-' : `${s.lastRun.outcome} (${s.lastRun.at})`,
     ]),
   ]);
-}
-
-/** Why a next run in the past has not started, and what starts it (issue #23). */
-function overdueLine(nextRunAt: string | null): string {
-  return `next run ${nextRunAt} is overdue: no worker is running (start one with ursa serve or ursa worker)`;
 }
 
 function registerList(program: Command, io: CliIo): void {
