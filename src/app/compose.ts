@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
@@ -43,6 +44,14 @@ export interface Composition {
  */
 export function storeLocation(db: string, cwd: string = process.cwd()): string {
   return isPostgresUrl(db) ? db : resolve(cwd, db);
+}
+
+/**
+ * Whether the store of `db` is there to open without creating it: a SQLite file that exists
+ * (relative to `cwd`), or any PostgreSQL URL (whether the server answers is for opening to say).
+ */
+export function storeExists(db: string, cwd: string = process.cwd()): boolean {
+  return isPostgresUrl(db) || existsSync(storeLocation(db, cwd));
 }
 
 /**

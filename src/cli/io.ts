@@ -25,3 +25,8 @@ export class ExitCode extends Error {
     super(`exit ${code}`);
   }
 }
+
+/** Prints `value` as indented JSON and a newline: what every `--json` of a command writes. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

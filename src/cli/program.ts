@@ -6,12 +6,14 @@ import { registerConfig } from './commands/config.js';
 import { registerDescribe } from './commands/describe.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerNext } from './commands/next.js';
 import { registerRecipeCommands } from './commands/recipe.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
 import { registerTokenCommands } from './commands/token.js';
+import { registerValidate } from './commands/validate.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { type CliIo, ExitCode } from './io.js';
 
@@ -20,14 +22,19 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_INVALID = 2;
 
-function buildProgram(io: CliIo): Command {
+/** The `ursa` program with every command registered, writing to `io` (exported for tests that walk it). */
+export function buildProgram(io: CliIo): Command {
   const program = new Command('ursa')
     .description('Ursa: a durable scheduler for agent runs')
     .exitOverride()
+    // "Did you mean list?" for `ursa lst`; subcommands inherit it when they are added (issue #23).
+    .showSuggestionAfterError(true)
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   registerNext(program, io);
   registerMcp(program, io);
   registerStoreCommands(program, io);
+  registerMigrate(program, io);
+  registerValidate(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);

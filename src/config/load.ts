@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { closestName } from '../errors/did-you-mean.js';
 import { UrsaError } from '../errors/index.js';
 import { type SettingDefinition, settingDefinitions, settingKeys } from './schema.js';
 import type { SettingKey, Settings } from './settings.js';
@@ -101,7 +102,10 @@ function issue(field: string, reason: string, allowed?: string, value?: unknown)
   return { field, value, allowed, reason };
 }
 
-/** A loose match of an unknown key to a setting, for "did you mean": case, dashes and a `Ms` suffix. */
+/**
+ * A loose match of an unknown key to a setting, for "did you mean": case, dashes and a `Ms` suffix,
+ * else a slip of a letter or two (`shutdownGrase`, issue #23).
+ */
 function suggest(key: string): string | undefined {
   const norm = (s: string) =>
     s
@@ -110,7 +114,8 @@ function suggest(key: string): string | undefined {
       .replace(/^ursa/, '')
       .replace(/ms$/, '');
   const wanted = norm(key);
-  return settingKeys.map((k) => settingDefinitions[k].yamlKey).find((yamlKey) => norm(yamlKey) === wanted);
+  const yamlKeys = settingKeys.map((k) => settingDefinitions[k].yamlKey);
+  return yamlKeys.find((yamlKey) => norm(yamlKey) === wanted) ?? closestName(key, yamlKeys) ?? undefined;
 }
 
 /** Reads the configuration file; undefined when the default file does not exist. */

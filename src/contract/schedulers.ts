@@ -52,6 +52,12 @@ export const schedulerSummarySchema = z.object({
   tags: z.array(z.string()),
   source: z.enum(['project', 'tenant']),
   nextRunAt: z.string().nullable(),
+  /** True when its next run is in the past and no worker holds a live lease to start it (issue #23). */
+  overdue: z
+    .boolean()
+    .describe(
+      'true when nextRunAt is in the past and no worker is running to start it (start one with ursa serve or ursa worker)',
+    ),
   lastRun: lastRunSchema.nullable(),
   /** Null unless it is paused (disabled by a pause, which keeps a note). */
   paused: pauseSchema.nullable(),
@@ -129,6 +135,28 @@ export const setResultSchema = z.object({
 
 /** `DELETE …/scheduler/:name`: where the document went in the trash. */
 export const deleteResultSchema = z.object({ trashPath: z.string() });
+
+/**
+ * Why a fire takes no params or other overrides (spec §11: a fire runs exactly as the cron tick
+ * would; issue #23: they were dropped silently). Says what to do instead.
+ */
+export const FIRE_AS_WRITTEN =
+  'a fire runs the scheduler as written and takes no params or other overrides; to run it with other params, change its params: (ursa set, or the editor), or add a one-shot scheduler (at:) with those params';
+
+/**
+ * Refuses every field of a fire's input but `allowed` (REST body, tool input), naming each with
+ * {@link FIRE_AS_WRITTEN}.
+ */
+export function refuseFireOverrides(allowed: readonly string[]) {
+  return (input: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    for (const key of Object.keys(input)) {
+      if (!allowed.includes(key)) ctx.addIssue({ code: 'custom', path: [key], message: FIRE_AS_WRITTEN });
+    }
+  };
+}
+
+/** `POST …/scheduler/:name/fire`: no body, or an empty one; any field is refused with the reason. */
+export const fireBody = z.record(z.string(), z.unknown()).superRefine(refuseFireOverrides([])).nullish();
 
 /** A manual fire (spec §9 `scheduler_fire`): the run's correlation id and its run log. */
 export const fireResultSchema = z.object({ correlationId: z.string(), logPath: z.string() });

@@ -6,5 +6,5 @@
 export { type OffsetPeriod, TimeZone, timeZone } from '../time/zone.js';
 export { type DstEffect, type DstNote, dstNotes } from './dst-preview.js';
 export { CronExpression } from './expression.js';
-export { parseCron } from './parse.js';
+export { neverFiresReason, parseCron } from './parse.js';
 export { nextFireTime, nextFireTimes, previousFireTime } from './schedule.js';

@@ -219,6 +219,15 @@ const SEPARATORS = /[ \t]+/;
 const OUTER_WHITE_SPACE = /^[ \t\r\n\f\v]+|[ \t\r\n\f\v]+$/g;
 
 /**
+ * The likely intent of a five-field (Unix) expression: the same fields after a seconds field of 0,
+ * which Spring/Quartz puts first (issue #23: `30 2 * * *` suggests `0 30 2 * * *`).
+ */
+function fiveFieldHint(parts: readonly string[]): string {
+  if (parts.length !== FIELDS.length - 1) return '';
+  return `; the seconds field comes first, so for a Unix cron write "0 ${parts.join(' ')}"`;
+}
+
+/**
  * Parses a Spring/Quartz cron expression (decisions §3) into an immutable {@link CronExpression}.
  *
  * Six fields: second minute hour day-of-month month day-of-week, or a macro (`@daily`, …).
@@ -248,7 +257,7 @@ export function parseCron(text: unknown): CronExpression {
     fail(
       'expression',
       text,
-      `expected 6 fields (second minute hour day-of-month month day-of-week), found ${parts.length}`,
+      `expected 6 fields (second minute hour day-of-month month day-of-week), found ${parts.length}${fiveFieldHint(parts)}`,
       'six fields separated by spaces, or a macro such as @daily',
     );
   }
@@ -268,4 +277,13 @@ export function parseCron(text: unknown): CronExpression {
     months: parseTimeField(MONTH, month),
     daysOfWeek: parseDaysOfWeek(dayOfWeek),
   });
+}
+
+/**
+ * Why a well-formed expression never fires (decisions §3: refused where a schedule is written), or
+ * null when it fires. The text is the same for a scheduler document and `ursa next`.
+ */
+export function neverFiresReason(cron: CronExpression, expression: string): string | null {
+  if (!cron.neverFires) return null;
+  return `${JSON.stringify(expression)} never fires: no date matches its day-of-month, month and day-of-week fields together`;
 }

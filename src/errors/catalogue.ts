@@ -68,6 +68,11 @@ export const errorCatalogue = {
     kind: 'input',
     doc: 'The operator configuration (`ursa.yaml`, `URSA_*` variables, command-line flags) has a value that is not allowed; the error names each source, value and what is allowed.',
   },
+  ENGINE_NOT_FOUND: {
+    status: 400,
+    kind: 'input',
+    doc: 'A recipe names an engine this Ursa does not have: not built in (`shell`, `http`, `noop`), not configured, not registered by the library user; reported by `ursa validate` against a store.',
+  },
   ENGINE_INVALID: {
     status: 500,
     kind: 'input',

@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { type ErrorCode, errorCatalogue, UrsaError, type ValidationIssue } from '../errors/index.js';
+import { schemaFieldsAt } from '../yaml/issues.js';
 
 /** Longest path segment (a tenant, project or scheduler name, an id) the router hands to a route. */
 export const MAX_PARAM_LENGTH = 1024;
@@ -22,8 +25,11 @@ function typeOf(code: ErrorCode): string {
   return `https://ursa.dev/errors#${code.toLowerCase()}`;
 }
 
-/** The problem document of an error; nothing of a driver's text or a stack ever goes in. */
-export function problemOf(error: unknown): Problem {
+/**
+ * The problem document of an error; nothing of a driver's text or a stack ever goes in. `schemas`
+ * (the route's, by part: `body`, `querystring`, …) name the near miss of an unknown field.
+ */
+export function problemOf(error: unknown, schemas?: Readonly<Record<string, unknown>>): Problem {
   if (error instanceof UrsaError) {
     return {
       type: typeOf(error.code),
@@ -42,8 +48,9 @@ export function problemOf(error: unknown): Problem {
   const fastifyError = error as FastifyError & { validation?: unknown };
   if (hasZodFastifySchemaValidationErrors(fastifyError)) {
     const where = fastifyError.validationContext ?? 'body';
+    const schema = schemas?.[where] as z.ZodType | undefined;
     const errors = fastifyError.validation.flatMap((issue) =>
-      fieldIssues(where, issue.instancePath, issue.keyword, issue.message, issue.params),
+      fieldIssues(where, issue.instancePath, issue.keyword, issue.message, issue.params, schema),
     );
     return problem(
       'VALIDATION_FAILED',
@@ -90,8 +97,9 @@ interface ZodIssueLike {
 }
 
 /**
- * Field paths of one schema issue: an unknown key is named in the path (`body.extra`), and a
- * union (YAML text or `{yaml}`) reports the issues of its closest branch rather than the union.
+ * Field paths of one schema issue: an unknown key is named in the path (`body.extra`), with the
+ * field it likely is when `schema` has one near it (`body.yml`: did you mean "yaml"?, issue #23),
+ * and a union (YAML text or `{yaml}`) reports the issues of its closest branch rather than the union.
  */
 function fieldIssues(
   where: string,
@@ -99,18 +107,32 @@ function fieldIssues(
   code: string | undefined,
   message: string | undefined,
   params: unknown,
+  schema?: z.ZodType,
 ): ValidationIssue[] {
-  const at = [where, ...instancePath.split('/').filter((part) => part !== '')];
+  const parts = instancePath.split('/').filter((part) => part !== '');
+  const at = [where, ...parts];
   const details = (params ?? {}) as ZodIssueLike;
   if (code === 'unrecognized_keys' && Array.isArray(details.keys)) {
-    return details.keys.map((key) => ({ path: [...at, key].join('.'), message: 'unknown field' }));
+    const segments = parts.map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    const allowed = (schema && schemaFieldsAt(schema, segments)) ?? [];
+    return details.keys.map((key) => ({
+      path: [...at, key].join('.'),
+      message: `unknown field${didYouMean(key, allowed)}`,
+    }));
   }
   if (code === 'invalid_union' && Array.isArray(details.errors) && details.errors.length > 0) {
     // The branch that got deepest into the value is the one the caller most likely meant.
     const depth = (issues: readonly ZodIssueLike[]) => Math.max(0, ...issues.map((i) => i.path?.length ?? 0));
     const branch = [...details.errors].sort((a, b) => depth(b) - depth(a))[0] ?? [];
     const nested = branch.flatMap((i: ZodIssueLike) =>
-      fieldIssues(where, `${instancePath}/${(i.path ?? []).map(String).join('/')}`, i.code, i.message, i),
+      fieldIssues(
+        where,
+        `${instancePath}/${(i.path ?? []).map(String).join('/')}`,
+        i.code,
+        i.message,
+        i,
+        schema,
+      ),
     );
     if (nested.length > 0) return nested;
   }
@@ -130,7 +152,7 @@ function problem(code: ErrorCode, detail: string, errors?: readonly ValidationIs
 
 /** Fastify error handler: every error leaves as `application/problem+json` (RFC 9457). */
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const body = problemOf(error);
+  const body = problemOf(error, request.routeOptions.schema as Readonly<Record<string, unknown>> | undefined);
   if (body.status >= 500) request.log.error({ err: error }, 'request failed');
   void reply.status(body.status).type('application/problem+json').send(body);
 }

@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Runtime } from '../runtime/context.js';
 import { type AgentIdentity, callTool, toolsFor } from '../tools/toolset.js';
+import { MCP_INSTRUCTIONS } from './instructions.js';
 
 /**
  * An MCP server (Model Context Protocol) exposing Ursa's agent tools (spec §9, issue #8) to one
@@ -13,7 +14,7 @@ export function createMcpServer(
   identity: AgentIdentity,
   options: { admin: boolean; readOnly?: boolean },
 ): McpServer {
-  const server = new McpServer({ name: 'ursa', version: '0.1.0' });
+  const server = new McpServer({ name: 'ursa', version: '0.1.0' }, { instructions: MCP_INSTRUCTIONS });
   const tools = toolsFor(options.admin, options.readOnly ?? false);
   for (const tool of tools) {
     server.registerTool(

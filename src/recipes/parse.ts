@@ -151,7 +151,7 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
     );
   }
   const parsed = recipeSchema.safeParse(value, { error: issueMessage });
-  if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, RECIPE_FIELDS));
+  if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, recipeSchema));
   if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues, RECIPE_FIELDS) };
   const { description, engine, params, command, url, headers, secretHeaders, timeout } = parsed.data;
   return {

@@ -3,6 +3,7 @@ import { parseCron, timeZone } from '../cron/index.js';
 import type { ScheduleTiming } from '../decisions/advance.js';
 import { type ClockReading, clockJump, replanAfterJumpBack } from '../decisions/clock-jump.js';
 import type { SchedulerKey } from '../store/schedules.js';
+import { humanDuration } from '../time/duration.js';
 import type { Runtime } from './context.js';
 
 /** The default of `WorkerOptions.clockJumpThresholdMs`: a jump of the wall clock beyond this, milliseconds, is one. */
@@ -111,12 +112,12 @@ export class ClockWatch {
     this.#last = current;
     if (jump !== null) {
       const direction = jump < 0 ? 'back' : 'forward';
-      const seconds = Math.round(Math.abs(jump) / 1000);
+      const by = humanDuration(jump);
       log.warn(
         { jumpMs: Math.abs(jump), direction, thresholdMs: this.thresholdMs },
         jump < 0
-          ? `the wall clock was set back ${seconds} s: next runs are recomputed from the new time; nothing already run runs again`
-          : `the wall clock jumped forward ${seconds} s: missed occurrences run or are skipped by each scheduler's misfire policy`,
+          ? `the wall clock was set back ${by}: next runs are recomputed from the new time; nothing already run runs again`
+          : `the wall clock jumped forward ${by}: missed occurrences run or are skipped by each scheduler's misfire policy`,
       );
       if (jump < 0) this.#replanPending = true;
     }

@@ -2,6 +2,7 @@ import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type { StartedRun } from '../runs/run.js';
 import { schedulerPath } from '../scheduler/document.js';
 import type { Run } from '../store/runs.js';
+import { humanDuration } from '../time/duration.js';
 import { formatInstant } from '../time/instant.js';
 import { type DispatchContext, persist } from './dispatch-context.js';
 import { SimulatedCrash } from './faults.js';
@@ -65,7 +66,7 @@ async function oneShotStarted(
       tenant: started.tenant,
       user: started.runAs,
       kind: 'one-shot-late',
-      title: `${started.name} ran ${Math.round(lateMs / 60_000)} minutes late`,
+      title: `${started.name} ran ${humanDuration(lateMs)} late`,
       body: `The one-shot scheduler ${started.name} was due at ${formatInstant(started.scheduledFor)} and started at ${formatInstant(startedAt)}, more than the misfire threshold after it.`,
       project: started.project,
       scheduler: started.name,

@@ -177,7 +177,7 @@ export function validateSchedulerObject(
     );
   }
   const parsed = schedulerSchema.safeParse(value, { error: issueMessage });
-  if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, SCHEDULER_FIELDS));
+  if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, schedulerSchema));
   if (!parsed.success || issues.length > 0)
     return { ok: false, issues: sortIssues(issues, SCHEDULER_FIELDS) };
   return { ok: true, definition: definitionOf(name, parsed.data) };

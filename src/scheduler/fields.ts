@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCron } from '../cron/index.js';
+import { neverFiresReason, parseCron } from '../cron/index.js';
 import { isUrsaError } from '../errors/index.js';
 import { parseAt } from '../time/at.js';
 import { parseFixedDuration } from '../time/duration.js';
@@ -24,11 +24,9 @@ export const nameString = z.string().refine(isValidName, {
 export const cronField = z.string().transform((expression, ctx) => {
   try {
     const cron = parseCron(expression);
-    if (!cron.neverFires) return { expression, cron };
-    ctx.addIssue({
-      code: 'custom',
-      message: `${JSON.stringify(expression)} never fires: no date matches its day-of-month, month and day-of-week fields together`,
-    });
+    const never = neverFiresReason(cron, expression);
+    if (never === null) return { expression, cron };
+    ctx.addIssue({ code: 'custom', message: never });
   } catch (error) {
     if (!isUrsaError(error, 'CRON_INVALID')) throw error;
     ctx.addIssue({ code: 'custom', message: error.message });

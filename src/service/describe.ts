@@ -9,6 +9,7 @@ import { schedulerMissing } from './missing.js';
 import { pausesOf } from './pauses.js';
 import { schedulerRunPage } from './run-views.js';
 import { upcomingOfScheduler } from './upcoming.js';
+import { workerRunning } from './workers.js';
 
 /** How many of its newest runs a description shows. */
 export const DESCRIBE_RECENT_RUNS = 5;
@@ -50,7 +51,7 @@ export async function describeScheduler(
   const key = { tenant, project, name };
   const now = rt.clock.now();
   const paused = (await pausesOf(rt, tenant, project))(scheduler);
-  const summary = await summaryOf(rt, key, scheduler, states.get(name), paused);
+  const summary = await summaryOf(rt, key, scheduler, states.get(name), paused, await workerRunning(rt));
   const upcoming = await upcomingOfScheduler(rt, key, scheduler, paused, now, count);
   const { definition } = scheduler;
   const { trigger, zone } = definition;

@@ -11,6 +11,7 @@ import { formatInstant } from '../time/instant.js';
 import { schedulerMissing } from './missing.js';
 import { pausesOf, pauseView } from './pauses.js';
 import { definitionFields } from './views.js';
+import { workerRunning } from './workers.js';
 
 /**
  * The cascade-resolved schedulers of a project (spec §3: its own documents, else `_tenant`'s), the
@@ -50,9 +51,10 @@ export async function listSchedulers(
 ): Promise<SchedulerList> {
   const { schedulers, failures, states } = await loadSchedulersWithState(rt, tenant, project);
   const pauseOf = await pausesOf(rt, tenant, project);
+  const live = await workerRunning(rt);
   const list: SchedulerSummary[] = [];
   for (const [name, s] of [...schedulers].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    list.push(await summaryOf(rt, { tenant, project, name }, s, states.get(name), pauseOf(s)));
+    list.push(await summaryOf(rt, { tenant, project, name }, s, states.get(name), pauseOf(s), live));
   }
   const invalid = failures.map((f) => ({ path: f.path, message: f.message }));
   if (!options.all) return { schedulers: list, invalid };
@@ -75,7 +77,9 @@ const FIRED_LISTED = 100;
 
 /**
  * One scheduler of a project's listing (`SchedulerSummary`): its definition's fields, its next run
- * (from its schedule state), its last run (the feed's newest line), its pause and its bounds.
+ * (from its schedule state) and whether it is overdue (in the past while no worker is live,
+ * `workerLive` from {@link workerRunning}: nothing will start it, issue #23), its last run (the
+ * feed's newest line), its pause and its bounds.
  *
  * @throws the store's errors.
  */
@@ -85,6 +89,7 @@ export async function summaryOf(
   s: EffectiveScheduler,
   state: ScheduleState | undefined,
   paused: Pause | null,
+  workerLive: boolean,
 ): Promise<SchedulerSummary> {
   const d = s.definition;
   const last = await rt.repos.feed.latestForRef(key.tenant, key.project, 'SCHEDULER', key.name);
@@ -97,6 +102,7 @@ export async function summaryOf(
     tags: [...d.tags],
     source: s.source,
     nextRunAt: next === null ? null : formatInstant(next),
+    overdue: next !== null && next < rt.clock.now() && !workerLive,
     lastRun:
       last === undefined
         ? null

@@ -1,4 +1,5 @@
 import { NO_BUDGET, type RunBudget } from '../decisions/budget.js';
+import { didYouMean } from '../errors/did-you-mean.js';
 import { UrsaError } from '../errors/index.js';
 import { isValidName, NAME_RULE } from '../scheduler/name.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
@@ -38,7 +39,8 @@ function invalid(field: string, message: string, value: unknown, allowed: string
 export function settingKey(key: string): SettingKeyDefinition & { readonly key: SettingKey } {
   if (!Object.hasOwn(SETTING_KEYS, key)) {
     const known = Object.keys(SETTING_KEYS).join(', ');
-    throw invalid('key', `${JSON.stringify(key)} is not a setting Ursa knows`, key, known);
+    const hint = didYouMean(key, Object.keys(SETTING_KEYS));
+    throw invalid('key', `${JSON.stringify(key)} is not a setting Ursa knows${hint}`, key, known);
   }
   return { key: key as SettingKey, ...SETTING_KEYS[key as SettingKey] };
 }

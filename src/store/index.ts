@@ -31,11 +31,13 @@ export {
 } from './inbox.js';
 export type { LaneRequest, LaneResult } from './lane-records.js';
 export { Lanes } from './lanes.js';
+export { MIGRATION_NAMES } from './migrations/index.js';
 export {
   DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
   isPostgresUrl,
   migrate,
   openStore,
+  pendingMigrations,
   redactUrl,
   type Store,
   type StoreDialect,

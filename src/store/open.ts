@@ -47,12 +47,30 @@ function driverCode(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Applies every pending migration (decisions §5: the same schema on every dialect). */
-export async function migrate(store: Store): Promise<void> {
-  const { error, results } = await new Migrator({
-    db: store.db,
-    provider: migrationsFor(store.dialect),
-  }).migrateToLatest();
+function migratorOf(store: Store): Migrator {
+  return new Migrator({ db: store.db, provider: migrationsFor(store.dialect) });
+}
+
+/**
+ * The names of the migrations not yet applied to `store`, in the order they apply (`ursa migrate
+ * --dry-run`, issue #23). Reads only: a store never migrated has no migration table, and all are
+ * pending.
+ *
+ * @throws the store's errors (`STORE_UNAVAILABLE` when it cannot be reached).
+ */
+export async function pendingMigrations(store: Store): Promise<string[]> {
+  const migrations = await migratorOf(store).getMigrations();
+  return migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * Applies every pending migration (decisions §5: the same schema on every dialect) and returns the
+ * names of those it applied, in order (none when the store was up to date).
+ *
+ * @throws UrsaError `STORE_UNAVAILABLE` naming the migration that failed.
+ */
+export async function migrate(store: Store): Promise<string[]> {
+  const { error, results } = await migratorOf(store).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'a migration';
     const code = driverCode(error);
@@ -62,6 +80,7 @@ export async function migrate(store: Store): Promise<void> {
       error,
     );
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /** How a store is opened. */
@@ -79,6 +98,11 @@ export interface StoreOptions {
    * planned.
    */
   readonly onQuery?: (sql: string, parameters: readonly unknown[], durationMs: number) => void;
+  /**
+   * Whether opening applies the pending migrations (default true). False only for `ursa migrate`,
+   * which reports them itself; a store left behind is not for anything else to use.
+   */
+  readonly migrate?: boolean;
 }
 
 /** The Kysely settings of {@link StoreOptions.onQuery}: its query log, when one is asked for. */
@@ -110,7 +134,9 @@ export async function openStore(location: string, options: StoreOptions = {}): P
     ? openPostgres(location, queryLog(options))
     : openSqlite(location, options.busyTimeoutMs ?? DEFAULT_SQLITE_BUSY_TIMEOUT_MS, queryLog(options));
   try {
-    await migrate(store);
+    if (options.migrate !== false) await migrate(store);
+    // Unmigrated, the store is still reached here, so a bad location or password fails in open.
+    else await pendingMigrations(store);
   } catch (error) {
     await store.close().catch(() => {});
     // Ursa's own refusals as they are; a lost connection's translation names the location here.

@@ -45,3 +45,33 @@ export function parseFixedDuration(
 export function formatDuration(ms: number): string {
   return Temporal.Duration.from({ milliseconds: ms }).round({ largestUnit: 'days' }).toString();
 }
+
+const HUMAN_UNITS = [
+  ['day', 'd', 86_400_000],
+  ['hour', 'h', 3_600_000],
+  ['minute', 'min', 60_000],
+  ['second', 's', 1000],
+] as const;
+
+/**
+ * A duration in milliseconds as people read it (issue #23): its largest unit and the next one when
+ * that is not zero, each a whole number, pluralised — `60000` → `1 minute`, `5400000` →
+ * `1 hour 30 minutes`, `28924740000` → `334 days 18 hours`, `90061000` → `1 day 1 hour`. Smaller
+ * units are dropped, not rounded; under a second is `less than a second`. A negative duration is
+ * read as its length. `short` writes the units as `d`, `h`, `min`, `s` (`1 h 30 min`, `0 s` under a
+ * second) for tables. For text only: {@link formatDuration} is the form that reads back.
+ */
+export function humanDuration(ms: number, options: { readonly short?: boolean } = {}): string {
+  const abs = Math.abs(ms);
+  const largest = HUMAN_UNITS.findIndex(([, , size]) => abs >= size);
+  if (largest === -1) return options.short ? '0 s' : 'less than a second';
+  const parts: string[] = [];
+  let rest = abs;
+  for (const [unit, short, size] of HUMAN_UNITS.slice(largest, largest + 2)) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count === 0) continue;
+    parts.push(options.short ? `${count} ${short}` : `${count} ${unit}${count === 1 ? '' : 's'}`);
+  }
+  return parts.join(' ');
+}

@@ -11,6 +11,7 @@ import {
   recipeListSchema,
   recipeSummarySchema,
   refreshSchema,
+  refuseFireOverrides,
   runSchema,
   schedulerDescriptionSchema,
   schedulerDetailSchema,
@@ -277,7 +278,8 @@ const fire = defineTool({
   label: 'admin',
   description:
     'Fire a scheduler now, bypassing its schedule but not its overlap policy. Returns the correlationId and the logPath of the run log; read it with document_read to follow the run (its outcome is "pending" until the run ends).',
-  input: z.object({ name }),
+  // Loose, so that params or another override is refused with the reason rather than dropped.
+  input: z.looseObject({ name }).superRefine(refuseFireOverrides(['name'])),
   output: fireResultSchema,
   handler: (scope, input) => scope.fire(input.name),
 });

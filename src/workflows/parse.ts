@@ -99,7 +99,7 @@ export function parseWorkflowDocument(
     throw documentRefused(
       'WORKFLOW_INVALID',
       options.path,
-      sortIssues(fromZodIssues(parsed.error.issues, WORKFLOW_FIELDS), WORKFLOW_FIELDS),
+      sortIssues(fromZodIssues(parsed.error.issues, workflowSchema), WORKFLOW_FIELDS),
     );
   const issues = referenceIssues(parsed.data, options.limits);
   if (issues.length > 0) throw documentRefused('WORKFLOW_INVALID', options.path, issues);

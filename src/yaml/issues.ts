@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { didYouMean } from '../errors/did-you-mean.js';
 import type { ValidationIssue } from '../errors/index.js';
 import { appendField, fieldPath } from './field-path.js';
 
@@ -64,20 +65,57 @@ export const issueMessage: z.core.$ZodErrorMap = (issue) => {
   }
 };
 
+/** The zod definition fields this module reads to walk a schema (zod 4's `_zod.def`). */
+interface SchemaDef {
+  readonly type: string;
+  readonly shape?: Readonly<Record<string, z.ZodType>>;
+  readonly element?: z.ZodType;
+  readonly innerType?: z.ZodType;
+  readonly in?: z.ZodType;
+  readonly options?: readonly z.ZodType[];
+}
+
+/**
+ * The field names of the mapping at `path` in `schema`, to name the allowed ones beside an unknown
+ * field (`retry.attemps` lists `retry`'s fields, not the document's). Null when the schema there is
+ * not an object with a known shape.
+ */
+export function schemaFieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): readonly string[] | null {
+  const def = (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+  const inner = def.innerType ?? def.in;
+  if (inner !== undefined) return schemaFieldsAt(inner, path);
+  if (path.length === 0) return def.type === 'object' && def.shape ? Object.keys(def.shape) : null;
+  const [head, ...rest] = path;
+  if (def.type === 'object' && def.shape && typeof head === 'string') {
+    const child = def.shape[head];
+    return child === undefined ? null : schemaFieldsAt(child, rest);
+  }
+  if (def.type === 'array' && def.element && typeof head === 'number')
+    return schemaFieldsAt(def.element, rest);
+  if (def.type === 'union' && def.options) {
+    for (const option of def.options) {
+      const fields = schemaFieldsAt(option, path);
+      if (fields !== null) return fields;
+    }
+  }
+  return null;
+}
+
 /**
  * Zod's issues as {@link ValidationIssue}s: paths written as {@link fieldPath} does, and an
- * unknown-keys issue split into one issue per unknown field whose message names `allowed`.
+ * unknown-keys issue split into one issue per unknown field whose message names the fields allowed
+ * there (read from `schema` at the issue's path) and the near miss it likely is (issue #23:
+ * `timezon` → `did you mean "timezone"?`).
  */
-export function fromZodIssues(
-  issues: readonly z.core.$ZodIssue[],
-  allowed: readonly string[],
-): ValidationIssue[] {
+export function fromZodIssues(issues: readonly z.core.$ZodIssue[], schema: z.ZodType): ValidationIssue[] {
   return issues.flatMap((issue): ValidationIssue[] => {
     const path = fieldPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
+      const allowed = schemaFieldsAt(schema, issue.path) ?? [];
+      const list = allowed.length === 0 ? '' : `; the fields are ${allowed.join(', ')}`;
       return issue.keys.map((key) => ({
         path: appendField(path, key),
-        message: `unknown field; the fields are ${allowed.join(', ')}`,
+        message: `unknown field${didYouMean(key, allowed)}${list}`,
       }));
     }
     return [{ path, message: issue.message }];

@@ -43,3 +43,16 @@ describe('help texts', () => {
     for (const [command, text] of texts) expect(text, command).not.toMatch(CITATION);
   });
 });
+
+// issue #23: a mistyped command or option gets "did you mean", at every level of the program.
+describe('a near-miss command or option', () => {
+  it.each([
+    [['lst'], "error: unknown command 'lst'\n(Did you mean list?)\n"],
+    [['workflow', 'lst'], "error: unknown command 'lst'\n(Did you mean list?)\n"],
+    [['list', '--jsn'], "error: unknown option '--jsn'\n(Did you mean --json?)\n"],
+  ])('ursa %j suggests the one it likely is, exit 2', async (args, stderr) => {
+    const run = await ursa(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(stderr);
+  });
+});

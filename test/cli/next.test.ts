@@ -26,11 +26,30 @@ describe('ursa next', () => {
     expect(JSON.parse(run.stdout)).toEqual(['2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
   });
 
-  it('says so when an expression never fires', async () => {
-    const run = await ursa(['next', '0 0 0 30 2 *']);
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('never fires');
-    expect((await ursa(['next', '0 0 0 30 2 *', '--json'])).stdout).toBe('[]\n');
+  // issue #23: a cron that never fires is a mistake to fix, not an empty answer.
+  it('exits non-zero with the reason when an expression never fires', async () => {
+    for (const args of [
+      ['next', '0 0 0 30 2 *'],
+      ['next', '0 0 0 30 2 *', '--json'],
+    ]) {
+      const run = await ursa(args);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(
+        'ursa: expression: "0 0 0 30 2 *" never fires: no date matches its day-of-month, month and day-of-week fields together [CRON_INVALID]',
+      );
+    }
+    const batch = await ursa(['next', '--batch'], ['{"expr":"0 0 0 30 2 *"}']);
+    expect(JSON.parse(batch.stdout).error).toMatchObject({ code: 'CRON_INVALID', field: 'expression' });
+  });
+
+  // issue #23: a Unix (five-field) cron gets the six-field form it most likely means.
+  it('suggests the six-field form of a five-field expression', async () => {
+    const run = await ursa(['next', '30 2 * * *']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'found 5; the seconds field comes first, so for a Unix cron write "0 30 2 * * *" [CRON_INVALID]',
+    );
   });
 
   it('exits non-zero with the message on stderr for an invalid expression', async () => {

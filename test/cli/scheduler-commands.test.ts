@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { jitterOffset } from '../../src/decisions/jitter.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { openStore, repositories } from '../../src/store/index.js';
-import { formatDuration } from '../../src/time/duration.js';
+import { humanDuration } from '../../src/time/duration.js';
 import { formatZoned } from '../../src/time/instant.js';
 import { timeZone } from '../../src/time/zone.js';
 import { iso } from '../support/cases.js';
@@ -82,6 +82,7 @@ describe('ursa list and ursa get', () => {
       tags: [],
       source: 'project',
       nextRunAt: '2026-03-28T12:00:10Z',
+      overdue: false,
       lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
       paused: null,
       bounds: null,
@@ -213,7 +214,7 @@ describe('ursa list and ursa get', () => {
     const offset = jitterOffset({ tenant: 'default', project: 'demo', name: 'job' }, 600_000);
     const line = (occurrence: string) => {
       const at = Date.parse(occurrence) + offset;
-      const late = formatDuration(offset);
+      const late = humanDuration(offset);
       return `${formatZoned(at, timeZone('Europe/Berlin'))}  ${iso(at)}  (occurrence ${occurrence}, jitter +${late})`;
     };
     expect(await ursa(['next', '--scheduler', 'job'], { cwd })).toEqual({

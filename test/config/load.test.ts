@@ -348,10 +348,14 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
   it('refuses an unknown ursa.yaml key, suggesting the setting it resembles', () => {
     const error = configError(() => load('prot: 8080\n'));
     expect(error.message).toBe(
-      'ursa.yaml: prot: unknown setting; allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
+      'ursa.yaml: prot: unknown setting (did you mean port?); allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
         'budgetRunsPerHour, budgetRunsPerDay, shutdownGrace, workflows, templateParseLimit, templateRenderLimit, templateMemoryLimit, ' +
         'templateListLimit, templateParamLimit, templateRunLimit, host, port, tenant, project, ' +
         'outboundAllow, outboundDeny, secretHosts',
+    );
+    // issue #23: a slip of a letter or two is a near miss too.
+    expect(configError(() => load('shutdownGrase: PT1M\n')).message).toMatch(
+      /^ursa\.yaml: shutdownGrase: unknown setting \(did you mean shutdownGrace\?\); /,
     );
     expect(configError(() => load('misfireThresholdMs: PT1M\n')).message).toMatch(
       /^ursa\.yaml: misfireThresholdMs: unknown setting \(did you mean misfireThreshold\?\); allowed: db, /,

@@ -285,7 +285,7 @@ describe('validation errors (decisions §3)', () => {
       '* * * * *',
       'expression',
       '* * * * *',
-      'expression: "* * * * *": expected 6 fields (second minute hour day-of-month month day-of-week), found 5',
+      'expression: "* * * * *": expected 6 fields (second minute hour day-of-month month day-of-week), found 5; the seconds field comes first, so for a Unix cron write "0 * * * * *"',
     ],
   ])('%s names %s, the value and the reason', (expr, field, value, message) => {
     const error = thrown(() => parseCron(expr)) as UrsaError;

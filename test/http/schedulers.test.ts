@@ -131,6 +131,14 @@ describe('PUT /scheduler/{name} (spec §10: create/update, idempotent)', () => {
       errors: [{ path: 'body.extra', message: 'unknown field' }],
     });
 
+    // issue #23: a near miss of a field is named, from the route's schema.
+    const pause = await a.request('POST', `${BASE}/job/pause`, a.tokens.write, { nte: 'down' });
+    expect(pause.statusCode).toBe(400);
+    expect(pause.json()).toMatchObject({
+      detail: 'the body does not match the schema: body.nte: unknown field (did you mean "note"?)',
+      errors: [{ path: 'body.nte', message: 'unknown field (did you mean "note"?)' }],
+    });
+
     // The body is YAML text or {yaml}: a wrong type inside {yaml} is named at its field, from the
     // union branch that got deepest (see problem.ts).
     const wrongType = await a.request('PUT', `${BASE}/job`, a.tokens.write, { yaml: 42 });
@@ -194,6 +202,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
           tags: [],
           source: 'project',
           nextRunAt: '2026-06-01T09:00:00Z',
+          overdue: false,
           lastRun: null,
           paused: null,
           bounds: null,
@@ -210,6 +219,7 @@ describe('GET /scheduler and /scheduler/{name}', () => {
           tags: [],
           source: 'project',
           nextRunAt: '2026-06-02T03:00:00Z',
+          overdue: false,
           lastRun: null,
           paused: null,
           bounds: null,

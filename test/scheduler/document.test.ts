@@ -146,7 +146,7 @@ catchUpWindow: PT10M
 
   it('refuses a cron with five fields, naming the cron field', () => {
     expect(refusal('description: d\ncron: "0 8 * * *"\nrecipe: analyze\n').message).toBe(
-      `${PATH}: cron: expression: "0 8 * * *": expected 6 fields (second minute hour day-of-month month day-of-week), found 5`,
+      `${PATH}: cron: expression: "0 8 * * *": expected 6 fields (second minute hour day-of-month month day-of-week), found 5; the seconds field comes first, so for a Unix cron write "0 0 8 * * *"`,
     );
   });
 

@@ -190,6 +190,10 @@ describe.each(DIALECTS)('settings on %s (decisions §2)', (dialect) => {
       allowed:
         'display.timezone, scheduler.log.retentionDays, scheduler.budget.runsPerHour, scheduler.budget.runsPerDay, feed.retentionDays, lifecycleType',
     });
+    // issue #23: a near miss is named.
+    expect(
+      (await refused({ scope: 'tenant', subject: '', key: 'feed.retentionDay', value: '1' })).message,
+    ).toBe('key: "feed.retentionDay" is not a setting Ursa knows (did you mean "feed.retentionDays"?)');
     expect(await refused({ scope: 'global', subject: '', key: 'feed.retentionDays', value: '1' })).toEqual({
       code: 'ARGUMENT_INVALID',
       field: 'scope',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseFixedDuration } from '../../src/time/duration.js';
+import { formatDuration, humanDuration, parseFixedDuration } from '../../src/time/duration.js';
 
 // decisions §4: catchUpWindow is an ISO-8601 duration; only fixed lengths make sense relative to nothing.
 describe('fixed-length ISO-8601 durations (decisions §4)', () => {
@@ -38,5 +38,30 @@ describe('fixed-length ISO-8601 durations (decisions §4)', () => {
   ])('formats %d ms as %s, which reads back as the same ms (issue #19)', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
     expect(parseFixedDuration(text, { allowZero: true })).toEqual({ ms });
+  });
+});
+
+// issue #23: "ran 1 minutes late", "ran 482079 minutes late" read as people say them.
+describe('humanDuration', () => {
+  it.each([
+    [999, 'less than a second'],
+    [1000, '1 second'],
+    [60_000, '1 minute'],
+    [61_000, '1 minute 1 second'],
+    [2_700_000, '45 minutes'],
+    [5_400_000, '1 hour 30 minutes'],
+    [3_600_000 + 59_000, '1 hour'],
+    [90_061_000, '1 day 1 hour'],
+    [482_079 * 60_000, '334 days 18 hours'],
+    [-7_200_000, '2 hours'],
+  ])('says %d ms as %s: the largest two units, pluralised', (ms, text) => {
+    expect(humanDuration(ms)).toBe(text);
+  });
+
+  it('writes short units for tables', () => {
+    expect(humanDuration(482_079 * 60_000, { short: true })).toBe('334 d 18 h');
+    expect(humanDuration(185_000, { short: true })).toBe('3 min 5 s');
+    expect(humanDuration(7_200_000, { short: true })).toBe('2 h');
+    expect(humanDuration(400, { short: true })).toBe('0 s');
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCron, timeZone } from '../../src/cron/index.js';
 import { jitterOffset } from '../../src/decisions/jitter.js';
 import { validateSchedulerDocument } from '../../src/scheduler/document.js';
-import { formatDuration } from '../../src/time/duration.js';
+import { humanDuration } from '../../src/time/duration.js';
 import { describeCron } from '../../web/src/cron-describe.js';
 import { previewOf, timelineOf } from '../../web/src/cron-preview.js';
 import { parseRoute, routeHash } from '../../web/src/route.js';
@@ -152,7 +152,7 @@ describe('the cron helper', () => {
       'No run before Mon 2026-06-01 10:00:00 +00:00.',
       'No run after Mon 2026-06-01 11:00:00 +00:00.',
       'At most 2 runs in all, then it stops.',
-      `Each run starts ${formatDuration(offset)} after its occurrence (this scheduler's share of its jitter, PT10M); the times above include it.`,
+      `Each run starts ${humanDuration(offset)} after its occurrence (this scheduler's share of its jitter, PT10M); the times above include it.`,
     ]);
     // In _tenant it fires in every project with each project's own offset: the occurrences are shown.
     const shared = previewOf(definition, { ...identity, project: '_tenant' }, now, timeZone('UTC'), 5);

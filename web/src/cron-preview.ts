@@ -9,7 +9,7 @@ import {
 import { type JitterIdentity, jitterOffset, upcomingFires } from '../../src/decisions/jitter.js';
 import type { SchedulerDefinition } from '../../src/scheduler/definition.js';
 import { formatWall, MS_PER_DAY, MS_PER_HOUR } from '../../src/time/calendar.js';
-import { formatDuration } from '../../src/time/duration.js';
+import { humanDuration } from '../../src/time/duration.js';
 import { formatOffset, formatZoned } from '../../src/time/instant.js';
 import { describeCron } from './cron-describe.js';
 
@@ -54,12 +54,6 @@ export function viewerZone(): TimeZone {
   }
 }
 
-function duration(ms: number): string {
-  const minutes = Math.round(Math.abs(ms) / 60_000);
-  if (minutes % 60 === 0) return minutes === 60 ? '1 hour' : `${minutes / 60} hours`;
-  return `${minutes} minutes`;
-}
-
 function wallText(wall: number): string {
   return formatWall(wall).replace('T', ' ');
 }
@@ -78,13 +72,13 @@ export function noteText(note: DstNote, zone: TimeZone): string {
       example === undefined
         ? ''
         : ` (e.g. ${wallText(example.wall).slice(11)} fires at ${formatZoned(example.fireTimes[0] as number, zone).slice(15)})`;
-    return `${day} ${zone.id}: clocks go forward ${duration(delta)} (${clock}); ${n} in the gap ${fire} ${duration(delta)} later${eg}.`;
+    return `${day} ${zone.id}: clocks go forward ${humanDuration(delta)} (${clock}); ${n} in the gap ${fire} ${humanDuration(delta)} later${eg}.`;
   }
   const eg = example === undefined ? '' : ` (e.g. ${wallText(example.wall).slice(11)})`;
   if (note.effect === 'once') {
-    return `${day} ${zone.id}: clocks go back ${duration(delta)} (${clock}); ${n} in the repeated hour ${fire} once, at the first instant${eg}.`;
+    return `${day} ${zone.id}: clocks go back ${humanDuration(delta)} (${clock}); ${n} in the repeated hour ${fire} once, at the first instant${eg}.`;
   }
-  return `${day} ${zone.id}: clocks go back ${duration(delta)} (${clock}); the hour field matches every hour, so ${n} in the repeated hour ${fire} at both instants${eg}.`;
+  return `${day} ${zone.id}: clocks go back ${humanDuration(delta)} (${clock}); the hour field matches every hour, so ${n} in the repeated hour ${fire} at both instants${eg}.`;
 }
 
 /** True when `instant` is a fire time that `note`'s gap or overlap moved, merged or repeated. */
@@ -110,7 +104,7 @@ function limitsOf(definition: SchedulerDefinition, identity: JitterIdentity): st
       `Each run starts up to ${definition.jitter} after its occurrence, a different share in each project; the times above are the occurrences.`,
     );
   } else if (jitterMs !== undefined) {
-    const offset = formatDuration(jitterOffset(identity, jitterMs));
+    const offset = humanDuration(jitterOffset(identity, jitterMs));
     limits.push(
       `Each run starts ${offset} after its occurrence (this scheduler's share of its jitter, ${definition.jitter}); the times above include it.`,
     );

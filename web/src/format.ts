@@ -1,33 +1,26 @@
 /** Small formatting helpers for instants and durations as the page shows them. */
 
+import { humanDuration } from '../../src/time/duration.js';
+
 /** `2026-06-01 08:00:00Z` from an ISO instant; `—` for none. */
 export function shortInstant(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '—';
   return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
-/** `350 ms`, `12.4 s`, `3 min 5 s`, `2 h 5 min`; `—` for none. */
+/** `350 ms`, `12.4 s`, `3 min 5 s`, `2 h 5 min`, `334 d 18 h`; `—` for none. */
 export function durationText(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   const sign = ms < 0 ? '−' : '';
   const abs = Math.abs(ms);
   if (abs < 1000) return `${sign}${Math.round(abs)} ms`;
   if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(abs < 10_000 ? 2 : 1)} s`;
-  const minutes = Math.floor(abs / 60_000);
-  if (minutes < 60) return `${sign}${minutes} min ${Math.round((abs % 60_000) / 1000)} s`;
-  return `${sign}${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return `${sign}${humanDuration(abs, { short: true })}`;
 }
 
 /** A rough span for people: `5 s`, `12 min`, `3 h 5 min`, `6 d 4 h`. */
 export function roughSpan(ms: number): string {
-  const s = Math.round(Math.abs(ms) / 1000);
-  if (s < 60) return `${s} s`;
-  const min = Math.floor(s / 60);
-  if (min < 60) return `${min} min`;
-  const h = Math.floor(min / 60);
-  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
-  const d = Math.floor(h / 24);
-  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
+  return humanDuration(Math.round(Math.abs(ms) / 1000) * 1000, { short: true });
 }
 
 /** `in 5 min`, `3 h ago` relative to `now`. */

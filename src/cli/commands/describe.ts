@@ -6,7 +6,7 @@ import { parseCount } from '../arguments.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
 import { table } from './history.js';
-import { finishedLine, pauseLine } from './scheduler-lines.js';
+import { finishedLine, OVERDUE_REASON, pauseLine } from './scheduler-lines.js';
 
 const DST_EFFECT = {
   shifted: 'fall in the gap and fire later by it',
@@ -62,7 +62,7 @@ export function describeLines(d: SchedulerDescription): string[] {
       'retry',
       `${d.retry.attempts} attempts in all, waiting ${d.retry.backoff} before the first retry, doubled each time`,
     ]);
-  facts.push(['next run', d.nextRunAt ?? '-']);
+  facts.push(['next run', d.overdue ? `${d.nextRunAt}, overdue: ${OVERDUE_REASON}` : (d.nextRunAt ?? '-')]);
   const lines = [`${d.name}: ${d.description}`, ...table(facts).map((l) => `  ${l}`)];
   lines.push('next fires:');
   if (d.upcoming.length === 0)

@@ -24,10 +24,13 @@ export function registerMcp(program: Command, io: CliIo): void {
       const user = options.user ?? io.env.URSA_USER ?? 'agent';
       await ensureUser(rt, tenant, user);
       const server = createMcpServer(rt, { tenant, project, user }, { admin: options.admin === true });
-      const transport = new StdioServerTransport();
+      const transport = new StdioServerTransport(process.stdin, process.stdout);
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve();
       });
+      // The SDK's transport does not watch for the end of input: a client that closes stdin would
+      // leave this await unsettled (Node exits 13). End of input is the client saying goodbye.
+      process.stdin.once('end', () => void transport.close());
       await server.connect(transport);
       await closed;
       await close();

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { type DstNote, dstNotes, nextFireTimes, parseCron } from '../../cron/index.js';
+import { type DstNote, dstNotes, neverFiresReason, nextFireTimes, parseCron } from '../../cron/index.js';
 import { isRefusal, UrsaError } from '../../errors/index.js';
 import { formatWall } from '../../time/calendar.js';
-import { formatDuration } from '../../time/duration.js';
+import { humanDuration } from '../../time/duration.js';
 import { formatInstant, formatOffset, formatZoned, parseInstant } from '../../time/instant.js';
 import { type TimeZone, timeZone } from '../../time/zone.js';
 import { parseCount } from '../arguments.js';
@@ -52,7 +52,7 @@ async function runBatch(io: CliIo): Promise<void> {
       const zone = timeZone(zoneId);
       const from = input.from === undefined ? io.clock.now() : parseInstant(String(input.from), 'from');
       const count = input.count === undefined ? 5 : parseCount(input.count, 'count');
-      const times = nextFireTimes(parseCron(input.expr), zone, from, count);
+      const times = nextFireTimes(parseFiringCron(input.expr), zone, from, count);
       answer = { next: times.map(formatInstant) };
     } catch (error) {
       if (!isRefusal(error)) throw error;
@@ -62,8 +62,27 @@ async function runBatch(io: CliIo): Promise<void> {
   }
 }
 
-function runSingle(expr: string, options: NextOptions, io: CliIo): void {
+/**
+ * A cron expression that fires, for `ursa next`: one that never fires is refused like an invalid one
+ * (exit 2), as a scheduler document refuses it (decisions §3, issue #23).
+ *
+ * @throws UrsaError `CRON_INVALID` for an invalid expression or one no date matches.
+ */
+function parseFiringCron(expr: unknown): ReturnType<typeof parseCron> {
   const cron = parseCron(expr);
+  const never = neverFiresReason(cron, String(expr));
+  if (never !== null) {
+    throw new UrsaError('CRON_INVALID', `expression: ${never}`, {
+      field: 'expression',
+      value: expr,
+      allowed: 'day-of-month, month and day-of-week fields that some date matches together',
+    });
+  }
+  return cron;
+}
+
+function runSingle(expr: string, options: NextOptions, io: CliIo): void {
+  const cron = parseFiringCron(expr);
   const zone = timeZone(options.tz);
   const from = options.from === undefined ? io.clock.now() : parseInstant(options.from, '--from');
   if (options.dst) {
@@ -95,9 +114,7 @@ function runSingle(expr: string, options: NextOptions, io: CliIo): void {
   }
   if (times.length === 0) {
     io.stdout.write(
-      cron.neverFires
-        ? `${JSON.stringify(expr)} never fires: no date matches it.\n`
-        : `${JSON.stringify(expr)} has no fire time after ${formatInstant(from)} before the year 10000.\n`,
+      `${JSON.stringify(expr)} has no fire time after ${formatInstant(from)} before the year 10000.\n`,
     );
     return;
   }
@@ -160,7 +177,7 @@ async function runScheduler(name: string, options: NextOptions, command: Command
       const at = Date.parse(fire.firesAt);
       const late = at - Date.parse(fire.occurrence);
       const jitter =
-        view.jitter === null ? '' : `  (occurrence ${fire.occurrence}, jitter +${formatDuration(late)})`;
+        view.jitter === null ? '' : `  (occurrence ${fire.occurrence}, jitter +${humanDuration(late)})`;
       io.stdout.write(`${formatZoned(at, zone)}  ${formatInstant(at)}${jitter}\n`);
     }
   } finally {

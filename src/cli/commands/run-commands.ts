@@ -1,5 +1,7 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { RunDetail, UrsaClient } from '../../client/types.js';
+import { FIRE_AS_WRITTEN } from '../../contract/index.js';
+import { UrsaError } from '../../errors/index.js';
 import { parseSeconds } from '../arguments.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -14,8 +16,16 @@ function registerFire(program: Command, io: CliIo): void {
     .argument('<name>', 'scheduler name')
     .option('--wait <seconds>', "how long to wait for the worker's decision (0-60; 0: do not wait)", '5')
     .option('--json', 'print JSON {correlationId, logPath, state, outcome, waitingBehind, foldedInto}')
-    .action((name: string, options: { wait: string; json?: boolean }, command: Command) =>
-      withClient(command, io, async (client) => {
+    // Taken only to be refused with the reason: a fire runs the scheduler as written (spec §11).
+    .addOption(new Option('--param <key=value...>').hideHelp())
+    .action((name: string, options: { wait: string; json?: boolean; param?: string[] }, command: Command) => {
+      if (options.param !== undefined) {
+        throw new UrsaError('ARGUMENT_INVALID', `--param: ${FIRE_AS_WRITTEN}`, {
+          field: '--param',
+          value: options.param.join(' '),
+        });
+      }
+      return withClient(command, io, async (client) => {
         const waitMs = parseSeconds(options.wait, 'wait', 60) * 1000;
         const fired = await client.fire(name);
         const worker = await client.workerRunning();
@@ -29,8 +39,8 @@ function registerFire(program: Command, io: CliIo): void {
         }
         io.stdout.write(`${fireStory(name, run)}\nrun log: ${fired.logPath}\n`);
         if (!judged(run)) await noWorkerHint(client, io, 'the run starts');
-      }),
-    );
+      });
+    });
 }
 
 /** The fired run once its lane judged it, or as it stands after `waitMs` (wall-clock ms; 0: at once). */

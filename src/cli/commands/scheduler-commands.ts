@@ -7,7 +7,7 @@ import { openClient, openContext, withClient, withClientOptions, withStoreOption
 import type { CliIo } from '../io.js';
 import { readYamlInput } from '../yaml-input.js';
 import { table } from './history.js';
-import { finishedLine, firedLines, pauseLine } from './scheduler-lines.js';
+import { finishedLine, firedLines, overdueLine, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 
 /** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
@@ -34,7 +34,10 @@ function registerList(program: Command, io: CliIo): void {
       '--all',
       'also list the one-shots that fired (they leave the list; their documents are in the trash)',
     )
-    .option('--json', 'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does')
+    .option(
+      '--json',
+      'print JSON {schedulers: [...], invalid: [{path, message}]} as the REST API does (overdue: true for a next run in the past while no worker runs)',
+    )
     .action((options: { all?: boolean; json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
         const { tenant, project } = client.scope;
@@ -46,9 +49,10 @@ function registerList(program: Command, io: CliIo): void {
         }
         if (list.schedulers.length === 0) io.stdout.write(`no schedulers in ${tenant}/${project}\n`);
         else for (const line of listLines(list.schedulers)) io.stdout.write(`${line}\n`);
-        for (const { name, paused, bounds } of list.schedulers) {
+        for (const { name, paused, bounds, overdue, nextRunAt } of list.schedulers) {
           if (paused !== null) io.stdout.write(`${name}: ${pauseLine(paused)}\n`);
           if (bounds?.finished) io.stdout.write(`${name}: ${finishedLine(bounds)}\n`);
+          if (overdue) io.stdout.write(`${name}: ${overdueLine(nextRunAt)}\n`);
         }
         for (const invalid of list.invalid)
           io.stdout.write(`invalid: ${invalid.message.split('\n').join('\n  ')}\n`);

@@ -23,3 +23,11 @@ export function firedLines(fired: readonly FiredOneShot[]): string[] {
     ),
   ];
 }
+
+/** Why a next run in the past has not started, and what starts it (issue #23). */
+export const OVERDUE_REASON = 'no worker is running (start one with ursa serve or ursa worker)';
+
+/** The line `ursa list` prints under its table for an overdue scheduler. */
+export function overdueLine(nextRunAt: string | null): string {
+  return `next run ${nextRunAt} is overdue: ${OVERDUE_REASON}`;
+}

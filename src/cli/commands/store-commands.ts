@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
@@ -7,18 +6,14 @@ import { claimWorker } from '../../app/compose.js';
 import { settingDefinitions, settingKeys } from '../../config/schema.js';
 import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
-import { parseRecipeDocument } from '../../recipes/parse.js';
 import type { Runtime } from '../../runtime/context.js';
 import type { Worker } from '../../runtime/worker.js';
-import { parseSchedulerDocument } from '../../scheduler/document.js';
 import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
-import { findRecipe } from '../../service/recipes.js';
 import { cliActor } from '../../service/records.js';
 import { documentCount, storeIdentity } from '../../service/store.js';
 import { createFirstAdminToken } from '../../service/tokens.js';
-import { formatInstant } from '../../time/instant.js';
 import { commandConfig, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
-import { type CliIo, ExitCode } from '../io.js';
+import { type CliIo, ExitCode, printJson } from '../io.js';
 
 /** The demo project `ursa serve --demo` applies: `examples/demo/` of this package. */
 export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples/demo');
@@ -241,9 +236,11 @@ function registerDoc(program: Command, io: CliIo): void {
   withClientOptions(doc.command('cat'))
     .description('print a document')
     .argument('<path>', 'document path, e.g. _vance/scheduler/heartbeat.yaml')
-    .action((path: string, _options: unknown, command: Command) =>
+    .option('--json', 'print JSON {path, version, body, createdBy, updatedAt, expiresAt}, as REST gives it')
+    .action((path: string, options: { json?: boolean }, command: Command) =>
       withClient(command, io, async (client) => {
         const found = await client.docCat(path);
+        if (options.json) return printJson(io, found);
         io.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
       }),
     );
@@ -270,57 +267,6 @@ function registerDoc(program: Command, io: CliIo): void {
     );
 }
 
-function registerValidate(program: Command, io: CliIo): void {
-  withStoreOptions(program.command('validate'))
-    .description('check a scheduler or recipe YAML file (a path with /recipes/ is a recipe)')
-    .argument('<file>', 'the YAML file; its name without .yaml is the scheduler or recipe name')
-    .action(async (file: string, _options: unknown, command: Command) => {
-      const path = resolve(io.cwd, file);
-      let body: string;
-      try {
-        body = readFileSync(path, 'utf8');
-      } catch {
-        throw new UrsaError('ARGUMENT_INVALID', `file: cannot read ${JSON.stringify(file)}`, {
-          field: 'file',
-          value: file,
-        });
-      }
-      const name = basename(path).replace(/\.ya?ml$/, '');
-      if (/[/\\]recipes[/\\]/.test(path)) {
-        const { secretHosts } = commandConfig(command, io);
-        const recipe = parseRecipeDocument(body, { name, path: file, source: 'project', secretHosts });
-        io.stdout.write(`${file}: a valid recipe (engine ${recipe.engine})\n`);
-        return;
-      }
-      const scheduler = parseSchedulerDocument(body, { name, path: file });
-      // With a store at hand, also check what the document names: its recipe must resolve there.
-      const config = commandConfig(command, io);
-      if (scheduler.target.kind === 'recipe' && existsSync(resolve(io.cwd, config.db))) {
-        const { rt, close } = await openContext(command, io);
-        try {
-          const { tenant, project } = scope(command, config);
-          if ((await findRecipe(rt, tenant, project, scheduler.target.recipe)) === undefined) {
-            throw new UrsaError(
-              'RECIPE_NOT_FOUND',
-              `${file}: recipe: ${JSON.stringify(scheduler.target.recipe)} is not a recipe of ${tenant}/${project}, of _tenant, or built in`,
-              {
-                field: 'recipe',
-                value: scheduler.target.recipe,
-              },
-            );
-          }
-        } finally {
-          await close();
-        }
-      }
-      const when =
-        scheduler.trigger.kind === 'cron'
-          ? `cron ${JSON.stringify(scheduler.trigger.expression)}`
-          : `at ${formatInstant(scheduler.trigger.instant)}`;
-      io.stdout.write(`${file}: a valid scheduler (${when} in ${scheduler.zone.id})\n`);
-    });
-}
-
 /**
  * The commands that work on a store: serve, worker, apply, validate (issue #3); doc cat/ls also
  * against a server (`--url`); `runs` and `inbox` are in `history.ts`.
@@ -330,5 +276,4 @@ export function registerStoreCommands(program: Command, io: CliIo): void {
   registerWorker(program, io);
   registerApply(program, io);
   registerDoc(program, io);
-  registerValidate(program, io);
 }

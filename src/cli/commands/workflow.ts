@@ -6,9 +6,10 @@ import { UrsaError } from '../../errors/index.js';
 import { WorkflowRunner } from '../../runtime/workflow-runner.js';
 import type { Caller } from '../../service/caller.js';
 import type { WorkflowRun } from '../../service/records.js';
+import { documentSummaryView, documentView, workflowRunView } from '../../service/views.js';
 import * as workflows from '../../service/workflows.js';
 import { openContext, withStoreOptions } from '../context.js';
-import { type CliIo, ExitCode } from '../io.js';
+import { type CliIo, ExitCode, printJson } from '../io.js';
 import { scope } from './store-commands.js';
 
 /** `--param k=v`, repeatable: collected into a mapping (values are text). */
@@ -74,18 +75,26 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
   const workflow = program.command('workflow').description('workflow documents and runs');
   withStoreOptions(workflow.command('list'))
     .description('list the workflow documents of the project')
+    .option(
+      '--json',
+      'print JSON {workflows: [{path, version, createdBy, updatedAt, expiresAt}]}, as REST does',
+    )
     .action(
-      local(io, async ({ rt }, caller) => {
-        for (const doc of await workflows.listWorkflows(rt, caller))
-          io.stdout.write(`${doc.path}  v${doc.version}\n`);
+      local(io, async ({ rt }, caller, { json }) => {
+        const docs = await workflows.listWorkflows(rt, caller);
+        if (json) return printJson(io, { workflows: docs.map(documentSummaryView) });
+        for (const doc of docs) io.stdout.write(`${doc.path}  v${doc.version}\n`);
       }),
     );
   withStoreOptions(workflow.command('get'))
     .description('print a workflow document')
     .argument('<name>', 'workflow name')
+    .option('--json', 'print JSON {path, version, body, …}, the document as REST gives it')
     .action(
-      local(io, async ({ rt }, caller, { args }) => {
-        io.stdout.write((await workflows.getWorkflow(rt, caller, (args as string[])[0] as string)).body);
+      local(io, async ({ rt }, caller, { args, json }) => {
+        const doc = await workflows.getWorkflow(rt, caller, (args as string[])[0] as string);
+        if (json) return printJson(io, documentView(doc));
+        io.stdout.write(doc.body);
       }),
     );
   withStoreOptions(workflow.command('set'))
@@ -130,9 +139,12 @@ export function registerWorkflowCommands(program: Command, io: CliIo): void {
   withStoreOptions(workflow.command('status'))
     .description('print a workflow run with its steps')
     .argument('<runId>', 'workflow run id (8 hex digits)')
+    .option('--json', 'print JSON {workflowRunId, workflow, status, steps: […], …}, the run as REST gives it')
     .action(
-      local(io, async ({ rt }, caller, { args }) => {
-        printRun(io, await workflows.getWorkflowRun(rt, caller, (args as string[])[0] as string));
+      local(io, async ({ rt }, caller, { args, json }) => {
+        const run = await workflows.getWorkflowRun(rt, caller, (args as string[])[0] as string);
+        if (json) return printJson(io, workflowRunView(run));
+        printRun(io, run);
       }),
     );
   withStoreOptions(workflow.command('stop'))

@@ -6,6 +6,7 @@ import {
   deleteResultSchema,
   describeQuery,
   eventPageSchema,
+  fireBody,
   fireResultSchema,
   pageQuery,
   pauseBody,
@@ -222,7 +223,10 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
       schema: {
         tags: ['schedulers'],
         summary: 'Fire now, through the overlap policy',
+        description:
+          'Runs the scheduler as written: a body with params or any other field is refused (400) with the reason.',
         params: schedulerParams,
+        body: fireBody,
         response: { 202: fireResultSchema, ...errors, 409: problemSchema },
       },
     },

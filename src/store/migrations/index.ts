@@ -49,6 +49,9 @@ const ALL: Record<string, DialectMigration> = {
   '0020-feed-project-index': feedProjectIndex,
 };
 
+/** Every migration's name, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(ALL);
+
 /**
  * Versioned migrations for one dialect, in code so the built package needs no migration folder.
  * Names sort in the order they apply; a released migration is never edited, only followed.
