@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import {
   deleteResultSchema,
-  problemSchema,
   projectParams,
   recipeDetailSchema,
   recipeListSchema,
@@ -15,6 +14,7 @@ import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
 import { hidingNotFound } from '../not-found.js';
+import { ERROR_RESPONSES, WRITE_ERROR_RESPONSES } from './error-responses.js';
 
 const BASE = '/brain/:tenant/project/:project/recipes';
 
@@ -26,8 +26,8 @@ const BASE = '/brain/:tenant/project/:project/recipes';
 export async function recipeRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
-  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
-  const writeErrors = { ...errors, 412: problemSchema };
+  const errors = ERROR_RESPONSES;
+  const writeErrors = WRITE_ERROR_RESPONSES;
 
   r.get(
     BASE,

@@ -12,7 +12,6 @@ import {
   inboxQuery,
   markReadBody,
   markReadResultSchema,
-  problemSchema,
   processParams,
   processSchema,
   projectParams,
@@ -37,6 +36,7 @@ import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';
 import { withEtag } from '../conditional.js';
 import { hidingNotFound, notFound } from '../not-found.js';
+import { ERROR_RESPONSES } from './error-responses.js';
 
 const PROJECT = '/brain/:tenant/project/:project';
 
@@ -51,7 +51,7 @@ const HISTORY_SUFFIX = '/history';
 export async function resourceRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
-  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+  const errors = ERROR_RESPONSES;
 
   r.get(
     `${PROJECT}/feed`,

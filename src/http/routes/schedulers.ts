@@ -41,6 +41,7 @@ import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
 import { hidingNotFound } from '../not-found.js';
+import { ERROR_RESPONSES, WRITE_ERROR_RESPONSES } from './error-responses.js';
 
 const BASE = '/brain/:tenant/project/:project/scheduler';
 
@@ -49,15 +50,8 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
   // 410: a fired one-shot asked for by name (issue #23).
-  const errors = {
-    400: problemSchema,
-    401: problemSchema,
-    403: problemSchema,
-    404: problemSchema,
-    410: problemSchema,
-  };
-  // A conditional write (If-Match) that found another version (issue #19).
-  const writeErrors = { ...errors, 412: problemSchema };
+  const errors = { ...ERROR_RESPONSES, 410: problemSchema };
+  const writeErrors = { ...WRITE_ERROR_RESPONSES, 410: problemSchema };
 
   r.get(
     BASE,

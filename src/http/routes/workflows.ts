@@ -29,6 +29,7 @@ import type { AppOptions } from '../app.js';
 import { callerFor } from '../auth.js';
 import { ifMatch, withEtag } from '../conditional.js';
 import { hidingNotFound } from '../not-found.js';
+import { ERROR_RESPONSES } from './error-responses.js';
 
 const BASE = '/brain/:tenant/project/:project';
 
@@ -40,7 +41,7 @@ export async function workflowRoutes(app: FastifyInstance, options: AppOptions):
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
   const runner = options.workflows ?? new WorkflowRunner(rt);
-  const errors = { 400: problemSchema, 401: problemSchema, 403: problemSchema, 404: problemSchema };
+  const errors = ERROR_RESPONSES;
 
   r.get(
     `${BASE}/workflows`,
