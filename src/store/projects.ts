@@ -66,6 +66,8 @@ export class Projects {
     let query = this.store.db
       .selectFrom('oneshot_fires as f')
       .select(['f.name', 'f.at', 'f.correlation_id', 'f.fired_at'])
+      // The first trashed document of its path since the fire: the one-shot's own, which the fire
+      // trashed, not a later document of the same name deleted since.
       .select((eb) =>
         eb
           .selectFrom('documents as d')
@@ -74,7 +76,7 @@ export class Projects {
           .whereRef('d.project', '=', 'f.project')
           .where('d.trashed_from', '=', sql<string>`${SCHEDULER_PREFIX} || f.name || '.yaml'`)
           .where('d.updated_at', '>=', eb.ref('f.fired_at'))
-          .orderBy('d.updated_at', 'desc')
+          .orderBy('d.updated_at', 'asc')
           .limit(1)
           .as('trash_path'),
       )
