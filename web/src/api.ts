@@ -20,6 +20,7 @@ import type {
   SchedulerList,
   SchedulerSummary,
   SetView,
+  StopBody,
 } from '../../src/contract/index.js';
 
 /**
@@ -183,6 +184,15 @@ export class Api {
 
   process(scope: Scope, id: string): Promise<ProcessView> {
     return this.#call('GET', `${this.#project(scope)}/processes/${seg(id)}`);
+  }
+
+  /** Stops a process on whichever worker runs it; its run ends cancelled with `reason`. */
+  stopProcess(scope: Scope, id: string, reason: string): Promise<{ stopping: boolean }> {
+    const body: StopBody = { reason };
+    return this.#call('POST', `${this.#project(scope)}/processes/${seg(id)}/stop`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
   }
 
   documents(scope: Scope, prefix: string): Promise<DocumentPage> {

@@ -1,8 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ActiveRun } from './active-run.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
+import { useModal } from './confirm-dialog.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
+import { FireDialog } from './fire-dialog.js';
 import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { navigate } from './navigate.js';
@@ -187,7 +190,8 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const [initial, setInitial] = useState('');
   const [newName, setNewName] = useState('');
   const [serverProblems, setServerProblems] = useState<readonly Placed[]>([]);
-  const [status, setStatus] = useState<{ text: string; error: boolean }>(() => ({
+  // `run`: the run an action started, linked beside the message.
+  const [status, setStatus] = useState<{ text: string; error: boolean; run?: string }>(() => ({
     text: takeFlash(),
     error: false,
   }));
@@ -196,6 +200,14 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const pauseDialog = useRef<HTMLDialogElement>(null);
   const backfillDialog = useRef<HTMLDialogElement>(null);
   const [pauseNote, setPauseNote] = useState('');
+  const fireModal = useModal();
+  const savedOverlap = useMemo(
+    () =>
+      detail.data === undefined
+        ? undefined
+        : validateText(detail.data.yaml, detail.data.name).definition?.overlap,
+    [detail.data],
+  );
 
   // A loaded document starts the editor (again) with its text.
   useEffect(() => {
@@ -310,9 +322,13 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     run('Firing', async () => {
       if (name === undefined) return;
       const fired = await api.fire(scope, name);
-      setStatus({ text: `Fired: ${fired.correlationId}. Opening the run…`, error: false });
-      setFlash(`Fired ${name}: correlationId ${fired.correlationId}.`);
-      navigate({ view: 'run', ...scope, name, id: fired.correlationId });
+      fireModal.close();
+      setStatus({
+        text: `Fired ${name}: correlationId ${fired.correlationId}.`,
+        error: false,
+        run: fired.correlationId,
+      });
+      runs.reload();
     });
 
   return (
@@ -429,8 +445,8 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                 </button>
                 {!isNew && (
                   <>
-                    <button type="button" onClick={fire} disabled={busy || paused}>
-                      Fire now
+                    <button type="button" onClick={fireModal.open} disabled={busy || paused}>
+                      Fire now…
                     </button>
                     <button
                       type="button"
@@ -467,6 +483,12 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               </fieldset>
               <p role="status" class={status.error ? 'status error' : 'status'}>
                 {status.text}
+                {status.run !== undefined && name !== undefined && (
+                  <>
+                    {' '}
+                    <a href={routeHash({ view: 'run', ...scope, name, id: status.run })}>Open the run</a>
+                  </>
+                )}
               </p>
               <CronHelper preview={preview} />
             </>
@@ -474,6 +496,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
         </div>
         {!isNew && name !== undefined && (
           <aside class="side-col">
+            <ActiveRun api={api} scope={scope} name={name} runs={runs.data?.runs} onStopped={runs.reload} />
             <RunHistory
               runs={runs.data?.runs}
               scope={scope}
@@ -512,6 +535,16 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           </div>
         </form>
       </dialog>
+      {name !== undefined && (
+        <FireDialog
+          modal={fireModal}
+          name={name}
+          overlap={savedOverlap}
+          dirty={dirty}
+          busy={busy}
+          onConfirm={() => void fire()}
+        />
+      )}
       <BackfillDialog name={name} dialog={backfillDialog} onSubmit={(from, to) => void backfill(from, to)} />
       <dialog ref={dialog} aria-labelledby="delete-title">
         <form

@@ -4,6 +4,7 @@ import { durationText, outcomeClass, shortInstant } from './format.js';
 import { useInterval, useLoad } from './hooks.js';
 import { RunLog } from './markdown.js';
 import { routeHash } from './route.js';
+import { StopButton } from './stop-button.js';
 import { takeFlash } from './store.js';
 
 function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; here: string }) {
@@ -17,6 +18,9 @@ function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; h
     </nav>
   );
 }
+
+/** How often a page open on a run that has not ended asks for it again, ms. */
+const LIVE_MS = 2000;
 
 function finished(run: RunDetail | undefined): boolean {
   return run !== undefined && (run.state === 'ended' || run.state === 'skipped') && run.outcome !== 'pending';
@@ -39,19 +43,20 @@ export function RunView({
     () => api.run(scope, correlationId),
     `${scope.tenant}/${scope.project}/${correlationId}`,
   );
-  // A fired run is claimed at once but runs on the worker: follow it until it ends (a missing
-  // run right after a fire is retried too).
+  // The page follows a run until it ends, while it is open (spec §10: the list stays a snapshot);
+  // a run not found yet is asked for a minute, then its 404 stands.
   const waiting = !finished(run.data) && (run.error === undefined || run.error.status === 404);
-  const [polls, setPolls] = useState(0);
+  const [misses, setMisses] = useState(0);
   useInterval(
     () => {
-      setPolls((n) => n + 1);
+      if (run.data === undefined) setMisses((n) => n + 1);
       run.reload();
     },
-    1000,
-    waiting && polls < 120,
+    LIVE_MS,
+    waiting && misses < 30,
   );
   const r = run.data;
+  const running = r !== undefined && !finished(r) && r.processId !== null;
   return (
     <section class="run-view" aria-labelledby="run-title">
       <Crumbs scope={scope} scheduler={scheduler} here={correlationId} />
@@ -79,6 +84,18 @@ export function RunView({
               </span>{' '}
               <span class="muted">({r.state})</span>
               {r.reason !== null && <> — {r.reason}</>}
+              {running && r.processId !== null && (
+                <>
+                  {' '}
+                  <StopButton
+                    api={api}
+                    scope={scope}
+                    processId={r.processId}
+                    correlationId={r.correlationId}
+                    onStopped={run.reload}
+                  />
+                </>
+              )}
             </dd>
             <dt>Trigger</dt>
             <dd>{r.trigger}</dd>

@@ -1,0 +1,160 @@
+import { resolve } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { launch } from './browser.js';
+import { apply, call, countOf, focused, goHash, runOf, shotsFolder, signIn, textOf, WAIT } from './page.js';
+import { type Served, serve } from './server.js';
+
+// issue #23 item 3, "The editor acts": each action on the page in Debian's Chromium against a
+// real `ursa serve`, as a person (or a keyboard) uses it.
+
+const P = '/brain/acme/project/ops';
+const HASH = '#/p/acme/ops';
+const SLEEPY =
+  'description: Sleeps a minute\nengine: shell\ncommand: ["sh", "-c", "echo started; sleep 60"]\n';
+const SLEEPER =
+  'description: A long run to stop\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: sleepy\noverlap: skip\n';
+
+let served: Served | undefined;
+let context: BrowserContext | undefined;
+let page: Page;
+const shots = shotsFolder();
+
+/** The browser, then one server for the file (a missing Chromium fails the test, never skips it). */
+async function start(): Promise<Served> {
+  if (served !== undefined) return served;
+  context = await launch({ timezoneId: 'Europe/Berlin' });
+  page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  served = await serve();
+  await apply(served, 'acme', 'ops', { '_vance/recipes/sleepy.yaml': SLEEPY });
+  expect((await call(served, 'PUT', `${P}/scheduler/sleeper`, SLEEPER)).status).toBe(201);
+  await signIn(page, served, `${HASH}/s/sleeper`);
+  return served;
+}
+
+/** A wait for the server's worker (a process starting or stopping). */
+const SLOW = { ...WAIT, timeout: 30_000 };
+const run = (id: string) => runOf(served as Served, 'acme', 'ops', id);
+/** Fires sleeper over REST; its correlationId. */
+const fire = async (s: Served) =>
+  ((await (await call(s, 'POST', `${P}/scheduler/sleeper/fire`)).json()) as { correlationId: string })
+    .correlationId;
+
+const shot = (name: string) => page.screenshot({ path: resolve(shots, name), fullPage: true });
+
+afterAll(async () => {
+  await context?.close();
+  await served?.stop();
+});
+
+describe('the editor acts (issue #23)', () => {
+  it('fires only after a confirmation that names the overlap policy, then links to the run; Stop asks, then cancels the running run', {
+    timeout: 120_000,
+  }, async () => {
+    await start();
+    await page.getByRole('heading', { name: 'sleeper', level: 1 }).waitFor();
+    const fireButton = page.getByRole('button', { name: 'Fire now…' });
+    // Escape closes the dialog, fires nothing and gives the focus back to the button.
+    await fireButton.click();
+    const dialog = page.getByRole('dialog', { name: 'Fire sleeper now?' });
+    await textOf(dialog).toContain('through its overlap policy (skip): if a run is active, it is skipped.');
+    await shot('fire-confirm.png');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await focused(page)).toBe('Fire now…');
+    const runs = (await (await call(served as Served, 'GET', `${P}/scheduler/sleeper/runs`)).json()) as {
+      runs: unknown[];
+    };
+    expect(runs.runs).toEqual([]);
+
+    await fireButton.click();
+    await dialog.getByRole('button', { name: 'Fire' }).click();
+    await textOf(page.getByRole('status').first()).toMatch(
+      /^Fired sleeper: correlationId run_[0-9a-f-]{36}\. Open the run$/,
+    );
+    expect(await focused(page)).toBe('Fire now…');
+    const correlationId = /run_[0-9a-f-]{36}/.exec(
+      (await page.getByRole('status').first().textContent()) ?? '',
+    )?.[0] as string;
+
+    // The run page follows the run while it is open: it starts, its output shows, and Stop appears.
+    await page.getByRole('link', { name: 'Open the run' }).click();
+    await page.getByRole('heading', { name: `Run ${correlationId}` }).waitFor();
+    await page.locator('[data-outcome="pending"]').waitFor();
+    await textOf(page.locator('dl.facts')).toContain('pending (started)');
+    await shot('run-stop.png');
+    await page.getByRole('button', { name: 'Stop…' }).click();
+    const stopDialog = page.getByRole('dialog', { name: 'Stop this run?' });
+    await textOf(stopDialog).toContain(`run ${correlationId} ends cancelled`);
+    await stopDialog.getByRole('button', { name: 'Stop run' }).click();
+    await textOf(page.locator('.stop [role="status"]')).toBe(`Stopping ${correlationId}: it ends cancelled.`);
+    await page.locator('[data-outcome="cancelled"]').waitFor({ timeout: 30_000 });
+    await textOf(page.locator('.run-log')).toContain('TERMINATED outcome=cancelled');
+    await countOf(page.getByRole('button', { name: 'Stop…' })).toBe(0);
+    const stopped = await run(correlationId);
+    expect(stopped.outcome).toBe('cancelled');
+    expect(stopped.log).toContain('stopped from the web editor');
+  });
+
+  it("stops the scheduler's active run from its editor, after a confirmation", {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    const fired = await fire(s);
+    // Started on the server's worker: its process exists.
+    await expect.poll(async () => (await run(fired)).processId, SLOW).not.toBeNull();
+    await page.goto(`${s.url}/${HASH}/s/sleeper`);
+    const active = page.locator('.active-run');
+    await textOf(active).toContain(`${fired} is running.`);
+    await active.getByRole('button', { name: 'Stop…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Stop this run?' })
+      .getByRole('button', { name: 'Stop run' })
+      .click();
+    await expect.poll(async () => (await run(fired)).outcome, SLOW).toBe('cancelled');
+  });
+
+  it('polls a running run every 2 s while its page is open, and stops when it ends or the page is left', {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    const clocked = await (context as BrowserContext).newPage();
+    await clocked.clock.install();
+    await signIn(clocked, s, HASH);
+    const asked: string[] = [];
+    clocked.on('request', (request) => {
+      if (/\/runs\/run_/.test(request.url())) asked.push(request.url());
+    });
+    const fired = await fire(s);
+    await clocked.goto(`${s.url}/${HASH}/s/sleeper/run/${fired}`);
+    await clocked.getByRole('heading', { name: `Run ${fired}` }).waitFor();
+    await textOf(clocked.locator('dl.facts')).toContain('pending (started)');
+    await clocked.clock.pauseAt(Date.now() + 500);
+    const first = asked.length;
+    await clocked.clock.runFor(6_000);
+    await expect.poll(() => asked.length, WAIT).toBe(first + 3);
+    // Leaving the page ends the polling.
+    await goHash(clocked, HASH);
+    await clocked.getByRole('heading', { name: 'Schedulers of acme/ops' }).waitFor();
+    const left = asked.length;
+    await clocked.clock.runFor(10_000);
+    expect(asked.length).toBe(left);
+    // An ended run is asked for once.
+    const { processId } = await run(fired);
+    await call(s, 'POST', `${P}/processes/${processId}/stop`, { reason: 'test' });
+    await expect.poll(async () => (await run(fired)).outcome, SLOW).toBe('cancelled');
+    await goHash(clocked, `${HASH}/s/sleeper/run/${fired}`);
+    // The page's effects wait for an animation frame: the paused clock moves on a little at a time.
+    await expect
+      .poll(async () => {
+        await clocked.clock.runFor(50);
+        return clocked.locator('[data-outcome="cancelled"]').count();
+      }, WAIT)
+      .toBe(1);
+    const ended = asked.length;
+    await clocked.clock.runFor(10_000);
+    expect(asked.length).toBe(ended);
+    await clocked.close();
+  });
+});
