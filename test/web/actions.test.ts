@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Dialog, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.js';
 import { apply, call, countOf, focused, goHash, runOf, shotsFolder, signIn, textOf, WAIT } from './page.js';
@@ -156,5 +156,49 @@ describe('the editor acts (issue #23)', () => {
     await clocked.clock.runFor(10_000);
     expect(asked.length).toBe(ended);
     await clocked.close();
+  });
+
+  it('asks before unsaved edits are lost: an in-app route change with a confirm, a reload with beforeunload', {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    await page.goto(`${s.url}/${HASH}/s/sleeper`);
+    await page.locator('.cm-line', { hasText: 'description:' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' (edited)');
+    await textOf(page.locator('.actions')).toContain('Unsaved changes');
+    const asked: { type: string; message: string }[] = [];
+    let answer = false;
+    const onDialog = (dialog: Dialog) => {
+      asked.push({ type: dialog.type(), message: dialog.message() });
+      void (answer ? dialog.accept() : dialog.dismiss());
+    };
+    page.on('dialog', onDialog);
+    // Declined: the editor stays, edits and address too.
+    await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
+    await expect.poll(() => asked.length, WAIT).toBe(1);
+    expect(asked[0]).toEqual({
+      type: 'confirm',
+      message: 'sleeper has unsaved changes. Leave and lose them?',
+    });
+    expect(new URL(page.url()).hash).toBe(`${HASH}/s/sleeper`);
+    await textOf(page.locator('.cm-content')).toContain('A long run to stop (edited)');
+    await page.getByRole('heading', { name: 'sleeper', level: 1 }).waitFor();
+    // A reload asks the browser's own question.
+    answer = true;
+    await page.reload();
+    await expect.poll(() => asked.map((a) => a.type), WAIT).toEqual(['confirm', 'beforeunload']);
+    await page.getByRole('heading', { name: 'sleeper', level: 1 }).waitFor();
+    // Nothing unsaved after the reload: leaving asks nothing.
+    await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Schedulers of acme/ops' }).waitFor();
+    // Confirmed: the route changes.
+    await goHash(page, `${HASH}/s/sleeper`);
+    await page.locator('.cm-line', { hasText: 'description:' }).click();
+    await page.keyboard.type('x');
+    await page.getByRole('link', { name: 'Schedulers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Schedulers of acme/ops' }).waitFor();
+    expect(asked.map((a) => a.type)).toEqual(['confirm', 'beforeunload', 'confirm']);
+    page.off('dialog', onDialog);
   });
 });

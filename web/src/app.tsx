@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Api, type ApiError, type Scope } from './api.js';
 import { EditorView } from './editor-view.js';
 import { InboxView } from './inbox-view.js';
@@ -7,11 +7,17 @@ import { navigate } from './navigate.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
+import { allowRouteChange } from './unsaved-guard.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);
+  const shown = useRef(hash);
   useEffect(() => {
-    const follow = () => setHash(window.location.hash);
+    const follow = () => {
+      if (!allowRouteChange(shown.current)) return;
+      shown.current = window.location.hash;
+      setHash(window.location.hash);
+    };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, []);

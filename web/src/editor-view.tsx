@@ -11,6 +11,7 @@ import { asApiError, useLoad } from './hooks.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
 import { setFlash, takeFlash } from './store.js';
+import { setUnsaved } from './unsaved-guard.js';
 import { nameProblem, type Placed, place, validateText } from './validate.js';
 import { YamlEditor } from './yaml-editor.js';
 
@@ -236,6 +237,13 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const nameError = isNew ? nameProblem(newName) : undefined;
   const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
   const ready = isNew || detail.data !== undefined;
+  const unsaved = isNew ? text.trim() !== '' : dirty;
+  useEffect(() => {
+    setUnsaved(
+      unsaved ? `${name ?? 'The new scheduler'} has unsaved changes. Leave and lose them?` : undefined,
+    );
+    return () => setUnsaved(undefined);
+  }, [unsaved, name]);
 
   const run = async (what: string, work: () => Promise<void>) => {
     setBusy(true);
@@ -262,6 +270,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       const said = `${result.created ? 'Created' : 'Saved'} ${result.path} (version ${result.version}).${extra}`;
       setStatus({ text: said, error: false });
       if (isNew) {
+        setUnsaved(undefined);
         setFlash(said);
         navigate({ view: 'edit', ...scope, name: target });
       } else {
@@ -275,6 +284,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       if (name === undefined) return;
       const result = await api.deleteScheduler(scope, name);
       dialog.current?.close();
+      setUnsaved(undefined);
       setFlash(`Deleted ${name}: its document went to ${result.trashPath}.`);
       navigate({ view: 'list', ...scope });
     });
