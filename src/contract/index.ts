@@ -55,6 +55,7 @@ export * from './documents.js';
 export * from './inbox.js';
 export * from './runs.js';
 export * from './schedulers.js';
+export * from './versions.js';
 export * from './vocabulary.js';
 export * from './workflows.js';
 
