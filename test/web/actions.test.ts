@@ -119,7 +119,9 @@ describe('the editor acts (issue #23)', () => {
     timeout: 120_000,
   }, async () => {
     const s = await start();
-    const clocked = await (context as BrowserContext).newPage();
+    // The fake clock is the browser context's: a browser of its own, so no other page gets it.
+    const own = await launch({ timezoneId: 'Europe/Berlin' });
+    const clocked = await own.newPage();
     await clocked.clock.install();
     await signIn(clocked, s, HASH);
     const asked: string[] = [];
@@ -155,7 +157,7 @@ describe('the editor acts (issue #23)', () => {
     const ended = asked.length;
     await clocked.clock.runFor(10_000);
     expect(asked.length).toBe(ended);
-    await clocked.close();
+    await own.close();
   });
 
   it('asks before unsaved edits are lost: an in-app route change with a confirm, a reload with beforeunload', {
@@ -200,5 +202,101 @@ describe('the editor acts (issue #23)', () => {
     await page.getByRole('heading', { name: 'Schedulers of acme/ops' }).waitFor();
     expect(asked.map((a) => a.type)).toEqual(['confirm', 'beforeunload', 'confirm']);
     page.off('dialog', onDialog);
+  });
+
+  it("lists a scheduler's versions (who, through which interface), diffs one against the current and restores it", {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    const first = 'description: Weekly report\ncron: "0 0 6 * * MON"\ntimezone: UTC\nrecipe: noop\n';
+    const second = 'description: Weekly report, later\ncron: "0 0 9 * * MON"\ntimezone: UTC\nrecipe: noop\n';
+    expect((await call(s, 'PUT', `${P}/scheduler/report`, first)).status).toBe(201);
+    expect((await call(s, 'PUT', `${P}/scheduler/report`, second)).status).toBe(200);
+    await goHash(page, `${HASH}/s/report`);
+    await page.getByRole('heading', { name: 'report', level: 1 }).waitFor();
+    const toggle = page.locator('button[aria-controls="versions-body"]');
+    await textOf(toggle).toBe('Show history');
+    await toggle.click();
+    await textOf(toggle).toBe('Hide history');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    const rows = page.locator('table.history-table tbody tr');
+    await countOf(rows).toBe(2);
+    await textOf(rows.nth(0)).toMatch(/^2update\S*admin\s*rest\s*\d{4}-/);
+    await textOf(rows.nth(0)).toContain('current');
+    await textOf(rows.nth(1)).toMatch(/^1create\S*admin\s*rest/);
+
+    await page.getByRole('button', { name: 'Compare version 1' }).click();
+    const diff = page.locator('.diff-view');
+    await textOf(diff.locator('h3')).toBe('Version 1 against the current version 2');
+    await expect
+      .poll(() => diff.locator('del').allTextContents(), WAIT)
+      .toEqual(['− description: Weekly report\n', '− cron: "0 0 6 * * MON"\n']);
+    await textOf(diff.locator('ins')).toContain('+ description: Weekly report, later');
+    await countOf(diff.locator('pre > span')).toBe(2);
+    await shot('history-diff.png');
+
+    const restore = page.getByRole('button', { name: 'Restore version 1…' });
+    await restore.click();
+    const dialog = page.getByRole('dialog', { name: 'Restore version 1 of report?' });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await focused(page)).toBe('Restore version 1…');
+    await restore.click();
+    await dialog.getByRole('button', { name: 'Restore' }).click();
+    await textOf(page.getByRole('status').first()).toBe('Restored version 1 of report as version 3.');
+    await textOf(page.locator('.cm-content')).toContain('description: Weekly report');
+    await countOf(rows).toBe(3);
+    await textOf(rows.nth(0)).toMatch(/^3update/);
+    const now = (await (await call(s, 'GET', `${P}/scheduler/report`)).json()) as {
+      yaml: string;
+      version: number;
+    };
+    expect([now.version, now.yaml]).toEqual([3, first]);
+  });
+
+  it('lists the trash and restores a deleted scheduler from it', { timeout: 120_000 }, async () => {
+    const s = await start();
+    const yaml = 'description: Old cleanup\ncron: "0 0 1 * * *"\ntimezone: UTC\nrecipe: noop\n';
+    expect((await call(s, 'PUT', `${P}/scheduler/cleanup`, yaml)).status).toBe(201);
+    const { trashPath } = (await (await call(s, 'DELETE', `${P}/scheduler/cleanup`)).json()) as {
+      trashPath: string;
+    };
+    await goHash(page, HASH);
+    await page.getByRole('link', { name: 'Trash' }).click();
+    await page.getByRole('heading', { name: 'Trash of acme/ops' }).waitFor();
+    const row = page.locator('tr[data-trashed="cleanup.yaml"]');
+    await textOf(row).toContain(trashPath);
+    await shot('trash.png');
+    await row.getByRole('button', { name: 'Restore cleanup.yaml…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Restore cleanup.yaml?' })
+      .getByRole('button', { name: 'Restore' })
+      .click();
+    await textOf(page.getByRole('status').first()).toBe(
+      'Restored cleanup.yaml to _vance/scheduler/cleanup.yaml. Open cleanup',
+    );
+    await countOf(row).toBe(0);
+    await page.getByRole('link', { name: 'Open cleanup' }).click();
+    await page.getByRole('heading', { name: 'cleanup', level: 1 }).waitFor();
+    await textOf(page.locator('.cm-content')).toContain('description: Old cleanup');
+  });
+
+  it('opens the recipe a scheduler runs, read-only, one click from its editor', {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    await goHash(page, `${HASH}/s/sleeper`);
+    await page.getByRole('heading', { name: 'sleeper', level: 1 }).waitFor();
+    await page.locator('.recipe-link').getByRole('link', { name: 'sleepy' }).click();
+    await page.getByRole('heading', { name: 'Recipe sleepy', level: 1 }).waitFor();
+    const facts = page.locator('dl.facts');
+    await textOf(facts).toContain('Engineshell');
+    await textOf(facts).toContain('Commandsh -c echo started; sleep 60');
+    await textOf(page.locator('pre.code')).toBe(SLEEPY);
+    await textOf(page.locator('.recipe-view')).toContain('ops/_vance/recipes/sleepy.yaml');
+    // The built-in noop has no document.
+    await goHash(page, `${HASH}/recipe/noop`);
+    await textOf(page.locator('.recipe-view')).toContain('The built-in recipe noop');
+    expect(s.url).toContain('127.0.0.1');
   });
 });

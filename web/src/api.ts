@@ -5,6 +5,7 @@ import type {
   DocumentPage,
   DocumentView,
   FireView,
+  HistoryPage,
   InboxItemPage,
   MarkReadBody,
   MarkReadView,
@@ -13,14 +14,18 @@ import type {
   Problem,
   ProcessView,
   ProjectRefreshView,
+  RestoreVersionBody,
   RunDetail,
   RunPage,
   RunView,
   SchedulerDetail,
   SchedulerList,
   SchedulerSummary,
+  SchedulerVersionView,
   SetView,
   StopBody,
+  TrashRestoreBody,
+  TrashRestoreView,
 } from '../../src/contract/index.js';
 
 /**
@@ -80,8 +85,14 @@ export class Api {
     this.#onUnauthorized = onUnauthorized;
   }
 
-  async #call<T>(method: string, path: string, body?: { type: string; text: string }): Promise<T> {
+  async #call<T>(
+    method: string,
+    path: string,
+    body?: { type: string; text: string },
+    extra: Record<string, string> = {},
+  ): Promise<T> {
     const headers: Record<string, string> = {
+      ...extra,
       authorization: `Bearer ${this.#token}`,
       accept: 'application/json, application/problem+json',
     };
@@ -201,6 +212,37 @@ export class Api {
 
   document(scope: Scope, path: string): Promise<DocumentView> {
     return this.#call('GET', `${this.#project(scope)}/documents/${docPath(path)}`);
+  }
+
+  /** Who wrote each version of a document, deleted and restored it, newest first (a page). */
+  history(scope: Scope, path: string, before?: number): Promise<HistoryPage> {
+    const cursor = before === undefined ? '' : `&before=${before}`;
+    return this.#call('GET', `${this.#project(scope)}/documents/${docPath(path)}/history?limit=50${cursor}`);
+  }
+
+  /** One version of a scheduler's document, live or kept in the archive. */
+  schedulerVersion(scope: Scope, name: string, version: number): Promise<SchedulerVersionView> {
+    return this.#call('GET', `${this.#project(scope)}/scheduler/${seg(name)}/versions/${version}`);
+  }
+
+  /** Writes `version` back as the newest, only while the document is at `current` (else 412). */
+  restoreVersion(scope: Scope, name: string, version: number, current: number): Promise<SetView> {
+    const body: RestoreVersionBody = { version };
+    return this.#call(
+      'POST',
+      `${this.#project(scope)}/scheduler/${seg(name)}/restore`,
+      { type: 'application/json', text: JSON.stringify(body) },
+      { 'if-match': `"${current}"` },
+    );
+  }
+
+  /** Puts a trashed document (its `_vance/trash/…` path) back where it was. */
+  restoreTrashed(scope: Scope, path: string): Promise<TrashRestoreView> {
+    const body: TrashRestoreBody = { path };
+    return this.#call('POST', `${this.#project(scope)}/documents/restore`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
   }
 
   inbox(tenant: string, all: boolean): Promise<InboxItemPage> {

@@ -4,9 +4,11 @@ import { EditorView } from './editor-view.js';
 import { InboxView } from './inbox-view.js';
 import { ListView } from './list-view.js';
 import { navigate } from './navigate.js';
+import { RecipeView } from './recipe-view.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
+import { TrashView } from './trash-view.js';
 import { allowRouteChange } from './unsaved-guard.js';
 
 function useRoute(): Route {
@@ -173,6 +175,12 @@ export function App() {
       break;
     case 'inbox':
       view = <InboxView api={api} tenant={route.tenant} />;
+      break;
+    case 'trash':
+      view = <TrashView api={api} scope={scope} />;
+      break;
+    case 'recipe':
+      view = <RecipeView key={route.name} api={api} scope={scope} name={route.name} />;
       break;
   }
 

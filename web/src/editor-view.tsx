@@ -7,6 +7,7 @@ import { useModal } from './confirm-dialog.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { FireDialog } from './fire-dialog.js';
 import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
+import { HistoryPanel } from './history-view.js';
 import { asApiError, useLoad } from './hooks.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
@@ -364,6 +365,15 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               {detail.data.nextRunAt !== null && <> · next run {shortInstant(detail.data.nextRunAt)}</>}
             </p>
           )}
+          {validation.definition?.target.kind === 'recipe' && (
+            <p class="recipe-link">
+              Runs the recipe{' '}
+              <a href={routeHash({ view: 'recipe', ...scope, name: validation.definition.target.recipe })}>
+                {validation.definition.target.recipe}
+              </a>{' '}
+              <span class="muted">(its engine and command)</span>
+            </p>
+          )}
           {detail.data?.paused != null && (
             <p class="paused" role="note">
               {pauseText(detail.data.paused)}. It runs nothing until it is resumed.
@@ -501,6 +511,20 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                 )}
               </p>
               <CronHelper preview={preview} />
+              {name !== undefined && detail.data?.source === 'project' && (
+                <HistoryPanel
+                  api={api}
+                  scope={scope}
+                  name={name}
+                  path={detail.data.path}
+                  current={detail.data}
+                  dirty={dirty}
+                  onRestored={(said) => {
+                    setStatus({ text: said, error: false });
+                    detail.reload();
+                  }}
+                />
+              )}
             </>
           )}
         </div>

@@ -66,6 +66,9 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
           <button type="button" onClick={refresh} disabled={refreshing}>
             Reload
           </button>
+          <a class="button" href={routeHash({ view: 'trash', ...scope })}>
+            Trash
+          </a>
         </div>
       </div>
       <p role="status" class="status">

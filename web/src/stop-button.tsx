@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import type { Api, Scope } from './api.js';
 import { ConfirmDialog, useModal } from './confirm-dialog.js';
-import { asApiError } from './hooks.js';
+import { useAction } from './use-action.js';
 
 /** The reason a stop from the editor leaves in the run log and its END line. */
 const REASON = 'stopped from the web editor';
@@ -24,35 +23,26 @@ export function StopButton({
   onStopped: () => void;
 }) {
   const modal = useModal();
-  const [busy, setBusy] = useState(false);
-  const [said, setSaid] = useState<{ text: string; error: boolean }>({ text: '', error: false });
-  const stop = async () => {
-    setBusy(true);
-    try {
-      const result = await api.stopProcess(scope, processId, REASON);
-      modal.close();
-      setSaid({
-        text: result.stopping
+  const action = useAction();
+  const stop = () =>
+    action.run(
+      'Stopping',
+      async () => {
+        const result = await api.stopProcess(scope, processId, REASON);
+        onStopped();
+        return result.stopping
           ? `Stopping ${correlationId}: it ends cancelled.`
-          : `${correlationId} had already ended or was being stopped.`,
-        error: false,
-      });
-      onStopped();
-    } catch (error) {
-      const failure = asApiError(error);
-      modal.close();
-      setSaid({ text: `Stopping failed: ${failure.message} [${failure.code}]`, error: true });
-    } finally {
-      setBusy(false);
-    }
-  };
+          : `${correlationId} had already ended or was being stopped.`;
+      },
+      modal.close,
+    );
   return (
     <span class="stop">
-      <button type="button" class="danger" onClick={modal.open} disabled={busy}>
+      <button type="button" class="danger" onClick={modal.open} disabled={action.busy}>
         Stop…
       </button>{' '}
-      <span role="status" class={said.error ? 'error' : undefined}>
-        {said.text}
+      <span role="status" class={action.said.error ? 'error' : undefined}>
+        {action.said.text}
       </span>
       <ConfirmDialog
         modal={modal}
@@ -60,7 +50,7 @@ export function StopButton({
         title="Stop this run?"
         confirm="Stop run"
         danger
-        busy={busy}
+        busy={action.busy}
         onConfirm={() => void stop()}
       >
         <p>
