@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { BrowserContext, Dialog, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { timeZone } from '../../src/cron/index.js';
+import { formatZoned } from '../../src/time/instant.js';
 import { launch } from './browser.js';
 import { apply, call, countOf, focused, goHash, runOf, shotsFolder, signIn, textOf, WAIT } from './page.js';
 import { type Served, serve } from './server.js';
@@ -298,5 +300,41 @@ describe('the editor acts (issue #23)', () => {
     await goHash(page, `${HASH}/recipe/noop`);
     await textOf(page.locator('.recipe-view')).toContain('The built-in recipe noop');
     expect(s.url).toContain('127.0.0.1');
+  });
+
+  it("shows every time in one zone, the browser's or UTC, named in the header; the choice outlives a reload", {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    const { runs } = (await (await call(s, 'GET', `${P}/scheduler/sleeper/runs`)).json()) as {
+      runs: { correlationId: string; scheduledFor: string }[];
+    };
+    const newest = runs[0] as { correlationId: string; scheduledFor: string };
+    const berlin = formatZoned(Date.parse(newest.scheduledFor), timeZone('Europe/Berlin')).slice(4);
+    const utc = newest.scheduledFor.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+    await goHash(page, HASH);
+    const toggle = page.getByRole('button', { name: 'UTC', exact: true });
+    await textOf(page.locator('#zone-now')).toBe('Times in Europe/Berlin');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    await textOf(page.locator('.timeline figcaption')).toContain('Next 24 hours of fires, in Europe/Berlin');
+    await goHash(page, `${HASH}/s/sleeper/run/${newest.correlationId}`);
+    await textOf(page.locator('dl.facts dd').nth(2)).toBe(berlin);
+    expect(berlin).toMatch(/ \+0[12]:00$/);
+
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    await textOf(page.locator('#zone-now')).toBe('Times in UTC');
+    await textOf(page.locator('dl.facts dd').nth(2)).toBe(utc);
+    await page.reload();
+    await textOf(page.locator('dl.facts dd').nth(2)).toBe(utc);
+    await goHash(page, `${HASH}/s/sleeper`);
+    await textOf(page.locator(`tr[data-run="${newest.correlationId}"] td`).nth(2)).toBe(utc);
+    await textOf(page.locator('.cron-helper thead')).toContain('In UTC');
+    await goHash(page, HASH);
+    await textOf(page.locator('.timeline figcaption')).toContain('Next 24 hours of fires, in UTC');
+
+    await page.getByRole('button', { name: 'UTC', exact: true }).click();
+    await textOf(page.locator('#zone-now')).toBe('Times in Europe/Berlin');
+    expect(await page.evaluate("localStorage.getItem('ursa.zone')")).toBe('local');
   });
 });

@@ -10,6 +10,8 @@ import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
 import { TrashView } from './trash-view.js';
 import { allowRouteChange } from './unsaved-guard.js';
+import { setZoneChoice, zoneChoice } from './zone.js';
+import { ZoneToggle } from './zone-toggle.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);
@@ -125,6 +127,8 @@ function ScopePicker({ scope, inbox }: { scope: Scope; inbox: boolean }) {
 export function App() {
   const [token, setToken] = useState(loadToken());
   const [notice, setNotice] = useState('');
+  // Every view reads the zone when it renders; this state re-renders them all on a change.
+  const [zone, setZone] = useState(zoneChoice());
   const route = useRoute();
   const signOut = useCallback((error?: ApiError) => {
     saveToken('');
@@ -207,6 +211,13 @@ export function App() {
           >
             Inbox
           </a>
+          <ZoneToggle
+            choice={zone}
+            onChange={(next) => {
+              setZoneChoice(next);
+              setZone(next);
+            }}
+          />
           <button type="button" class="link" onClick={() => signOut()}>
             Sign out
           </button>

@@ -15,6 +15,7 @@ import { setFlash, takeFlash } from './store.js';
 import { setUnsaved } from './unsaved-guard.js';
 import { nameProblem, type Placed, place, validateText } from './validate.js';
 import { YamlEditor } from './yaml-editor.js';
+import { shownZone, zoneChoice } from './zone.js';
 
 const EXAMPLE = (zone: string) =>
   `description: What this scheduler is for.\ncron: "0 0 8 * * MON-FRI"\ntimezone: ${zone}\nrecipe: noop\n`;
@@ -42,7 +43,12 @@ function CronHelper({ preview }: { preview: Preview | undefined }) {
                 <tr>
                   <th scope="col">#</th>
                   <th scope="col">In {preview.zone}</th>
-                  <th scope="col">In your zone ({preview.viewerZone})</th>
+                  <th scope="col">
+                    In{' '}
+                    {preview.viewerZone === viewerZone().id
+                      ? `your zone (${preview.viewerZone})`
+                      : preview.viewerZone}
+                  </th>
                   <th scope="col">DST</th>
                 </tr>
               </thead>
@@ -223,6 +229,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const validation = useMemo(() => validateText(text, effectiveName), [text, effectiveName]);
   const problems = useMemo(() => [...validation.problems, ...serverProblems], [validation, serverProblems]);
   const viewer = useMemo(() => viewerZone(), []);
+  const shown = useMemo(() => shownZone(), [zoneChoice()]);
   const preview = useMemo(
     () =>
       validation.definition === undefined
@@ -231,9 +238,9 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
             validation.definition,
             { tenant: scope.tenant, project: scope.project, name: effectiveName },
             Date.now(),
-            viewer,
+            shown,
           ),
-    [validation.definition, viewer, scope.tenant, scope.project, effectiveName],
+    [validation.definition, shown, scope.tenant, scope.project, effectiveName],
   );
   const nameError = isNew ? nameProblem(newName) : undefined;
   const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
