@@ -256,6 +256,25 @@ describe('the editor acts (issue #23)', () => {
     expect([now.version, now.yaml]).toEqual([3, first]);
   });
 
+  it('pages the version history: the 50 newest entries, then older ones on request', {
+    timeout: 120_000,
+  }, async () => {
+    const s = await start();
+    for (let i = 1; i <= 52; i++) {
+      const yaml = `description: Edit ${i}\ncron: "0 0 6 * * MON"\ntimezone: UTC\nrecipe: noop\n`;
+      expect((await call(s, 'PUT', `${P}/scheduler/edited`, yaml)).status).toBe(i === 1 ? 201 : 200);
+    }
+    await goHash(page, `${HASH}/s/edited`);
+    await page.getByRole('heading', { name: 'edited', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Show history' }).click();
+    const rows = page.locator('table.history-table tbody tr');
+    await countOf(rows).toBe(50);
+    await page.getByRole('button', { name: 'Older entries' }).click();
+    await countOf(rows).toBe(52);
+    await expect.poll(() => rows.last().getAttribute('data-version'), WAIT).toBe('1');
+    await countOf(page.getByRole('button', { name: 'Older entries' })).toBe(0);
+  });
+
   it('lists the trash and restores a deleted scheduler from it', { timeout: 120_000 }, async () => {
     const s = await start();
     const yaml = 'description: Old cleanup\ncron: "0 0 1 * * *"\ntimezone: UTC\nrecipe: noop\n';

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { HistoryEntryView } from '../../src/contract/index.js';
 import type { Api, Scope } from './api.js';
 import { ConfirmDialog, useModal } from './confirm-dialog.js';
@@ -92,7 +92,17 @@ export function HistoryPanel({
       modal.close,
     );
 
-  const entries = history.data?.history ?? [];
+  // Older pages asked for after the first: their entries, and the cursor of the next one.
+  const [older, setOlder] = useState<{ entries: HistoryEntryView[]; cursor: number | null } | undefined>();
+  useEffect(() => setOlder(undefined), [history.data]);
+  const cursor = older === undefined ? (history.data?.nextCursor ?? null) : older.cursor;
+  const loadOlder = (before: number) =>
+    action.run('Reading older entries', async () => {
+      const page = await api.history(scope, path, before);
+      setOlder({ entries: [...(older?.entries ?? []), ...page.history], cursor: page.nextCursor });
+      return '';
+    });
+  const entries = [...(history.data?.history ?? []), ...(older?.entries ?? [])];
   return (
     <section class="versions" aria-labelledby="versions-title">
       <div class="title-row">
@@ -158,10 +168,10 @@ export function HistoryPanel({
                 ))}
               </tbody>
             </table>
-            {history.data.nextCursor !== null && (
-              <p class="muted">
-                The 50 newest entries; <code>ursa doc history {path}</code> lists all.
-              </p>
+            {cursor !== null && (
+              <button type="button" disabled={action.busy} onClick={() => void loadOlder(cursor)}>
+                Older entries
+              </button>
             )}
           </div>
         )}
