@@ -58,6 +58,7 @@ export * from './inbox.js';
 export * from './recipes.js';
 export * from './runs.js';
 export * from './schedulers.js';
+export * from './versions.js';
 export * from './vocabulary.js';
 export * from './workflows.js';
 

@@ -11,6 +11,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { recipeRoutes } from './routes/recipes.js';
 import { resourceRoutes } from './routes/resources.js';
 import { schedulerRoutes } from './routes/schedulers.js';
+import { versionRoutes } from './routes/versions.js';
 import { webRoutes } from './routes/web.js';
 import { workflowRoutes } from './routes/workflows.js';
 
@@ -74,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await healthRoutes(app, options);
   await schedulerRoutes(app, options);
   await resourceRoutes(app, options);
+  await versionRoutes(app, options);
   await workflowRoutes(app, options);
   await recipeRoutes(app, options);
   await mcpRoutes(app, options);

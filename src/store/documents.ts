@@ -124,6 +124,25 @@ export class Documents {
   }
 
   /**
+   * The body version `version` of the document at `key` had when it was replaced or trashed (its
+   * newest archive row of that version; issue #23), undefined when the archive has none — the
+   * live document's own version is not looked at.
+   */
+  async archivedBody(key: DocumentKey, version: number): Promise<string | undefined> {
+    const row = await this.store.db
+      .selectFrom('document_archive')
+      .select('body')
+      .where('tenant', '=', key.tenant)
+      .where('project', '=', key.project)
+      .where('path', '=', key.path)
+      .where('version', '=', version)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.body;
+  }
+
+  /**
    * Like {@link list} without the bodies: key, version and author of each document of one
    * (tenant, project) whose path starts with `prefix`, sorted by path (the bootstrap compares
    * versions before it reads any body, issue #11).

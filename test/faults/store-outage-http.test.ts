@@ -22,6 +22,7 @@ const VALUES: Readonly<Record<string, string>> = {
   correlationId: 'run_none',
   id: '0badf00d',
   file: 'none.js',
+  version: '1',
 };
 /** Bodies that pass each route's schema, so that a write reaches the store. */
 const BODIES: Readonly<Record<string, unknown>> = {
@@ -33,6 +34,8 @@ const BODIES: Readonly<Record<string, unknown>> = {
     from: '2026-01-01T00:00:00Z',
     to: '2026-01-01T00:00:00Z',
   },
+  'POST /brain/:tenant/project/:project/scheduler/:name/restore': { version: 1 },
+  'POST /brain/:tenant/project/:project/documents/restore': { path: '_vance/trash/none_job.yaml' },
   'POST /brain/:tenant/inbox/read': { ids: [1] },
   'POST /mcp': {
     jsonrpc: '2.0',

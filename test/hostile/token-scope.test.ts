@@ -29,6 +29,9 @@ const BODIES: Record<string, unknown> = {
     from: '2026-01-01T00:00:00Z',
     to: '2026-01-01T00:00:00Z',
   },
+  'POST /brain/{tenant}/project/{project}/scheduler/{name}/restore': { version: 1 },
+  // The seed's trashed document.
+  'POST /brain/{tenant}/project/{project}/documents/restore': (s: Seeded) => ({ path: s.trashPath }),
   'POST /brain/{tenant}/inbox/read': { ids: [1] },
   'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
 };
@@ -41,6 +44,8 @@ interface Seeded {
   readonly processId: string;
   readonly logPath: string;
   readonly workflowRunId: string;
+  /** A deleted scheduler's document in the trash. */
+  readonly trashPath: string;
 }
 
 async function seed(a: TestApp): Promise<Seeded> {
@@ -66,7 +71,13 @@ async function seed(a: TestApp): Promise<Seeded> {
   const { workflowRunId } = started.json() as { workflowRunId: string };
   // Let the run end, so nothing moves in the store while the matrix compares it.
   await until(async () => (await a.t.rt.repos.workflowRuns.get('acme', workflowRunId))?.status !== 'running');
-  return { correlationId, processId: run?.processId as string, logPath, workflowRunId };
+  expect(
+    (await a.request('PUT', `${P}/scheduler/gone`, a.tokens.write, { yaml: SCHEDULER_YAML })).statusCode,
+  ).toBe(201);
+  const { trashPath } = (await a.request('DELETE', `${P}/scheduler/gone`, a.tokens.write)).json() as {
+    trashPath: string;
+  };
+  return { correlationId, processId: run?.processId as string, logPath, workflowRunId, trashPath };
 }
 
 /** A registered route as a request on `project` of acme, its parameters naming what the seed made. */
@@ -77,17 +88,19 @@ function requestFor(route: string, s: Seeded, project: string) {
     if (name === 'project') return project;
     if (name === 'name') return 'job';
     if (name === 'correlationId') return s.correlationId;
+    if (name === 'version') return '1';
     if (name === '*') return s.logPath;
     if (name === 'id' && template.includes('/processes/')) return s.processId;
     if (name === 'id' && template.includes('/workflow-runs/')) return s.workflowRunId;
     throw new Error(`${route}: the scope matrix has no value for {${name}}; add one`);
   });
   const isMcp = template === '/mcp';
+  const body = BODIES[route];
   return {
     method: method as 'GET' | 'PUT' | 'POST' | 'DELETE',
     url: isMcp ? `/mcp?project=${project}` : url,
     headers: isMcp ? MCP_HEADERS : {},
-    payload: BODIES[route],
+    payload: typeof body === 'function' ? body(s) : body,
   };
 }
 

@@ -205,14 +205,15 @@ describe('the scheduler editor page', () => {
     expect(saved.yaml).toContain('cron: "0 30 2 * * *"');
     expect(saved.yaml).toContain('overlap: queue');
 
-    // Fire: the page shows the correlationId and opens the run, which completes on the server's worker.
-    await page.getByRole('button', { name: 'Fire now' }).click();
-    await page.getByRole('heading', { name: /^Run run_/ }).waitFor();
-    const correlationId = RUN_ID.exec(
-      (await page.getByRole('heading', { name: /^Run run_/ }).textContent()) ?? '',
-    )?.[0];
+    // Fire (after its confirmation): the page shows the correlationId and links to the run, which
+    // completes on the server's worker.
+    await page.getByRole('button', { name: 'Fire now…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Fire' }).click();
+    await textOf(page.getByRole('status').first()).toMatch(/correlationId run_/);
+    const correlationId = RUN_ID.exec((await page.getByRole('status').first().textContent()) ?? '')?.[0];
     expect(correlationId).toBeDefined();
-    await textOf(page.getByRole('status').first()).toContain(`correlationId ${correlationId}`);
+    await page.getByRole('link', { name: 'Open the run' }).click();
+    await page.getByRole('heading', { name: `Run ${correlationId}` }).waitFor();
     await page.locator('[data-outcome="completed"]').waitFor({ timeout: 30_000 });
     const log = page.locator('.run-log');
     await textOf(log.locator('table.front-matter')).toContain(correlationId as string);
@@ -261,7 +262,7 @@ describe('the scheduler editor page', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Pause' }).click();
     await textOf(page.getByRole('note')).toContain('Paused by ');
     await textOf(page.getByRole('note')).toContain(': auditors on leave');
-    expect(await page.getByRole('button', { name: 'Fire now' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Fire now…' }).isDisabled()).toBe(true);
     const pausedDoc = (await (await api('GET', '/brain/acme/project/ops/scheduler/vault-audit')).json()) as {
       yaml: string;
       paused: { note: string } | null;

@@ -198,6 +198,9 @@ describe('routes', () => {
       { view: 'run', tenant: 'acme', project: 'ops', name: 'x', id: 'run_1' },
       { view: 'process', tenant: 'acme', project: 'ops', name: 'x', id: 'proc_1' },
       { view: 'session', tenant: 'acme', project: 'ops', name: 'x', id: 'sess_1' },
+      // issue #23: the trash and a recipe.
+      { view: 'trash', tenant: 'acme', project: 'ops' },
+      { view: 'recipe', tenant: 'acme', project: 'ops', name: 'brief ing' },
     ] as const) {
       expect(parseRoute(routeHash(route), fallback)).toEqual(route);
     }

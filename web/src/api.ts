@@ -5,6 +5,7 @@ import type {
   DocumentPage,
   DocumentView,
   FireView,
+  HistoryPage,
   InboxItemPage,
   MarkReadBody,
   MarkReadView,
@@ -13,13 +14,18 @@ import type {
   Problem,
   ProcessView,
   ProjectRefreshView,
+  RestoreVersionBody,
   RunDetail,
   RunPage,
   RunView,
   SchedulerDetail,
   SchedulerList,
   SchedulerSummary,
+  SchedulerVersionView,
   SetView,
+  StopBody,
+  TrashRestoreBody,
+  TrashRestoreView,
 } from '../../src/contract/index.js';
 
 /**
@@ -79,8 +85,14 @@ export class Api {
     this.#onUnauthorized = onUnauthorized;
   }
 
-  async #call<T>(method: string, path: string, body?: { type: string; text: string }): Promise<T> {
+  async #call<T>(
+    method: string,
+    path: string,
+    body?: { type: string; text: string },
+    extra: Record<string, string> = {},
+  ): Promise<T> {
     const headers: Record<string, string> = {
+      ...extra,
       authorization: `Bearer ${this.#token}`,
       accept: 'application/json, application/problem+json',
     };
@@ -185,12 +197,52 @@ export class Api {
     return this.#call('GET', `${this.#project(scope)}/processes/${seg(id)}`);
   }
 
+  /** Stops a process on whichever worker runs it; its run ends cancelled with `reason`. */
+  stopProcess(scope: Scope, id: string, reason: string): Promise<{ stopping: boolean }> {
+    const body: StopBody = { reason };
+    return this.#call('POST', `${this.#project(scope)}/processes/${seg(id)}/stop`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
+  }
+
   documents(scope: Scope, prefix: string): Promise<DocumentPage> {
     return this.#call('GET', `${this.#project(scope)}/documents?prefix=${seg(prefix)}&limit=1000`);
   }
 
   document(scope: Scope, path: string): Promise<DocumentView> {
     return this.#call('GET', `${this.#project(scope)}/documents/${docPath(path)}`);
+  }
+
+  /** Who wrote each version of a document, deleted and restored it, newest first (a page). */
+  history(scope: Scope, path: string, before?: number): Promise<HistoryPage> {
+    const cursor = before === undefined ? '' : `&before=${before}`;
+    return this.#call('GET', `${this.#project(scope)}/documents/${docPath(path)}/history?limit=50${cursor}`);
+  }
+
+  /** One version of a scheduler's document, live or kept in the archive. */
+  schedulerVersion(scope: Scope, name: string, version: number): Promise<SchedulerVersionView> {
+    return this.#call('GET', `${this.#project(scope)}/scheduler/${seg(name)}/versions/${version}`);
+  }
+
+  /** Writes `version` back as the newest, only while the document is at `current` (else 412). */
+  restoreVersion(scope: Scope, name: string, version: number, current: number): Promise<SetView> {
+    const body: RestoreVersionBody = { version };
+    return this.#call(
+      'POST',
+      `${this.#project(scope)}/scheduler/${seg(name)}/restore`,
+      { type: 'application/json', text: JSON.stringify(body) },
+      { 'if-match': `"${current}"` },
+    );
+  }
+
+  /** Puts a trashed document (its `_vance/trash/…` path) back where it was. */
+  restoreTrashed(scope: Scope, path: string): Promise<TrashRestoreView> {
+    const body: TrashRestoreBody = { path };
+    return this.#call('POST', `${this.#project(scope)}/documents/restore`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
   }
 
   inbox(tenant: string, all: boolean): Promise<InboxItemPage> {

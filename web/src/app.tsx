@@ -1,17 +1,27 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Api, type ApiError, type Scope } from './api.js';
 import { EditorView } from './editor-view.js';
 import { InboxView } from './inbox-view.js';
 import { ListView } from './list-view.js';
 import { navigate } from './navigate.js';
+import { RecipeView } from './recipe-view.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
+import { TrashView } from './trash-view.js';
+import { allowRouteChange } from './unsaved-guard.js';
+import { setZoneChoice, zoneChoice } from './zone.js';
+import { ZoneToggle } from './zone-toggle.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);
+  const shown = useRef(hash);
   useEffect(() => {
-    const follow = () => setHash(window.location.hash);
+    const follow = () => {
+      if (!allowRouteChange(shown.current)) return;
+      shown.current = window.location.hash;
+      setHash(window.location.hash);
+    };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, []);
@@ -117,6 +127,8 @@ function ScopePicker({ scope, inbox }: { scope: Scope; inbox: boolean }) {
 export function App() {
   const [token, setToken] = useState(loadToken());
   const [notice, setNotice] = useState('');
+  // Every view reads the zone when it renders; this state re-renders them all on a change.
+  const [zone, setZone] = useState(zoneChoice());
   const route = useRoute();
   const signOut = useCallback((error?: ApiError) => {
     saveToken('');
@@ -168,6 +180,12 @@ export function App() {
     case 'inbox':
       view = <InboxView api={api} tenant={route.tenant} />;
       break;
+    case 'trash':
+      view = <TrashView api={api} scope={scope} />;
+      break;
+    case 'recipe':
+      view = <RecipeView key={route.name} api={api} scope={scope} name={route.name} />;
+      break;
   }
 
   return (
@@ -193,6 +211,13 @@ export function App() {
           >
             Inbox
           </a>
+          <ZoneToggle
+            choice={zone}
+            onChange={(next) => {
+              setZoneChoice(next);
+              setZone(next);
+            }}
+          />
           <button type="button" class="link" onClick={() => signOut()}>
             Sign out
           </button>

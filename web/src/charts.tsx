@@ -26,7 +26,7 @@ export function Timeline({ rows, now, zone }: { rows: readonly TimelineRow[]; no
   return (
     <figure class="timeline">
       <figcaption>
-        Next 24 hours of fires, in your zone {zone.id}
+        Next 24 hours of fires, in {zone.id}
         {totalDst > 0 && <span class="dst-badge"> ◆ {totalDst} fire time(s) touched by a DST change</span>}
       </figcaption>
       <div class="timeline-scroll">

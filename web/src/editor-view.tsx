@@ -1,15 +1,22 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ActiveRun } from './active-run.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
+import { useModal } from './confirm-dialog.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
-import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
+import { FireDialog } from './fire-dialog.js';
+import { durationText, pauseText, shortInstant } from './format.js';
+import { HistoryPanel } from './history-view.js';
 import { asApiError, useLoad } from './hooks.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
+import { RunStateBadge, runStateText } from './run-state.js';
 import { setFlash, takeFlash } from './store.js';
+import { setUnsaved } from './unsaved-guard.js';
 import { nameProblem, type Placed, place, validateText } from './validate.js';
 import { YamlEditor } from './yaml-editor.js';
+import { shownZone, zoneChoice } from './zone.js';
 
 const EXAMPLE = (zone: string) =>
   `description: What this scheduler is for.\ncron: "0 0 8 * * MON-FRI"\ntimezone: ${zone}\nrecipe: noop\n`;
@@ -37,7 +44,12 @@ function CronHelper({ preview }: { preview: Preview | undefined }) {
                 <tr>
                   <th scope="col">#</th>
                   <th scope="col">In {preview.zone}</th>
-                  <th scope="col">In your zone ({preview.viewerZone})</th>
+                  <th scope="col">
+                    In{' '}
+                    {preview.viewerZone === viewerZone().id
+                      ? `your zone (${preview.viewerZone})`
+                      : preview.viewerZone}
+                  </th>
                   <th scope="col">DST</th>
                 </tr>
               </thead>
@@ -112,10 +124,10 @@ function RunHistory({
           <RunChart runs={runs} />
           <div class="table-wrap">
             <table class="runs">
-              <caption class="sr-only">The last {runs.length} runs, newest first</caption>
+              <caption class="sr-only">The last {runs.length} runs by occurrence, the latest first</caption>
               <thead>
                 <tr>
-                  <th scope="col">Outcome</th>
+                  <th scope="col">State</th>
                   <th scope="col">Trigger</th>
                   <th scope="col">Scheduled for</th>
                   <th scope="col">Started late by</th>
@@ -129,9 +141,9 @@ function RunHistory({
                     <td>
                       <a
                         href={routeHash({ view: 'run', ...scope, name, id: r.correlationId })}
-                        aria-label={`Run ${r.correlationId}: ${r.outcome}`}
+                        aria-label={`Run ${r.correlationId}: ${runStateText(r)}`}
                       >
-                        <span class={`badge ${outcomeClass(r.outcome)}`}>{r.outcome}</span>
+                        <RunStateBadge run={r} />
                       </a>
                     </td>
                     <td>{r.trigger}</td>
@@ -187,7 +199,8 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const [initial, setInitial] = useState('');
   const [newName, setNewName] = useState('');
   const [serverProblems, setServerProblems] = useState<readonly Placed[]>([]);
-  const [status, setStatus] = useState<{ text: string; error: boolean }>(() => ({
+  // `run`: the run an action started, linked beside the message.
+  const [status, setStatus] = useState<{ text: string; error: boolean; run?: string }>(() => ({
     text: takeFlash(),
     error: false,
   }));
@@ -196,6 +209,14 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const pauseDialog = useRef<HTMLDialogElement>(null);
   const backfillDialog = useRef<HTMLDialogElement>(null);
   const [pauseNote, setPauseNote] = useState('');
+  const fireModal = useModal();
+  const savedOverlap = useMemo(
+    () =>
+      detail.data === undefined
+        ? undefined
+        : validateText(detail.data.yaml, detail.data.name).definition?.overlap,
+    [detail.data],
+  );
 
   // A loaded document starts the editor (again) with its text.
   useEffect(() => {
@@ -209,6 +230,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const validation = useMemo(() => validateText(text, effectiveName), [text, effectiveName]);
   const problems = useMemo(() => [...validation.problems, ...serverProblems], [validation, serverProblems]);
   const viewer = useMemo(() => viewerZone(), []);
+  const shown = useMemo(() => shownZone(), [zoneChoice()]);
   const preview = useMemo(
     () =>
       validation.definition === undefined
@@ -217,13 +239,20 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
             validation.definition,
             { tenant: scope.tenant, project: scope.project, name: effectiveName },
             Date.now(),
-            viewer,
+            shown,
           ),
-    [validation.definition, viewer, scope.tenant, scope.project, effectiveName],
+    [validation.definition, shown, scope.tenant, scope.project, effectiveName],
   );
   const nameError = isNew ? nameProblem(newName) : undefined;
   const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
   const ready = isNew || detail.data !== undefined;
+  const unsaved = isNew ? text.trim() !== '' : dirty;
+  useEffect(() => {
+    setUnsaved(
+      unsaved ? `${name ?? 'The new scheduler'} has unsaved changes. Leave and lose them?` : undefined,
+    );
+    return () => setUnsaved(undefined);
+  }, [unsaved, name]);
 
   const run = async (what: string, work: () => Promise<void>) => {
     setBusy(true);
@@ -250,6 +279,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       const said = `${result.created ? 'Created' : 'Saved'} ${result.path} (version ${result.version}).${extra}`;
       setStatus({ text: said, error: false });
       if (isNew) {
+        setUnsaved(undefined);
         setFlash(said);
         navigate({ view: 'edit', ...scope, name: target });
       } else {
@@ -263,6 +293,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       if (name === undefined) return;
       const result = await api.deleteScheduler(scope, name);
       dialog.current?.close();
+      setUnsaved(undefined);
       setFlash(`Deleted ${name}: its document went to ${result.trashPath}.`);
       navigate({ view: 'list', ...scope });
     });
@@ -310,9 +341,13 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     run('Firing', async () => {
       if (name === undefined) return;
       const fired = await api.fire(scope, name);
-      setStatus({ text: `Fired: ${fired.correlationId}. Opening the run…`, error: false });
-      setFlash(`Fired ${name}: correlationId ${fired.correlationId}.`);
-      navigate({ view: 'run', ...scope, name, id: fired.correlationId });
+      fireModal.close();
+      setStatus({
+        text: `Fired ${name}: correlationId ${fired.correlationId}.`,
+        error: false,
+        run: fired.correlationId,
+      });
+      runs.reload();
     });
 
   return (
@@ -336,6 +371,15 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               <code>{detail.data.path}</code> · {detail.data.source} · version {detail.data.version} · by{' '}
               {detail.data.createdBy} · updated {shortInstant(detail.data.updatedAt)}
               {detail.data.nextRunAt !== null && <> · next run {shortInstant(detail.data.nextRunAt)}</>}
+            </p>
+          )}
+          {validation.definition?.target.kind === 'recipe' && (
+            <p class="recipe-link">
+              Runs the recipe{' '}
+              <a href={routeHash({ view: 'recipe', ...scope, name: validation.definition.target.recipe })}>
+                {validation.definition.target.recipe}
+              </a>{' '}
+              <span class="muted">(its engine and command)</span>
             </p>
           )}
           {detail.data?.paused != null && (
@@ -429,8 +473,8 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                 </button>
                 {!isNew && (
                   <>
-                    <button type="button" onClick={fire} disabled={busy || paused}>
-                      Fire now
+                    <button type="button" onClick={fireModal.open} disabled={busy || paused}>
+                      Fire now…
                     </button>
                     <button
                       type="button"
@@ -467,13 +511,34 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               </fieldset>
               <p role="status" class={status.error ? 'status error' : 'status'}>
                 {status.text}
+                {status.run !== undefined && name !== undefined && (
+                  <>
+                    {' '}
+                    <a href={routeHash({ view: 'run', ...scope, name, id: status.run })}>Open the run</a>
+                  </>
+                )}
               </p>
               <CronHelper preview={preview} />
+              {name !== undefined && detail.data?.source === 'project' && (
+                <HistoryPanel
+                  api={api}
+                  scope={scope}
+                  name={name}
+                  path={detail.data.path}
+                  current={detail.data}
+                  dirty={dirty}
+                  onRestored={(said) => {
+                    setStatus({ text: said, error: false });
+                    detail.reload();
+                  }}
+                />
+              )}
             </>
           )}
         </div>
         {!isNew && name !== undefined && (
           <aside class="side-col">
+            <ActiveRun api={api} scope={scope} name={name} runs={runs.data?.runs} onStopped={runs.reload} />
             <RunHistory
               runs={runs.data?.runs}
               scope={scope}
@@ -512,6 +577,16 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           </div>
         </form>
       </dialog>
+      {name !== undefined && (
+        <FireDialog
+          modal={fireModal}
+          name={name}
+          overlap={savedOverlap}
+          dirty={dirty}
+          busy={busy}
+          onConfirm={() => void fire()}
+        />
+      )}
       <BackfillDialog name={name} dialog={backfillDialog} onSubmit={(from, to) => void backfill(from, to)} />
       <dialog ref={dialog} aria-labelledby="delete-title">
         <form

@@ -1,11 +1,19 @@
+import { humanDuration } from '../../src/time/duration.js';
+import { formatZoned } from '../../src/time/instant.js';
+import { shownZone } from './zone.js';
+
 /** Small formatting helpers for instants and durations as the page shows them. */
 
-import { humanDuration } from '../../src/time/duration.js';
-
-/** `2026-06-01 08:00:00Z` from an ISO instant; `—` for none. */
+/**
+ * An ISO instant in the zone the person chose (issue #23): `2026-06-01 08:00:00Z` in UTC,
+ * `2026-06-01 10:00:00 +02:00` in another zone (the header names it); `—` for none.
+ */
 export function shortInstant(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '—';
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const zone = shownZone();
+  const ms = Date.parse(iso);
+  if (zone.id === 'UTC' || Number.isNaN(ms)) return iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return formatZoned(ms, zone).slice(4);
 }
 
 /** `350 ms`, `12.4 s`, `3 min 5 s`, `2 h 5 min`, `334 d 18 h`; `—` for none. */

@@ -2,11 +2,12 @@ import { useMemo, useState } from 'preact/hooks';
 import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
-import { timelineOf, viewerZone } from './cron-preview.js';
+import { timelineOf } from './cron-preview.js';
 import { finishedText, outcomeClass, pauseText, relative, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
+import { shownZone, zoneChoice } from './zone.js';
 
 function matches(s: SchedulerSummary, text: string, tag: string): boolean {
   if (tag !== '' && !s.tags.includes(tag)) return false;
@@ -31,7 +32,7 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
   const [status, setStatus] = useState(() => takeFlash());
   const [refreshing, setRefreshing] = useState(false);
   const now = useMemo(() => Date.now(), [list.data]);
-  const zone = useMemo(() => viewerZone(), []);
+  const zone = useMemo(() => shownZone(), [zoneChoice()]);
   const schedulers = list.data?.schedulers ?? [];
   const tags = useMemo(() => [...new Set(schedulers.flatMap((s) => s.tags))].sort(), [schedulers]);
   const shown = schedulers.filter((s) => matches(s, text, tag));
@@ -66,6 +67,9 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
           <button type="button" onClick={refresh} disabled={refreshing}>
             Reload
           </button>
+          <a class="button" href={routeHash({ view: 'trash', ...scope })}>
+            Trash
+          </a>
         </div>
       </div>
       <p role="status" class="status">

@@ -1,5 +1,6 @@
 import './shims.js';
 import './styles.css';
+import './actions.css';
 import { render } from 'preact';
 import { App } from './app.js';
 

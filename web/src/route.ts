@@ -1,7 +1,7 @@
 /**
  * Where the page is, kept in the URL's hash so the back button, reloads and links work:
  * `#/p/<tenant>/<project>` (listing), `…/new`, `…/s/<name>` (editor), `…/s/<name>/run/<id>`,
- * `…/s/<name>/process/<id>`, `…/s/<name>/session/<id>`, `#/inbox/<tenant>`.
+ * `…/s/<name>/process/<id>`, `…/s/<name>/session/<id>`, `…/trash`, `…/recipe/<name>`, `#/inbox/<tenant>`.
  */
 export type Route =
   | { readonly view: 'list'; readonly tenant: string; readonly project: string }
@@ -14,7 +14,9 @@ export type Route =
       readonly name: string;
       readonly id: string;
     }
-  | { readonly view: 'inbox'; readonly tenant: string; readonly project: string };
+  | { readonly view: 'inbox'; readonly tenant: string; readonly project: string }
+  | { readonly view: 'trash'; readonly tenant: string; readonly project: string }
+  | { readonly view: 'recipe'; readonly tenant: string; readonly project: string; readonly name: string };
 
 const enc = encodeURIComponent;
 
@@ -34,6 +36,8 @@ export function parseRoute(hash: string, fallback: { tenant: string; project: st
   if (head !== 'p' || !a || !b) return { view: 'list', ...fallback };
   const scope = { tenant: dec(a), project: dec(b) };
   if (c === 'new') return { view: 'new', ...scope };
+  if (c === 'trash') return { view: 'trash', ...scope };
+  if (c === 'recipe' && d) return { view: 'recipe', ...scope, name: dec(d) };
   if (c === 's' && d) {
     const name = dec(d);
     if ((e === 'run' || e === 'process' || e === 'session') && f)
@@ -58,5 +62,9 @@ export function routeHash(route: Route): string {
       return `${base}/s/${enc(route.name)}/${route.view}/${enc(route.id)}`;
     case 'inbox':
       return `#/inbox/${enc(route.tenant)}`;
+    case 'trash':
+      return `${base}/trash`;
+    case 'recipe':
+      return `${base}/recipe/${enc(route.name)}`;
   }
 }

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { type Api, ApiError, type RunDetail, type Scope } from './api.js';
-import { durationText, outcomeClass, shortInstant } from './format.js';
+import { durationText, shortInstant } from './format.js';
 import { useInterval, useLoad } from './hooks.js';
 import { RunLog } from './markdown.js';
 import { routeHash } from './route.js';
+import { RunLinks, RunStateBadge } from './run-state.js';
+import { StopButton } from './stop-button.js';
 import { takeFlash } from './store.js';
 
 function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; here: string }) {
@@ -18,8 +20,11 @@ function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; h
   );
 }
 
+/** How often a page open on a run that has not ended asks for it again, ms. */
+const LIVE_MS = 2000;
+
 function finished(run: RunDetail | undefined): boolean {
-  return run !== undefined && (run.state === 'ended' || run.state === 'skipped') && run.outcome !== 'pending';
+  return run !== undefined && (run.state === 'ended' || run.state === 'skipped');
 }
 
 /** One run (spec §9a): its fields, links to its process and session, and its run log rendered. */
@@ -39,19 +44,20 @@ export function RunView({
     () => api.run(scope, correlationId),
     `${scope.tenant}/${scope.project}/${correlationId}`,
   );
-  // A fired run is claimed at once but runs on the worker: follow it until it ends (a missing
-  // run right after a fire is retried too).
+  // The page follows a run until it ends, while it is open (spec §10: the list stays a snapshot);
+  // a run not found yet is asked for a minute, then its 404 stands.
   const waiting = !finished(run.data) && (run.error === undefined || run.error.status === 404);
-  const [polls, setPolls] = useState(0);
+  const [misses, setMisses] = useState(0);
   useInterval(
     () => {
-      setPolls((n) => n + 1);
+      if (run.data === undefined) setMisses((n) => n + 1);
       run.reload();
     },
-    1000,
-    waiting && polls < 120,
+    LIVE_MS,
+    waiting && misses < 30,
   );
   const r = run.data;
+  const running = r !== undefined && !finished(r) && r.processId !== null;
   return (
     <section class="run-view" aria-labelledby="run-title">
       <Crumbs scope={scope} scheduler={scheduler} here={correlationId} />
@@ -72,13 +78,22 @@ export function RunView({
       {r !== undefined && (
         <>
           <dl class="facts">
-            <dt>Outcome</dt>
+            <dt>State</dt>
             <dd>
-              <span class={`badge ${outcomeClass(r.outcome)}`} data-outcome={r.outcome}>
-                {r.outcome}
-              </span>{' '}
-              <span class="muted">({r.state})</span>
+              <RunStateBadge run={r} />
               {r.reason !== null && <> — {r.reason}</>}
+              {running && r.processId !== null && (
+                <>
+                  {' '}
+                  <StopButton
+                    api={api}
+                    scope={scope}
+                    processId={r.processId}
+                    correlationId={r.correlationId}
+                    onStopped={run.reload}
+                  />
+                </>
+              )}
             </dd>
             <dt>Trigger</dt>
             <dd>{r.trigger}</dd>
@@ -129,6 +144,7 @@ export function RunView({
               <code>{r.logPath}</code>
             </dd>
           </dl>
+          <RunLinks run={r} scope={{ ...scope, name: scheduler }} />
           <section class="log" aria-labelledby="log-title">
             <h2 id="log-title">Run log</h2>
             {r.log === null ? <p class="muted">The run log has expired.</p> : <RunLog text={r.log} />}
@@ -271,8 +287,7 @@ export function SessionView({
                 {r.processId}
               </a>
             )}{' '}
-            — <span class={`badge ${outcomeClass(r.outcome)}`}>{r.outcome}</span>, scheduled for{' '}
-            {shortInstant(r.scheduledFor)} (
+            — <RunStateBadge run={r} />, scheduled for {shortInstant(r.scheduledFor)} (
             <a href={routeHash({ view: 'run', ...scope, name: scheduler, id: r.correlationId })}>run</a>)
           </li>
         ))}

@@ -1,0 +1,63 @@
+import type { Api, Scope } from './api.js';
+import { ConfirmDialog, useModal } from './confirm-dialog.js';
+import { useAction } from './use-action.js';
+
+/** The reason a stop from the editor leaves in the run log and its END line. */
+const REASON = 'stopped from the web editor';
+
+/**
+ * Stop for a running run's process, asked first in a dialog: the process is stopped on whichever
+ * worker runs it, and its run ends cancelled. Says what happened in its own status line.
+ */
+export function StopButton({
+  api,
+  scope,
+  processId,
+  correlationId,
+  onStopped,
+}: {
+  api: Api;
+  scope: Scope;
+  processId: string;
+  correlationId: string;
+  onStopped: () => void;
+}) {
+  const modal = useModal();
+  const action = useAction();
+  const stop = () =>
+    action.run(
+      'Stopping',
+      async () => {
+        const result = await api.stopProcess(scope, processId, REASON);
+        onStopped();
+        return result.stopping
+          ? `Stopping ${correlationId}: it ends cancelled.`
+          : `${correlationId} had already ended or was being stopped.`;
+      },
+      modal.close,
+    );
+  return (
+    <span class="stop">
+      <button type="button" class="danger" onClick={modal.open} disabled={action.busy}>
+        Stop…
+      </button>{' '}
+      <span role="status" class={action.said.error ? 'error' : undefined}>
+        {action.said.text}
+      </span>
+      <ConfirmDialog
+        modal={modal}
+        id={`stop-${processId}`}
+        title="Stop this run?"
+        confirm="Stop run"
+        danger
+        busy={action.busy}
+        onConfirm={() => void stop()}
+      >
+        <p>
+          Ursa stops its process <code>{processId}</code> on whichever worker runs it; run{' '}
+          <code>{correlationId}</code> ends cancelled, and its run log says it was {REASON}.
+        </p>
+      </ConfirmDialog>
+    </span>
+  );
+}
