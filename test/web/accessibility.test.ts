@@ -1,0 +1,176 @@
+import { createRequire } from 'node:module';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch } from './browser.js';
+import { eventually, type Served, serve } from './server.js';
+
+// issue #23 item 6: the editor's accessibility held by tests in Debian's Chromium against a real
+// `ursa serve`: axe-core on every view in both colour schemes, a keyboard walk, titles and focus,
+// the skip link, announcements, the inbox's names, and the layout at 420 px.
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const SCOPE = '#/p/acme/ops';
+const WAIT = { timeout: 15_000, interval: 50 };
+
+let server: Served;
+let context: BrowserContext;
+/** A run of heartbeat that ended, with its run log. */
+let runId: string;
+
+async function api(method: string, path: string, body?: string): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/yaml' }),
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+async function put(name: string, yaml: string): Promise<void> {
+  const response = await api('PUT', `/brain/acme/project/ops/scheduler/${name}`, yaml);
+  expect(response.status).toBe(201);
+}
+
+beforeAll(async () => {
+  context = await launch({ timezoneId: 'Europe/Paris', bypassCSP: true });
+  server = await serve();
+  await put(
+    'heartbeat',
+    'description: Hourly heartbeat\ncron: "0 0 * * * *"\ntimezone: UTC\nrecipe: noop\ntags: [ops]\n',
+  );
+  // A one-shot long past fires at once, late, and leaves an item in the admin's inbox.
+  await put('late-once', 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
+  const fired = await api('POST', '/brain/acme/project/ops/scheduler/heartbeat/fire');
+  expect(fired.status).toBe(202);
+  runId = ((await fired.json()) as { correlationId: string }).correlationId;
+  await eventually(
+    async () => {
+      const run = (await (await api('GET', `/brain/acme/project/ops/runs/${runId}`)).json()) as {
+        outcome?: string;
+      };
+      const inbox = (await (await api('GET', '/brain/acme/inbox')).json()) as { items: unknown[] };
+      return run.outcome === 'completed' && inbox.items.length > 0 ? true : undefined;
+    },
+    'the fired run ends and the late one-shot leaves an inbox item',
+    30_000,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.stop();
+});
+
+/** A new tab (its own session storage), signed in, at `hash`. */
+async function signedIn(hash = SCOPE): Promise<Page> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  await page.goto(server.url);
+  await page.getByLabel('API token').fill(server.token);
+  await page.getByLabel('API token').press('Enter');
+  await page.getByRole('heading', { level: 1, name: /^Schedulers of / }).waitFor();
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  return page;
+}
+
+/** axe-core's violations on the page as it is, one line each (rule, impact, where). */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' +
+      v.nodes.map((n) => n.target.join(' ') + ' ' + n.failureSummary).join(' | ')))`);
+}
+
+/** What has the focus: tag, id and name, for a readable failure. */
+const focused = (page: Page) =>
+  page.evaluate(`(() => {
+    const a = document.activeElement;
+    if (a === null) return 'nothing';
+    const name = (a.getAttribute('aria-label') ?? a.textContent ?? '').trim().replace(/\\s+/g, ' ');
+    return a.tagName.toLowerCase() + (a.id === '' ? '' : '#' + a.id) + (name === '' ? '' : ' "' + name.slice(0, 80) + '"');
+  })()`) as Promise<string>;
+
+const isFocused = (locator: Locator) => locator.evaluate('(el) => el === document.activeElement');
+
+/** Presses `key` (Tab, or Shift+Tab) until `target` has the focus; fails when 60 presses do not get there. */
+async function tabTo(page: Page, target: Locator, key = 'Tab'): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    if (await isFocused(target)) return;
+    await page.keyboard.press(key);
+  }
+  throw new Error(`${key} never reached the element; the focus is on ${await focused(page)}`);
+}
+
+const focusOn = (page: Page) => expect.poll(() => focused(page), WAIT);
+
+describe('the editor for keyboards, screen readers and small screens (issue #23)', () => {
+  it('axe-core reports no violation on any view or dialog, in the light and the dark scheme', {
+    timeout: 180_000,
+  }, async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      const found: string[] = [];
+      const check = async (page: Page, view: string) => {
+        for (const v of await violations(page)) found.push(`${scheme} ${view}: ${v}`);
+      };
+      const login = await context.newPage();
+      await login.emulateMedia({ colorScheme: scheme });
+      await login.goto(server.url);
+      await login.getByLabel('API token').waitFor();
+      await check(login, 'sign-in');
+      // A refused token: the sign-in page with its error.
+      await login.getByLabel('API token').fill('ursa_not-a-token');
+      await login.getByLabel('API token').press('Enter');
+      await login.getByRole('alert').waitFor();
+      await check(login, 'sign-in refused');
+      await login.close();
+
+      const page = await signedIn();
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.locator('tr[data-scheduler="heartbeat"]').waitFor();
+      await page.locator('.timeline svg').waitFor();
+      await check(page, 'list');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+      await page.locator(`tr[data-run="${runId}"]`).waitFor();
+      await page.locator('.cron-helper tbody tr').first().waitFor();
+      await check(page, 'editor');
+      for (const [button, dialog] of [
+        ['Backfill…', 'backfill'],
+        ['Pause…', 'pause'],
+        ['Delete…', 'delete'],
+      ] as const) {
+        await page.getByRole('button', { name: button }).click();
+        await page.getByRole('dialog').waitFor();
+        await check(page, `${dialog} dialog`);
+        await page.keyboard.press('Escape');
+        await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      }
+      // The editor with problems listed.
+      await page.locator('.cm-line', { hasText: 'cron:' }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' nonsense');
+      await page.locator('#problems .problem').first().waitFor();
+      await check(page, 'editor with problems');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/new'`);
+      await page.getByRole('heading', { level: 1, name: 'New scheduler' }).waitFor();
+      await check(page, 'new scheduler');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat/run/${runId}'`);
+      await page.locator('.run-log').waitFor();
+      await check(page, 'run');
+      const processLink = page.getByRole('link', { name: /^proc_/ });
+      await processLink.click();
+      await page.locator('dl.facts').waitFor();
+      await check(page, 'process');
+
+      await page.evaluate(`window.location.hash = '#/inbox/acme'`);
+      await page.locator('.inbox-items li.unread').first().waitFor();
+      await check(page, 'inbox');
+      await page.close();
+      expect(found).toEqual([]);
+    }
+  });
+});
