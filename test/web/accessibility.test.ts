@@ -11,6 +11,7 @@ import { eventually, type Served, serve } from './server.js';
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SCOPE = '#/p/acme/ops';
 const WAIT = { timeout: 15_000, interval: 50 };
+const LATE = ['late-one', 'late-two', 'late-three'];
 
 let server: Served;
 let context: BrowserContext;
@@ -40,8 +41,8 @@ beforeAll(async () => {
     'heartbeat',
     'description: Hourly heartbeat\ncron: "0 0 * * * *"\ntimezone: UTC\nrecipe: noop\ntags: [ops]\n',
   );
-  // A one-shot long past fires at once, late, and leaves an item in the admin's inbox.
-  await put('late-once', 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
+  // A one-shot long past fires at once, late, and leaves an item in the admin's inbox: three items.
+  for (const name of LATE) await put(name, 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
   const fired = await api('POST', '/brain/acme/project/ops/scheduler/heartbeat/fire');
   expect(fired.status).toBe(202);
   runId = ((await fired.json()) as { correlationId: string }).correlationId;
@@ -51,7 +52,7 @@ beforeAll(async () => {
         outcome?: string;
       };
       const inbox = (await (await api('GET', '/brain/acme/inbox')).json()) as { items: unknown[] };
-      return run.outcome === 'completed' && inbox.items.length > 0 ? true : undefined;
+      return run.outcome === 'completed' && inbox.items.length === LATE.length ? true : undefined;
     },
     'the fired run ends and the late one-shot leaves an inbox item',
     30_000,
@@ -92,10 +93,11 @@ const focused = (page: Page) =>
     return a.tagName.toLowerCase() + (a.id === '' ? '' : '#' + a.id) + (name === '' ? '' : ' "' + name.slice(0, 80) + '"');
   })()`) as Promise<string>;
 
-const isFocused = (locator: Locator) => locator.evaluate('(el) => el === document.activeElement');
+const isFocused = (locator: Locator) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
 
 /** Presses `key` (Tab, or Shift+Tab) until `target` has the focus; fails when 60 presses do not get there. */
 async function tabTo(page: Page, target: Locator, key = 'Tab'): Promise<void> {
+  await target.waitFor();
   for (let i = 0; i < 60; i++) {
     if (await isFocused(target)) return;
     await page.keyboard.press(key);
@@ -172,5 +174,51 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       await page.close();
       expect(found).toEqual([]);
     }
+  });
+
+  it('each view change sets the title and moves the focus to the view heading', async () => {
+    const login = await context.newPage();
+    await login.goto(server.url);
+    await expect.poll(() => login.title(), WAIT).toBe('Sign in — Ursa');
+    await login.close();
+
+    const page = await signedIn();
+    for (const [hash, title, heading] of [
+      [SCOPE, 'Schedulers of acme/ops — Ursa', 'Schedulers of acme/ops'],
+      [`${SCOPE}/s/heartbeat`, 'heartbeat — Ursa', 'heartbeat'],
+      [`${SCOPE}/new`, 'New scheduler — Ursa', 'New scheduler'],
+      [`${SCOPE}/s/heartbeat/run/${runId}`, `Run ${runId} of heartbeat — Ursa`, `Run ${runId}`],
+      ['#/inbox/acme', 'Inbox (acme) — Ursa', 'Inbox (acme)'],
+    ] as const) {
+      await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+      await expect.poll(() => page.title(), WAIT).toBe(title);
+      await focusOn(page).toBe(`h1#${await page.locator('main h1').getAttribute('id')} "${heading}"`);
+      expect(await page.locator('main h1').getAttribute('tabindex')).toBe('-1');
+    }
+    // A link followed with the keyboard: the process of the run.
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat/run/${runId}'`);
+    const processLink = page.getByRole('link', { name: /^proc_/ });
+    await tabTo(page, processLink);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title(), WAIT).toMatch(/^Process proc_\S+ of heartbeat — Ursa$/);
+    await focusOn(page).toMatch(/^h1#process-title "Process proc_/);
+    await page.close();
+  });
+
+  it('the skip link moves the focus to the main content and leaves the route as it is', async () => {
+    const page = await signedIn(`${SCOPE}/s/heartbeat`);
+    // Loaded afresh (the tab keeps its token), the page starts at the top: the skip link comes first.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'heartbeat' }).waitFor();
+    await page.keyboard.press('Tab');
+    await focusOn(page).toBe('a "Skip to content"');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^main#main /);
+    expect(await page.evaluate('window.location.hash')).toBe(`${SCOPE}/s/heartbeat`);
+    expect(await page.title()).toBe('heartbeat — Ursa');
+    // The next Tab is in the main content: its breadcrumb.
+    await page.keyboard.press('Tab');
+    await focusOn(page).toBe('a "acme/ops"');
+    await page.close();
   });
 });

@@ -7,6 +7,7 @@ import { navigate } from './navigate.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
+import { skipToMain, useViewChange, viewTitle } from './view-focus.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);
@@ -35,7 +36,7 @@ function Login({ onToken, notice }: { onToken: (token: string) => void; notice: 
           closed.
         </p>
         {notice !== '' && (
-          <p class="error" role="alert">
+          <p id="token-error" class="error" role="alert">
             {notice}
           </p>
         )}
@@ -47,6 +48,8 @@ function Login({ onToken, notice }: { onToken: (token: string) => void; notice: 
           autocomplete="off"
           spellcheck={false}
           required
+          aria-invalid={notice !== ''}
+          aria-describedby={notice === '' ? undefined : 'token-error'}
           value={value}
           onInput={(event) => setValue(event.currentTarget.value)}
         />
@@ -125,6 +128,12 @@ export function App() {
   }, []);
   const api = useMemo(() => new Api(token, (error) => signOut(error)), [token, signOut]);
   const scope: Scope = { tenant: route.tenant, project: route.project };
+  // A refused token returns to the sign-in page with the focus in the token field, beside its error.
+  useViewChange(
+    token === '' ? 'sign-in' : routeHash(route),
+    viewTitle(token === '' ? undefined : route),
+    token === '' && notice !== '' ? '#token' : undefined,
+  );
 
   useEffect(() => {
     if (token !== '' && route.view !== 'inbox') saveScope(scope);
@@ -172,7 +181,7 @@ export function App() {
 
   return (
     <>
-      <a class="skip" href="#main">
+      <a class="skip" href="#main" onClick={skipToMain}>
         Skip to content
       </a>
       <header class="top">
