@@ -7,7 +7,7 @@ import { navigate } from './navigate.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
-import { skipToMain, useViewChange, viewTitle } from './view-focus.js';
+import { skipLink, useViewChange, viewTitle } from './view-focus.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);
@@ -181,7 +181,7 @@ export function App() {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={skipToMain}>
+      <a class="skip" href="#main" ref={skipLink}>
         Skip to content
       </a>
       <header class="top">

@@ -59,7 +59,15 @@ export function useViewChange(view: string, title: string, target = 'main h1'): 
 }
 
 /** The skip link's action: the focus goes to the page's main content, the route stays. */
-export function skipToMain(event: Event): void {
+function skipToMain(event: Event): void {
   event.preventDefault();
   focusElement(document.getElementById('main'));
+}
+
+/**
+ * The skip link's ref: its `#main` would otherwise change the hash, which the router reads as a
+ * route (the scheduler list). A listener added twice is added once.
+ */
+export function skipLink(link: HTMLAnchorElement | null): void {
+  link?.addEventListener('click', skipToMain);
 }
