@@ -5,6 +5,7 @@ import { RunChart } from './charts.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
+import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
 import { setFlash, takeFlash } from './store.js';
@@ -222,10 +223,14 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     [validation.definition, viewer, scope.tenant, scope.project, effectiveName],
   );
   const nameError = isNew ? nameProblem(newName) : undefined;
-  const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
+  // Against the text the editor was started with: a reloaded document (say, after a pause) then
+  // never counts as unsaved for the one render before the editor takes it, which disabled the
+  // focused Pause/Resume button and dropped the keyboard's focus.
+  const dirty = !isNew && detail.data !== undefined && text !== initial;
   const ready = isNew || detail.data !== undefined;
 
   const run = async (what: string, work: () => Promise<void>) => {
+    const origin = focusOrigin();
     setBusy(true);
     try {
       await work();
@@ -235,6 +240,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       if (failure.issues.length > 0) setServerProblems(place(text, failure.issues, 'server'));
     } finally {
       setBusy(false);
+      restoreFocus(origin);
     }
   };
 

@@ -5,6 +5,7 @@ import { describeCron } from './cron-describe.js';
 import { timelineOf, viewerZone } from './cron-preview.js';
 import { finishedText, outcomeClass, pauseText, relative, shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
+import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
 
@@ -38,6 +39,7 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
   const rows = useMemo(() => timelineOf(schedulers, now), [schedulers, now]);
 
   const refresh = async () => {
+    const origin = focusOrigin();
     setRefreshing(true);
     setStatus('Reloading the scheduler documents…');
     try {
@@ -50,6 +52,7 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
       setStatus(`Reload failed: ${asApiError(error).message}`);
     } finally {
       setRefreshing(false);
+      restoreFocus(origin);
     }
   };
 
