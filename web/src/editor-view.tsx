@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { problemsText, SETTLE_MS, useSettled } from './announce.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
@@ -209,6 +210,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const effectiveName = name ?? newName;
   const validation = useMemo(() => validateText(text, effectiveName), [text, effectiveName]);
   const problems = useMemo(() => [...validation.problems, ...serverProblems], [validation, serverProblems]);
+  const settledProblems = useSettled(problems.length, SETTLE_MS);
   const viewer = useMemo(() => viewerZone(), []);
   const preview = useMemo(
     () =>
@@ -405,7 +407,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                   describedBy="yaml-hint problems"
                 />
               )}
-              <section id="problems" class="problems" aria-live="polite" aria-label="Problems">
+              <section id="problems" class="problems" aria-label="Problems">
                 {problems.length === 0 ? (
                   <p class="ok-text">No problems: the document is valid.</p>
                 ) : (
@@ -473,6 +475,9 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
               </fieldset>
               <p role="status" class={status.error ? 'status error' : 'status'}>
                 {status.text}
+              </p>
+              <p role="status" class="sr-only" id="problems-announcement">
+                {problemsText(settledProblems)}
               </p>
               <CronHelper preview={preview} />
             </>

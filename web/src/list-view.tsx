@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
+import { SETTLE_MS, useSettled } from './announce.js';
 import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
@@ -37,6 +38,8 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
   const tags = useMemo(() => [...new Set(schedulers.flatMap((s) => s.tags))].sort(), [schedulers]);
   const shown = schedulers.filter((s) => matches(s, text, tag));
   const rows = useMemo(() => timelineOf(schedulers, now), [schedulers, now]);
+  const count = list.data === undefined ? '' : `${shown.length} of ${schedulers.length}`;
+  const settledCount = useSettled(count, SETTLE_MS);
 
   const refresh = async () => {
     const origin = focusOrigin();
@@ -96,8 +99,9 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
             ))}
           </select>
         </label>
-        <span class="count" aria-live="polite">
-          {list.data === undefined ? '' : `${shown.length} of ${schedulers.length}`}
+        <span class="count">{count}</span>
+        <span class="sr-only" role="status">
+          {settledCount === '' ? '' : `${settledCount} schedulers shown`}
         </span>
       </search>
       {list.error !== undefined && (

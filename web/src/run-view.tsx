@@ -52,6 +52,7 @@ export function RunView({
     waiting && polls < 120,
   );
   const r = run.data;
+  const ended = finished(r) ? `Run ${correlationId} ended: ${r?.outcome}` : '';
   return (
     <section class="run-view" aria-labelledby="run-title">
       <Crumbs scope={scope} scheduler={scheduler} here={correlationId} />
@@ -63,6 +64,9 @@ export function RunView({
           {flash}
         </p>
       )}
+      <p role="status" class="sr-only" id="run-end">
+        {ended}
+      </p>
       {run.error !== undefined && !(run.error instanceof ApiError && run.error.status === 404 && waiting) && (
         <p class="error" role="alert">
           {run.error.message} [{run.error.code}]
