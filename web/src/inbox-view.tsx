@@ -76,7 +76,7 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
                   setSelected(next);
                 }}
               />
-              <span class="sr-only">Select</span>
+              <span class="sr-only">Select: {item.title}</span>
             </label>
             <div>
               <p class="item-title">
@@ -94,6 +94,7 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
                   <>
                     {' · '}
                     <a
+                      aria-label={`the run of ${item.title}`}
                       href={routeHash({
                         view: 'run',
                         tenant,
@@ -113,6 +114,7 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
               <button
                 type="button"
                 id={`mark-${item.id}`}
+                aria-label={`Mark read: ${item.title}`}
                 onClick={() => mark([item.id])}
               >
                 Mark read
