@@ -12,6 +12,7 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SCOPE = '#/p/acme/ops';
 const WAIT = { timeout: 15_000, interval: 50 };
 const LATE = ['late-one', 'late-two', 'late-three'];
+const RUN_ID = /run_[0-9a-f-]{36}/;
 
 let server: Served;
 let context: BrowserContext;
@@ -106,6 +107,9 @@ async function tabTo(page: Page, target: Locator, key = 'Tab'): Promise<void> {
 }
 
 const focusOn = (page: Page) => expect.poll(() => focused(page), WAIT);
+const textOf = (locator: Locator) =>
+  expect.poll(async () => (await locator.allTextContents()).join('\n'), WAIT);
+const countOf = (locator: Locator) => expect.poll(() => locator.count(), WAIT);
 
 describe('the editor for keyboards, screen readers and small screens (issue #23)', () => {
   it('axe-core reports no violation on any view or dialog, in the light and the dark scheme', {
@@ -219,6 +223,229 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     // The next Tab is in the main content: its breadcrumb.
     await page.keyboard.press('Tab');
     await focusOn(page).toBe('a "acme/ops"');
+    await page.close();
+  });
+
+  it('a keyboard walk reaches and operates every action: sign in, open, save, reload, pause, resume, backfill, fire, mark read', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(server.url);
+    // Sign in.
+    await tabTo(page, page.getByLabel('API token'));
+    await page.keyboard.type(server.token);
+    await tabTo(page, page.getByRole('button', { name: 'Sign in' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^h1#list-title "Schedulers of /);
+    // The tenant and project, back from the heading.
+    await tabTo(page, page.getByLabel('Tenant', { exact: true }), 'Shift+Tab');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('acme');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('ops');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#list-title "Schedulers of acme/ops"');
+    // Open a scheduler from the list.
+    await tabTo(
+      page,
+      page.locator('tr[data-scheduler="heartbeat"]').getByRole('link', { name: 'heartbeat' }),
+    );
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#editor-title "heartbeat"');
+    // Edit, leave the editor with Tab, save.
+    await tabTo(page, page.locator('.cm-content'));
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('# walked');
+    await page.keyboard.press('Escape');
+    await tabTo(page, page.getByRole('button', { name: 'Save' }));
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('(version 2)');
+    await focusOn(page).toBe('button "Save"');
+    // Reload with Space.
+    await tabTo(page, page.getByRole('button', { name: 'Reload' }));
+    await page.keyboard.press(' ');
+    await textOf(page.getByRole('status').first()).toContain("Reloaded the project's scheduler documents");
+    await focusOn(page).toBe('button "Reload"');
+    // Pause with a note typed in its dialog, then resume: the focus stays on the toggle.
+    await tabTo(page, page.getByRole('button', { name: 'Pause…' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('input#pause-note');
+    await page.keyboard.type('walking');
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('Paused heartbeat.');
+    await focusOn(page).toBe('button "Resume"');
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('Resumed heartbeat');
+    await focusOn(page).toBe('button "Pause…"');
+    // The backfill dialog opens with Enter and closes with Escape, the focus back on its opener.
+    await tabTo(page, page.getByRole('button', { name: 'Backfill…' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await focusOn(page).toBe('input#backfill-from');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Backfill…"');
+    // Fire: the run opens with the focus on its heading, and its end is announced.
+    await tabTo(page, page.getByRole('button', { name: 'Fire now' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^h1#run-title "Run run_/);
+    const fired = RUN_ID.exec(await focused(page))?.[0] as string;
+    await textOf(page.locator('#run-end')).toBe(`Run ${fired} ended: completed`);
+    // Mark an inbox item read with Space: the focus goes on to the next item's Mark read.
+    await tabTo(page, page.getByRole('link', { name: 'Inbox' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#inbox-title "Inbox (acme)"');
+    const marks = page.getByRole('button', { name: /^Mark read: / });
+    await countOf(marks).toBe(3);
+    const next = await marks.nth(1).getAttribute('id');
+    await tabTo(page, marks.first());
+    await page.keyboard.press(' ');
+    await textOf(page.getByRole('status').first()).toBe('Marked 1 item(s) read.');
+    await countOf(marks).toBe(2);
+    await focusOn(page).toMatch(new RegExp(`^button#${next} "Mark read: late-`));
+    await page.close();
+  });
+
+  it('the focus never drops to the page after Save, Reload, Mark read or a refused token', {
+    timeout: 60_000,
+  }, async () => {
+    // A refused token: the focus is in the token field, described by the error.
+    const login = await context.newPage();
+    await login.goto(server.url);
+    await login.getByLabel('API token').fill('ursa_not-a-token');
+    await login.getByRole('button', { name: 'Sign in' }).click();
+    await login.getByRole('alert').waitFor();
+    await focusOn(login).toBe('input#token');
+    expect(await login.getByLabel('API token').getAttribute('aria-describedby')).toBe('token-error');
+    expect(await login.getByLabel('API token').getAttribute('aria-invalid')).toBe('true');
+    await login.close();
+
+    const page = await signedIn(SCOPE);
+    await page.locator('tr[data-scheduler="heartbeat"]').waitFor();
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await textOf(page.getByRole('status').first()).toContain('Reloaded:');
+    await focusOn(page).toBe('button "Reload"');
+
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+    await page.locator('.cm-line', { hasText: 'description:' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' (checked)');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await textOf(page.getByRole('status').first()).toContain('Saved _vance/scheduler/heartbeat.yaml');
+    await focusOn(page).toBe('button "Save"');
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await textOf(page.getByRole('status').first()).toContain("Reloaded the project's scheduler documents");
+    await focusOn(page).toBe('button "Reload"');
+
+    // The last unread item marked read: the focus goes to the inbox's heading.
+    await page.evaluate(`window.location.hash = '#/inbox/acme'`);
+    const marks = page.getByRole('button', { name: /^Mark read: / });
+    await countOf(marks).toBeGreaterThan(0);
+    while ((await marks.count()) > 0) {
+      const before = await marks.count();
+      await marks.first().click();
+      await countOf(marks).toBe(before - 1);
+      await focusOn(page).not.toMatch(/^body/);
+    }
+    await focusOn(page).toBe('h1#inbox-title "Inbox (acme)"');
+    await page.close();
+  });
+
+  it('announcements are short: the problem count once typing pauses, never every keystroke', async () => {
+    const page = await signedIn(`${SCOPE}/s/heartbeat`);
+    const announcer = page.locator('#problems-announcement');
+    await textOf(announcer).toBe('No problems: the document is valid.');
+    expect(await announcer.getAttribute('role')).toBe('status');
+    // The visible list of problems is no live region (it changed on every keystroke).
+    expect(await page.locator('#problems').evaluate((el) => el.closest('[aria-live], [role="status"]'))).toBe(
+      null,
+    );
+    // Every text the announcer takes, in order.
+    await page.evaluate(`(() => {
+      const el = document.getElementById('problems-announcement');
+      window.said = [];
+      new MutationObserver(() => window.said.push(el.textContent)).observe(el, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    })()`);
+    const said = () => page.evaluate('window.said') as Promise<string[]>;
+    await page.locator('.cm-line', { hasText: 'cron:' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' nonsense here');
+    await page.keyboard.press('Escape');
+    await countOf(page.locator('#problems .problem')).toBeGreaterThan(0);
+    const count = await page.locator('#problems .problem').count();
+    const text = `${count} ${count === 1 ? 'problem' : 'problems'} in the document.`;
+    await expect.poll(said, WAIT).toEqual([text]);
+    for (let i = 0; i < ' nonsense here'.length; i++) await page.keyboard.press('Backspace');
+    await expect.poll(said, WAIT).toEqual([text, 'No problems: the document is valid.']);
+    await page.close();
+  });
+
+  it('inbox controls are named after their item', async () => {
+    const page = await signedIn('#/inbox/acme');
+    await page.getByRole('checkbox', { name: 'Show read items too' }).check();
+    const items = page.locator('.inbox-items li');
+    await countOf(items).toBe(LATE.length);
+    for (const name of LATE) {
+      const title = new RegExp(`^${name} ran \\d+ minutes late$`);
+      const item = items.filter({ has: page.locator('.item-title strong', { hasText: title }) });
+      await countOf(item).toBe(1);
+      const subject = (await item.locator('.item-title strong').textContent()) as string;
+      await item.getByRole('checkbox', { name: `Select: ${subject}`, exact: true }).waitFor();
+      await item.getByRole('link', { name: `the run of ${subject}`, exact: true }).waitFor();
+    }
+    await page.close();
+    // An unread item's Mark read: a fresh one-shot, late, leaves one.
+    await put('late-four', 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
+    const inbox = await signedIn('#/inbox/acme');
+    await inbox.getByRole('button', { name: /^Mark read: late-four ran \d+ minutes late$/ }).waitFor();
+    await inbox.close();
+  });
+
+  it('at 420 px no view scrolls sideways, and the run history shows every column at 1280 px', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await signedIn(SCOPE);
+    const views: [string, string][] = [
+      [SCOPE, 'tr[data-scheduler="heartbeat"]'],
+      [`${SCOPE}/s/heartbeat`, `tr[data-run="${runId}"]`],
+      [`${SCOPE}/new`, '.cm-content'],
+      [`${SCOPE}/s/heartbeat/run/${runId}`, '.run-log'],
+      ['#/inbox/acme', '.inbox-items li'],
+    ];
+    await page.setViewportSize({ width: 420, height: 800 });
+    for (const [hash, ready] of views) {
+      await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+      await page.locator(ready).first().waitFor();
+      expect([hash, await page.evaluate('document.documentElement.scrollWidth')]).toEqual([hash, 420]);
+      expect([hash, await violations(page)]).toEqual([hash, []]);
+    }
+    const login = await context.newPage();
+    await login.setViewportSize({ width: 420, height: 800 });
+    await login.goto(server.url);
+    await login.getByLabel('API token').waitFor();
+    expect(await login.evaluate('document.documentElement.scrollWidth')).toBe(420);
+    await login.close();
+
+    // The run history: at 1280 px every column is in view; at 420 px the table scrolls in its own box.
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+    const wrap = page.locator('.history .table-wrap');
+    await wrap.locator(`tr[data-run="${runId}"]`).waitFor();
+    const box = () =>
+      wrap.evaluate((el) => ({
+        fits: el.scrollWidth <= el.clientWidth,
+        scrolls: el.ownerDocument.defaultView?.getComputedStyle(el).overflowX === 'auto',
+      }));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect.poll(box, WAIT).toEqual({ fits: true, scrolls: true });
+    await page.setViewportSize({ width: 420, height: 800 });
+    expect((await box()).scrolls).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(420);
     await page.close();
   });
 });
