@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.js';
-import { eventually, type Served, serve } from './server.js';
+import { call, eventually, type Served, serve } from './server.js';
 
 // issue #23 item 6: the editor's accessibility held by tests in Debian's Chromium against a real
 // `ursa serve`: axe-core on every view in both colour schemes, a keyboard walk, titles and focus,
@@ -19,16 +19,7 @@ let context: BrowserContext;
 /** A run of heartbeat that ended, with its run log. */
 let runId: string;
 
-async function api(method: string, path: string, body?: string): Promise<Response> {
-  return fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/yaml' }),
-    },
-    ...(body === undefined ? {} : { body }),
-  });
-}
+const api = (method: string, path: string, body?: string) => call(server, method, path, body);
 
 async function put(name: string, yaml: string): Promise<void> {
   const response = await api('PUT', `/brain/acme/project/ops/scheduler/${name}`, yaml);

@@ -26,6 +26,18 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/** A REST call to `served` with its admin token; a `body` is sent as YAML. */
+export function call(served: Served, method: string, path: string, body?: string): Promise<Response> {
+  return fetch(`${served.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${served.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/yaml' }),
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
 export async function serve(): Promise<Served> {
   if (!existsSync(BIN) || !existsSync(PAGE)) {
     throw new Error(`the built package is missing (${BIN}, ${PAGE}): run npm run build first`);
