@@ -150,6 +150,13 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       await page.keyboard.type(' nonsense');
       await page.locator('#problems .problem').first().waitFor();
       await check(page, 'editor with problems');
+      // …and with the completion list open.
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('overlap: ');
+      await page.keyboard.press('Control+Space');
+      await page.locator('.cm-tooltip-autocomplete li[aria-selected]').waitFor();
+      await check(page, 'editor completing');
+      await page.keyboard.press('Escape');
 
       await page.evaluate(`window.location.hash = '${SCOPE}/new'`);
       await page.getByRole('heading', { level: 1, name: 'New scheduler' }).waitFor();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { problemsText } from '../../web/src/announce.js';
-import { viewTitle } from '../../web/src/view-focus.js';
+import { viewTitle } from '../../web/src/view-title.js';
 
 // issue #23 item 6: the words the page gives screen readers, without a browser.
 

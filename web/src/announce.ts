@@ -1,18 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
-
-/**
- * `value` once it has stayed the same for `ms` milliseconds (the first value at once). A live
- * region fed from it speaks when typing or filtering pauses, not on every keystroke, and says
- * nothing when the value comes back to what was last said.
- */
-export function useSettled<T>(value: T, ms: number): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const id = window.setTimeout(() => setSettled(value), ms);
-    return () => window.clearTimeout(id);
-  }, [value, ms]);
-  return settled;
-}
+/** The words of the page's announcements (its live regions), and their pace. */
 
 /** How long typing pauses before the problem count or a filter's count is announced. */
 export const SETTLE_MS = 1000;

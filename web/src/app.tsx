@@ -7,7 +7,8 @@ import { navigate } from './navigate.js';
 import { parseRoute, type Route, routeHash } from './route.js';
 import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
-import { skipLink, useViewChange, viewTitle } from './view-focus.js';
+import { skipLink, useViewChange } from './view-focus.js';
+import { viewTitle } from './view-title.js';
 
 function useRoute(): Route {
   const [hash, setHash] = useState(window.location.hash);

@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { problemsText, SETTLE_MS, useSettled } from './announce.js';
+import { problemsText, SETTLE_MS } from './announce.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { durationText, outcomeClass, pauseText, shortInstant } from './format.js';
-import { asApiError, useLoad } from './hooks.js';
+import { asApiError, useLoad, useSettled } from './hooks.js';
 import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'preact/hooks';
-import { SETTLE_MS, useSettled } from './announce.js';
+import { SETTLE_MS } from './announce.js';
 import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
 import { timelineOf, viewerZone } from './cron-preview.js';
 import { finishedText, outcomeClass, pauseText, relative, shortInstant } from './format.js';
-import { asApiError, useLoad } from './hooks.js';
+import { asApiError, useLoad, useSettled } from './hooks.js';
 import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
