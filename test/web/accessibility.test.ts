@@ -56,10 +56,14 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** A new tab (its own session storage), signed in, at `hash`. */
-async function signedIn(hash = SCOPE): Promise<Page> {
+/**
+ * A new tab (its own session storage), signed in, at `hash`. `fakeClock`: the timers are
+ * Playwright's (the clock is the whole browser context's: the test resumes it when done).
+ */
+async function signedIn(hash = SCOPE, fakeClock = false): Promise<Page> {
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  if (fakeClock) await page.clock.install();
   await page.goto(server.url);
   await page.getByLabel('API token').fill(server.token);
   await page.getByLabel('API token').press('Enter');
@@ -352,16 +356,18 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
   });
 
   it('announcements are short: the problem count once typing pauses, never every keystroke', async () => {
-    const page = await signedIn(`${SCOPE}/s/heartbeat`);
-    const announcer = page.locator('#problems-announcement');
-    await textOf(announcer).toBe('No problems: the document is valid.');
-    expect(await announcer.getAttribute('role')).toBe('status');
-    // The visible list of problems is no live region (it changed on every keystroke).
-    expect(await page.locator('#problems').evaluate((el) => el.closest('[aria-live], [role="status"]'))).toBe(
-      null,
-    );
-    // Every text the announcer takes, in order.
-    await page.evaluate(`(() => {
+    // The page's clock runs until the editor is there, then stands still and is stepped.
+    try {
+      const page = await signedIn(`${SCOPE}/s/heartbeat`, true);
+      const announcer = page.locator('#problems-announcement');
+      await textOf(announcer).toBe('No problems: the document is valid.');
+      expect(await announcer.getAttribute('role')).toBe('status');
+      // The visible list of problems is no live region (it changed on every keystroke).
+      expect(
+        await page.locator('#problems').evaluate((el) => el.closest('[aria-live], [role="status"]')),
+      ).toBe(null);
+      // Every text the announcer takes, in order.
+      await page.evaluate(`(() => {
       const el = document.getElementById('problems-announcement');
       window.said = [];
       new MutationObserver(() => window.said.push(el.textContent)).observe(el, {
@@ -370,18 +376,31 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
         subtree: true,
       });
     })()`);
-    const said = () => page.evaluate('window.said') as Promise<string[]>;
-    await page.locator('.cm-line', { hasText: 'cron:' }).click();
-    await page.keyboard.press('End');
-    await page.keyboard.type(' nonsense here');
-    await page.keyboard.press('Escape');
-    await countOf(page.locator('#problems .problem')).toBeGreaterThan(0);
-    const count = await page.locator('#problems .problem').count();
-    const text = `${count} ${count === 1 ? 'problem' : 'problems'} in the document.`;
-    await expect.poll(said, WAIT).toEqual([text]);
-    for (let i = 0; i < ' nonsense here'.length; i++) await page.keyboard.press('Backspace');
-    await expect.poll(said, WAIT).toEqual([text, 'No problems: the document is valid.']);
-    await page.close();
+      const said = () => page.evaluate('window.said') as Promise<string[]>;
+      await page.locator('.cm-line', { hasText: 'cron:' }).click();
+      await page.keyboard.press('End');
+      await page.clock.pauseAt((await page.evaluate('Date.now()')) + 1000);
+      // Typed while the clock stands still: the list shows the problem, the announcer waits.
+      await page.keyboard.type(' nonsense here');
+      await page.keyboard.press('Escape');
+      await countOf(page.locator('#problems .problem')).toBeGreaterThan(0);
+      const count = await page.locator('#problems .problem').count();
+      const text = `${count} ${count === 1 ? 'problem' : 'problems'} in the document.`;
+      await page.clock.runFor(900);
+      expect(await said()).toEqual([]);
+      await page.clock.runFor(300);
+      await expect.poll(said, WAIT).toEqual([text]);
+      // Back to a valid document: one more announcement, a second after the last keystroke.
+      for (let i = 0; i < ' nonsense here'.length; i++) await page.keyboard.press('Backspace');
+      await textOf(page.locator('#problems')).toBe('No problems: the document is valid.');
+      await page.clock.runFor(900);
+      expect(await said()).toEqual([text]);
+      await page.clock.runFor(300);
+      await expect.poll(said, WAIT).toEqual([text, 'No problems: the document is valid.']);
+      await page.close();
+    } finally {
+      await context.clock.resume();
+    }
   });
 
   it('inbox controls are named after their item', async () => {
