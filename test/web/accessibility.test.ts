@@ -379,7 +379,7 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       const said = () => page.evaluate('window.said') as Promise<string[]>;
       await page.locator('.cm-line', { hasText: 'cron:' }).click();
       await page.keyboard.press('End');
-      await page.clock.pauseAt((await page.evaluate('Date.now()')) + 1000);
+      await page.clock.pauseAt(((await page.evaluate('Date.now()')) as number) + 1000);
       // Typed while the clock stands still: the list shows the problem, the announcer waits.
       await page.keyboard.type(' nonsense here');
       await page.keyboard.press('Escape');
