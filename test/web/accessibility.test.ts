@@ -289,6 +289,13 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await focusOn(page).toBe('button "Backfill…"');
+    // The delete dialog likewise, its Cancel first; nothing is deleted.
+    await tabTo(page, page.getByRole('button', { name: 'Delete…' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('button "Cancel"');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Delete…"');
     // Fire: the run opens with the focus on its heading, and its end is announced.
     await tabTo(page, page.getByRole('button', { name: 'Fire now' }), 'Shift+Tab');
     await page.keyboard.press('Enter');
@@ -307,6 +314,13 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await textOf(page.getByRole('status').first()).toBe('Marked 1 item(s) read.');
     await countOf(marks).toBe(2);
     await focusOn(page).toMatch(new RegExp(`^button#${next} "Mark read: late-`));
+    // Select one with Space, then Mark selected read: the focus goes on to the last one left.
+    await tabTo(page, page.getByRole('checkbox', { name: /^Select: / }).first(), 'Shift+Tab');
+    await page.keyboard.press(' ');
+    await tabTo(page, page.getByRole('button', { name: 'Mark selected read' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await countOf(marks).toBe(1);
+    await focusOn(page).toMatch(/^button#mark-\d+ "Mark read: late-/);
     await page.close();
   });
 
