@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launch } from './browser.js';
-import { eventually, type Served, serve } from './server.js';
+import { call, eventually, type Served, serve } from './server.js';
 
 // issue #9, Done when: the scheduler editor page in Debian's Chromium against a real `ursa serve`.
 
@@ -17,14 +17,7 @@ let page: Page;
 
 async function api(method: string, path: string, body?: string): Promise<Response> {
   if (server === undefined) throw new Error('the server is not running');
-  return fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${server.token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/yaml' }),
-    },
-    ...(body === undefined ? {} : { body }),
-  });
+  return call(server, method, path, body);
 }
 
 /** Types a line into the focused CodeMirror editor as a person would, closing any completion first. */

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BIN, ENV, eventually, freePort } from '../support/server.js';
+import { tempDir } from '../support/temp.js';
 
 export { eventually };
 
@@ -19,17 +19,30 @@ export interface Served {
   readonly url: string;
   /** The admin token for all tenants from the first start's standard error. */
   readonly token: string;
+  /** The server's folder (its store), removed after the test file. */
   readonly dir: string;
   output(): { stdout: string; stderr: string };
   /** SIGTERM, then the exit (SIGKILL after 10 s). */
   stop(): Promise<void>;
 }
 
+/** A REST call to `served` with its admin token; a `body` is sent as YAML. */
+export function call(served: Served, method: string, path: string, body?: string): Promise<Response> {
+  return fetch(`${served.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${served.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/yaml' }),
+    },
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
 export async function serve(): Promise<Served> {
   if (!existsSync(BIN) || !existsSync(PAGE)) {
     throw new Error(`the built package is missing (${BIN}, ${PAGE}): run npm run build first`);
   }
-  const dir = mkdtempSync(join(tmpdir(), 'ursa-web-'));
+  const dir = tempDir('ursa-web-');
   const port = await freePort();
   const child = spawn(
     process.execPath,

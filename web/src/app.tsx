@@ -10,6 +10,8 @@ import { ProcessView, RunView, SessionView } from './run-view.js';
 import { loadRecent, loadScope, loadToken, saveScope, saveToken } from './store.js';
 import { TrashView } from './trash-view.js';
 import { allowRouteChange } from './unsaved-guard.js';
+import { skipLink, useViewChange } from './view-focus.js';
+import { viewTitle } from './view-title.js';
 import { setZoneChoice, zoneChoice } from './zone.js';
 import { ZoneToggle } from './zone-toggle.js';
 
@@ -45,7 +47,7 @@ function Login({ onToken, notice }: { onToken: (token: string) => void; notice: 
           closed.
         </p>
         {notice !== '' && (
-          <p class="error" role="alert">
+          <p id="token-error" class="error" role="alert">
             {notice}
           </p>
         )}
@@ -57,6 +59,8 @@ function Login({ onToken, notice }: { onToken: (token: string) => void; notice: 
           autocomplete="off"
           spellcheck={false}
           required
+          aria-invalid={notice !== ''}
+          aria-describedby={notice === '' ? undefined : 'token-error'}
           value={value}
           onInput={(event) => setValue(event.currentTarget.value)}
         />
@@ -137,6 +141,12 @@ export function App() {
   }, []);
   const api = useMemo(() => new Api(token, (error) => signOut(error)), [token, signOut]);
   const scope: Scope = { tenant: route.tenant, project: route.project };
+  // A refused token returns to the sign-in page with the focus in the token field, beside its error.
+  useViewChange(
+    token === '' ? 'sign-in' : routeHash(route),
+    viewTitle(token === '' ? undefined : route),
+    token === '' && notice !== '' ? '#token' : undefined,
+  );
 
   useEffect(() => {
     if (token !== '' && route.view !== 'inbox') saveScope(scope);
@@ -190,7 +200,7 @@ export function App() {
 
   return (
     <>
-      <a class="skip" href="#main">
+      <a class="skip" href="#main" ref={skipLink}>
         Skip to content
       </a>
       <header class="top">

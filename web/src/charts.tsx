@@ -29,7 +29,8 @@ export function Timeline({ rows, now, zone }: { rows: readonly TimelineRow[]; no
         Next 24 hours of fires, in {zone.id}
         {totalDst > 0 && <span class="dst-badge"> ◆ {totalDst} fire time(s) touched by a DST change</span>}
       </figcaption>
-      <div class="timeline-scroll">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: on a narrow screen the picture scrolls sideways, and a keyboard scrolls only what it can focus */}
+      <section class="timeline-scroll" aria-label="Timeline (scrolls sideways)" tabIndex={0}>
         <svg
           viewBox={`0 0 ${width} ${height}`}
           role="img"
@@ -78,7 +79,7 @@ export function Timeline({ rows, now, zone }: { rows: readonly TimelineRow[]; no
             );
           })}
         </svg>
-      </div>
+      </section>
       <details>
         <summary>The same as a list</summary>
         <ul>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ActiveRun } from './active-run.js';
+import { problemsText, SETTLE_MS } from './announce.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
@@ -8,7 +9,8 @@ import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { FireDialog } from './fire-dialog.js';
 import { durationText, pauseText, shortInstant } from './format.js';
 import { HistoryPanel } from './history-view.js';
-import { asApiError, useLoad } from './hooks.js';
+import { asApiError, useLoad, useSettled } from './hooks.js';
+import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
 import { RunStateBadge, runStateText } from './run-state.js';
@@ -229,6 +231,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   const effectiveName = name ?? newName;
   const validation = useMemo(() => validateText(text, effectiveName), [text, effectiveName]);
   const problems = useMemo(() => [...validation.problems, ...serverProblems], [validation, serverProblems]);
+  const settledProblems = useSettled(problems.length, SETTLE_MS);
   const viewer = useMemo(() => viewerZone(), []);
   const shown = useMemo(() => shownZone(), [zoneChoice()]);
   const preview = useMemo(
@@ -244,7 +247,10 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     [validation.definition, shown, scope.tenant, scope.project, effectiveName],
   );
   const nameError = isNew ? nameProblem(newName) : undefined;
-  const dirty = !isNew && detail.data !== undefined && text !== detail.data.yaml;
+  // Against the text the editor was started with: a reloaded document (say, after a pause) then
+  // never counts as unsaved for the one render before the editor takes it, which disabled the
+  // focused Pause/Resume button and dropped the keyboard's focus.
+  const dirty = !isNew && detail.data !== undefined && text !== initial;
   const ready = isNew || detail.data !== undefined;
   const unsaved = isNew ? text.trim() !== '' : dirty;
   useEffect(() => {
@@ -255,6 +261,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
   }, [unsaved, name]);
 
   const run = async (what: string, work: () => Promise<void>) => {
+    const origin = focusOrigin();
     setBusy(true);
     try {
       await work();
@@ -264,6 +271,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       if (failure.issues.length > 0) setServerProblems(place(text, failure.issues, 'server'));
     } finally {
       setBusy(false);
+      restoreFocus(origin);
     }
   };
 
@@ -443,7 +451,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                   describedBy="yaml-hint problems"
                 />
               )}
-              <section id="problems" class="problems" aria-live="polite" aria-label="Problems">
+              <section id="problems" class="problems" aria-label="Problems">
                 {problems.length === 0 ? (
                   <p class="ok-text">No problems: the document is valid.</p>
                 ) : (
@@ -517,6 +525,9 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                     <a href={routeHash({ view: 'run', ...scope, name, id: status.run })}>Open the run</a>
                   </>
                 )}
+              </p>
+              <p role="status" class="sr-only" id="problems-announcement">
+                {problemsText(settledProblems)}
               </p>
               <CronHelper preview={preview} />
               {name !== undefined && detail.data?.source === 'project' && (

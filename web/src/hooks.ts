@@ -63,4 +63,18 @@ export function useInterval(tick: () => void, ms: number, active: boolean): void
   }, [ms, active]);
 }
 
+/**
+ * `value` once it has stayed the same for `ms` milliseconds (the first value at once). A live
+ * region fed from it speaks when typing or filtering pauses, not on every keystroke, and says
+ * nothing when the value comes back to what was last said.
+ */
+export function useSettled<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const id = window.setTimeout(() => setSettled(value), ms);
+    return () => window.clearTimeout(id);
+  }, [value, ms]);
+  return settled;
+}
+
 export { asApiError };

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.js';
 import { shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
 import { routeHash } from './route.js';
+import { focusElement } from './view-focus.js';
 
 /** The signed-in user's inbox (failed runs, late one-shots, invalid documents), with mark-read. */
 export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
@@ -11,14 +12,27 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [status, setStatus] = useState('');
   const items = inbox.data?.items ?? [];
+  // After a mark, once the list is read again, the focus goes to the next unread item's Mark read
+  // (else the heading): the marked item's button is gone, and the focus must not drop to the page.
+  const focusAfter = useRef<number | null | undefined>(undefined);
+  useEffect(() => {
+    if (focusAfter.current === undefined) return;
+    const next = focusAfter.current === null ? null : document.getElementById(`mark-${focusAfter.current}`);
+    focusAfter.current = undefined;
+    focusElement(next ?? document.getElementById('inbox-title'));
+  }, [inbox.data]);
 
   const mark = async (ids: readonly number[]) => {
+    const unread = items.filter((i) => i.readAt === null && !ids.includes(i.id));
+    const at = items.findIndex((i) => ids.includes(i.id));
+    focusAfter.current = (unread.find((i) => items.indexOf(i) > at) ?? unread.at(-1))?.id ?? null;
     try {
       const result = await api.markRead(tenant, ids);
       setStatus(`Marked ${result.marked} item(s) read.`);
       setSelected(new Set());
       inbox.reload();
     } catch (error) {
+      focusAfter.current = undefined;
       setStatus(`Marking failed: ${asApiError(error).message}`);
     }
   };
@@ -62,7 +76,7 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
                   setSelected(next);
                 }}
               />
-              <span class="sr-only">Select</span>
+              <span class="sr-only">Select: {item.title}</span>
             </label>
             <div>
               <p class="item-title">
@@ -80,6 +94,7 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
                   <>
                     {' · '}
                     <a
+                      aria-label={`the run of ${item.title}`}
                       href={routeHash({
                         view: 'run',
                         tenant,
@@ -96,7 +111,12 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
               </p>
             </div>
             {item.readAt === null && (
-              <button type="button" onClick={() => mark([item.id])}>
+              <button
+                type="button"
+                id={`mark-${item.id}`}
+                aria-label={`Mark read: ${item.title}`}
+                onClick={() => mark([item.id])}
+              >
                 Mark read
               </button>
             )}

@@ -1,10 +1,12 @@
 import { useMemo, useState } from 'preact/hooks';
+import { SETTLE_MS } from './announce.js';
 import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
 import { timelineOf } from './cron-preview.js';
 import { finishedText, outcomeClass, pauseText, relative, shortInstant } from './format.js';
-import { asApiError, useLoad } from './hooks.js';
+import { asApiError, useLoad, useSettled } from './hooks.js';
+import { focusOrigin, restoreFocus } from './keep-focus.js';
 import { routeHash } from './route.js';
 import { takeFlash } from './store.js';
 import { shownZone, zoneChoice } from './zone.js';
@@ -37,8 +39,11 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
   const tags = useMemo(() => [...new Set(schedulers.flatMap((s) => s.tags))].sort(), [schedulers]);
   const shown = schedulers.filter((s) => matches(s, text, tag));
   const rows = useMemo(() => timelineOf(schedulers, now), [schedulers, now]);
+  const count = list.data === undefined ? '' : `${shown.length} of ${schedulers.length}`;
+  const settledCount = useSettled(count, SETTLE_MS);
 
   const refresh = async () => {
+    const origin = focusOrigin();
     setRefreshing(true);
     setStatus('Reloading the scheduler documents…');
     try {
@@ -51,6 +56,7 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
       setStatus(`Reload failed: ${asApiError(error).message}`);
     } finally {
       setRefreshing(false);
+      restoreFocus(origin);
     }
   };
 
@@ -97,8 +103,9 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
             ))}
           </select>
         </label>
-        <span class="count" aria-live="polite">
-          {list.data === undefined ? '' : `${shown.length} of ${schedulers.length}`}
+        <span class="count">{count}</span>
+        <span class="sr-only" role="status">
+          {settledCount === '' ? '' : `${settledCount} schedulers shown`}
         </span>
       </search>
       {list.error !== undefined && (

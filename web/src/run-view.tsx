@@ -58,6 +58,7 @@ export function RunView({
   );
   const r = run.data;
   const running = r !== undefined && !finished(r) && r.processId !== null;
+  const ended = finished(r) ? `Run ${correlationId} ended: ${r?.outcome}` : '';
   return (
     <section class="run-view" aria-labelledby="run-title">
       <Crumbs scope={scope} scheduler={scheduler} here={correlationId} />
@@ -69,6 +70,9 @@ export function RunView({
           {flash}
         </p>
       )}
+      <p role="status" class="sr-only" id="run-end">
+        {ended}
+      </p>
       {run.error !== undefined && !(run.error instanceof ApiError && run.error.status === 404 && waiting) && (
         <p class="error" role="alert">
           {run.error.message} [{run.error.code}]

@@ -38,7 +38,10 @@ const theme = EditorView.theme({
   '.cm-cursor': { borderLeftColor: 'var(--text)' },
   '&.cm-focused .cm-selectionBackground, .cm-selectionBackground': { background: 'var(--selection)' },
   '.cm-tooltip': { background: 'var(--panel)', color: 'var(--text)', border: '1px solid var(--line)' },
-  '.cm-tooltip-autocomplete ul li[aria-selected]': { background: 'var(--accent)', color: '#fff' },
+  '.cm-tooltip-autocomplete ul li[aria-selected]': {
+    background: 'var(--primary)',
+    color: 'var(--on-primary)',
+  },
 });
 
 /** Colours from the page's CSS variables, so the editor follows the light or dark scheme. */

@@ -1,0 +1,482 @@
+import { createRequire } from 'node:module';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch } from './browser.js';
+import { call, eventually, type Served, serve } from './server.js';
+
+// issue #23 item 6: the editor's accessibility held by tests in Debian's Chromium against a real
+// `ursa serve`: axe-core on every view in both colour schemes, a keyboard walk, titles and focus,
+// the skip link, announcements, the inbox's names, and the layout at 420 px.
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const SCOPE = '#/p/acme/ops';
+const WAIT = { timeout: 15_000, interval: 50 };
+const LATE = ['late-one', 'late-two', 'late-three'];
+const RUN_ID = /run_[0-9a-f-]{36}/;
+
+let server: Served;
+let context: BrowserContext;
+/** A run of heartbeat that ended, with its run log. */
+let runId: string;
+
+const api = (method: string, path: string, body?: string) => call(server, method, path, body);
+
+async function put(name: string, yaml: string): Promise<void> {
+  const response = await api('PUT', `/brain/acme/project/ops/scheduler/${name}`, yaml);
+  expect(response.status).toBe(201);
+}
+
+beforeAll(async () => {
+  context = await launch({ timezoneId: 'Europe/Paris', bypassCSP: true });
+  server = await serve();
+  await put(
+    'heartbeat',
+    'description: Hourly heartbeat\ncron: "0 0 * * * *"\ntimezone: UTC\nrecipe: noop\ntags: [ops]\n',
+  );
+  // A one-shot long past fires at once, late, and leaves an item in the admin's inbox: three items.
+  for (const name of LATE) await put(name, 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
+  const fired = await api('POST', '/brain/acme/project/ops/scheduler/heartbeat/fire');
+  expect(fired.status).toBe(202);
+  runId = ((await fired.json()) as { correlationId: string }).correlationId;
+  await eventually(
+    async () => {
+      const run = (await (await api('GET', `/brain/acme/project/ops/runs/${runId}`)).json()) as {
+        outcome?: string;
+      };
+      const inbox = (await (await api('GET', '/brain/acme/inbox')).json()) as { items: unknown[] };
+      return run.outcome === 'completed' && inbox.items.length === LATE.length ? true : undefined;
+    },
+    'the fired run ends and the late one-shot leaves an inbox item',
+    30_000,
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.stop();
+});
+
+/**
+ * A new tab (its own session storage), signed in, at `hash`. `fakeClock`: the timers are
+ * Playwright's (the clock is the whole browser context's: the test resumes it when done).
+ */
+async function signedIn(hash = SCOPE, fakeClock = false): Promise<Page> {
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  if (fakeClock) await page.clock.install();
+  await page.goto(server.url);
+  await page.getByLabel('API token').fill(server.token);
+  await page.getByLabel('API token').press('Enter');
+  await page.getByRole('heading', { level: 1, name: /^Schedulers of / }).waitFor();
+  await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+  return page;
+}
+
+/** axe-core's violations on the page as it is, one line each (rule, impact, where). */
+async function violations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.addScriptTag({ path: AXE });
+  return page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+    r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' +
+      v.nodes.map((n) => n.target.join(' ') + ' ' + n.failureSummary).join(' | ')))`);
+}
+
+/** What has the focus: tag, id and name, for a readable failure. */
+const focused = (page: Page) =>
+  page.evaluate(`(() => {
+    const a = document.activeElement;
+    if (a === null) return 'nothing';
+    const name = (a.getAttribute('aria-label') ?? a.textContent ?? '').trim().replace(/\\s+/g, ' ');
+    return a.tagName.toLowerCase() + (a.id === '' ? '' : '#' + a.id) + (name === '' ? '' : ' "' + name.slice(0, 80) + '"');
+  })()`) as Promise<string>;
+
+const isFocused = (locator: Locator) => locator.evaluate((el) => el === el.ownerDocument.activeElement);
+
+/** Presses `key` (Tab, or Shift+Tab) until `target` has the focus; fails when 60 presses do not get there. */
+async function tabTo(page: Page, target: Locator, key = 'Tab'): Promise<void> {
+  await target.waitFor();
+  for (let i = 0; i < 60; i++) {
+    if (await isFocused(target)) return;
+    await page.keyboard.press(key);
+  }
+  throw new Error(`${key} never reached the element; the focus is on ${await focused(page)}`);
+}
+
+const focusOn = (page: Page) => expect.poll(() => focused(page), WAIT);
+const textOf = (locator: Locator) =>
+  expect.poll(async () => (await locator.allTextContents()).join('\n'), WAIT);
+const countOf = (locator: Locator) => expect.poll(() => locator.count(), WAIT);
+
+describe('the editor for keyboards, screen readers and small screens (issue #23)', () => {
+  it('axe-core reports no violation on any view or dialog, in the light and the dark scheme', {
+    timeout: 180_000,
+  }, async () => {
+    for (const scheme of ['light', 'dark'] as const) {
+      const found: string[] = [];
+      const check = async (page: Page, view: string) => {
+        for (const v of await violations(page)) found.push(`${scheme} ${view}: ${v}`);
+      };
+      const login = await context.newPage();
+      await login.emulateMedia({ colorScheme: scheme });
+      await login.goto(server.url);
+      await login.getByLabel('API token').waitFor();
+      await check(login, 'sign-in');
+      // A refused token: the sign-in page with its error.
+      await login.getByLabel('API token').fill('ursa_not-a-token');
+      await login.getByLabel('API token').press('Enter');
+      await login.getByRole('alert').waitFor();
+      await check(login, 'sign-in refused');
+      await login.close();
+
+      const page = await signedIn();
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.locator('tr[data-scheduler="heartbeat"]').waitFor();
+      await page.locator('.timeline svg').waitFor();
+      await check(page, 'list');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+      await page.locator(`tr[data-run="${runId}"]`).waitFor();
+      await page.locator('.cron-helper tbody tr').first().waitFor();
+      await check(page, 'editor');
+      for (const [button, dialog] of [
+        ['Backfill…', 'backfill'],
+        ['Pause…', 'pause'],
+        ['Delete…', 'delete'],
+      ] as const) {
+        await page.getByRole('button', { name: button }).click();
+        await page.getByRole('dialog').waitFor();
+        await check(page, `${dialog} dialog`);
+        await page.keyboard.press('Escape');
+        await page.getByRole('dialog').waitFor({ state: 'hidden' });
+      }
+      // The editor with problems listed.
+      await page.locator('.cm-line', { hasText: 'cron:' }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(' nonsense');
+      await page.locator('#problems .problem').first().waitFor();
+      await check(page, 'editor with problems');
+      // …and with the completion list open.
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('overlap: ');
+      await page.keyboard.press('Control+Space');
+      await page.locator('.cm-tooltip-autocomplete li[aria-selected]').waitFor();
+      await check(page, 'editor completing');
+      await page.keyboard.press('Escape');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/new'`);
+      await page.getByRole('heading', { level: 1, name: 'New scheduler' }).waitFor();
+      await check(page, 'new scheduler');
+
+      await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat/run/${runId}'`);
+      await page.locator('.run-log').waitFor();
+      await check(page, 'run');
+      const processLink = page.getByRole('link', { name: /^proc_/ });
+      await processLink.click();
+      await page.locator('dl.facts').waitFor();
+      await check(page, 'process');
+
+      await page.evaluate(`window.location.hash = '#/inbox/acme'`);
+      await page.locator('.inbox-items li.unread').first().waitFor();
+      await check(page, 'inbox');
+      await page.close();
+      expect(found).toEqual([]);
+    }
+  });
+
+  it('each view change sets the title and moves the focus to the view heading', async () => {
+    const login = await context.newPage();
+    await login.goto(server.url);
+    await expect.poll(() => login.title(), WAIT).toBe('Sign in — Ursa');
+    await login.close();
+
+    const page = await signedIn();
+    for (const [hash, title, heading] of [
+      [SCOPE, 'Schedulers of acme/ops — Ursa', 'Schedulers of acme/ops'],
+      [`${SCOPE}/s/heartbeat`, 'heartbeat — Ursa', 'heartbeat'],
+      [`${SCOPE}/new`, 'New scheduler — Ursa', 'New scheduler'],
+      [`${SCOPE}/s/heartbeat/run/${runId}`, `Run ${runId} of heartbeat — Ursa`, `Run ${runId}`],
+      ['#/inbox/acme', 'Inbox (acme) — Ursa', 'Inbox (acme)'],
+    ] as const) {
+      await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+      await expect.poll(() => page.title(), WAIT).toBe(title);
+      await focusOn(page).toBe(`h1#${await page.locator('main h1').getAttribute('id')} "${heading}"`);
+      expect(await page.locator('main h1').getAttribute('tabindex')).toBe('-1');
+    }
+    // A link followed with the keyboard: the process of the run.
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat/run/${runId}'`);
+    const processLink = page.getByRole('link', { name: /^proc_/ });
+    await tabTo(page, processLink);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.title(), WAIT).toMatch(/^Process proc_\S+ of heartbeat — Ursa$/);
+    await focusOn(page).toMatch(/^h1#process-title "Process proc_/);
+    await page.close();
+  });
+
+  it('the skip link moves the focus to the main content and leaves the route as it is', async () => {
+    const page = await signedIn(`${SCOPE}/s/heartbeat`);
+    // Loaded afresh (the tab keeps its token), the page starts at the top: the skip link comes first.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'heartbeat' }).waitFor();
+    await page.keyboard.press('Tab');
+    await focusOn(page).toBe('a "Skip to content"');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^main#main /);
+    expect(await page.evaluate('window.location.hash')).toBe(`${SCOPE}/s/heartbeat`);
+    expect(await page.title()).toBe('heartbeat — Ursa');
+    // The next Tab is in the main content: its breadcrumb.
+    await page.keyboard.press('Tab');
+    await focusOn(page).toBe('a "acme/ops"');
+    await page.close();
+  });
+
+  it('a keyboard walk reaches and operates every action: sign in, open, save, reload, pause, resume, backfill, fire, mark read', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(server.url);
+    // Sign in.
+    await tabTo(page, page.getByLabel('API token'));
+    await page.keyboard.type(server.token);
+    await tabTo(page, page.getByRole('button', { name: 'Sign in' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^h1#list-title "Schedulers of /);
+    // The tenant and project, back from the heading.
+    await tabTo(page, page.getByLabel('Tenant', { exact: true }), 'Shift+Tab');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('acme');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('ops');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#list-title "Schedulers of acme/ops"');
+    // Open a scheduler from the list.
+    await tabTo(
+      page,
+      page.locator('tr[data-scheduler="heartbeat"]').getByRole('link', { name: 'heartbeat' }),
+    );
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#editor-title "heartbeat"');
+    // Edit, leave the editor with Tab, save.
+    await tabTo(page, page.locator('.cm-content'));
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('# walked');
+    await page.keyboard.press('Escape');
+    await tabTo(page, page.getByRole('button', { name: 'Save' }));
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('(version 2)');
+    await focusOn(page).toBe('button "Save"');
+    // Reload with Space.
+    await tabTo(page, page.getByRole('button', { name: 'Reload' }));
+    await page.keyboard.press(' ');
+    await textOf(page.getByRole('status').first()).toContain("Reloaded the project's scheduler documents");
+    await focusOn(page).toBe('button "Reload"');
+    // Pause with a note typed in its dialog, then resume: the focus stays on the toggle.
+    await tabTo(page, page.getByRole('button', { name: 'Pause…' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('input#pause-note');
+    await page.keyboard.type('walking');
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('Paused heartbeat.');
+    await focusOn(page).toBe('button "Resume"');
+    await page.keyboard.press('Enter');
+    await textOf(page.getByRole('status').first()).toContain('Resumed heartbeat');
+    await focusOn(page).toBe('button "Pause…"');
+    // The backfill dialog opens with Enter and closes with Escape, the focus back on its opener.
+    await tabTo(page, page.getByRole('button', { name: 'Backfill…' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    await focusOn(page).toBe('input#backfill-from');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Backfill…"');
+    // The delete dialog likewise, its Cancel first; nothing is deleted.
+    await tabTo(page, page.getByRole('button', { name: 'Delete…' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('button "Cancel"');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Delete…"');
+    // Fire: the run opens with the focus on its heading, and its end is announced.
+    await tabTo(page, page.getByRole('button', { name: 'Fire now' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toMatch(/^h1#run-title "Run run_/);
+    const fired = RUN_ID.exec(await focused(page))?.[0] as string;
+    await textOf(page.locator('#run-end')).toBe(`Run ${fired} ended: completed`);
+    // Mark an inbox item read with Space: the focus goes on to the next item's Mark read.
+    await tabTo(page, page.getByRole('link', { name: 'Inbox' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#inbox-title "Inbox (acme)"');
+    const marks = page.getByRole('button', { name: /^Mark read: / });
+    await countOf(marks).toBe(3);
+    const next = await marks.nth(1).getAttribute('id');
+    await tabTo(page, marks.first());
+    await page.keyboard.press(' ');
+    await textOf(page.getByRole('status').first()).toBe('Marked 1 item(s) read.');
+    await countOf(marks).toBe(2);
+    await focusOn(page).toMatch(new RegExp(`^button#${next} "Mark read: late-`));
+    // Select one with Space, then Mark selected read: the focus goes on to the last one left.
+    await tabTo(page, page.getByRole('checkbox', { name: /^Select: / }).first(), 'Shift+Tab');
+    await page.keyboard.press(' ');
+    await tabTo(page, page.getByRole('button', { name: 'Mark selected read' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await countOf(marks).toBe(1);
+    await focusOn(page).toMatch(/^button#mark-\d+ "Mark read: late-/);
+    await page.close();
+  });
+
+  it('the focus never drops to the page after Save, Reload, Mark read or a refused token', {
+    timeout: 60_000,
+  }, async () => {
+    // A refused token: the focus is in the token field, described by the error.
+    const login = await context.newPage();
+    await login.goto(server.url);
+    await login.getByLabel('API token').fill('ursa_not-a-token');
+    await login.getByRole('button', { name: 'Sign in' }).click();
+    await login.getByRole('alert').waitFor();
+    await focusOn(login).toBe('input#token');
+    expect(await login.getByLabel('API token').getAttribute('aria-describedby')).toBe('token-error');
+    expect(await login.getByLabel('API token').getAttribute('aria-invalid')).toBe('true');
+    await login.close();
+
+    const page = await signedIn(SCOPE);
+    await page.locator('tr[data-scheduler="heartbeat"]').waitFor();
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await textOf(page.getByRole('status').first()).toContain('Reloaded:');
+    await focusOn(page).toBe('button "Reload"');
+
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+    await page.locator('.cm-line', { hasText: 'description:' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' (checked)');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await textOf(page.getByRole('status').first()).toContain('Saved _vance/scheduler/heartbeat.yaml');
+    await focusOn(page).toBe('button "Save"');
+    await page.getByRole('button', { name: 'Reload' }).click();
+    await textOf(page.getByRole('status').first()).toContain("Reloaded the project's scheduler documents");
+    await focusOn(page).toBe('button "Reload"');
+
+    // The last unread item marked read: the focus goes to the inbox's heading.
+    await page.evaluate(`window.location.hash = '#/inbox/acme'`);
+    const marks = page.getByRole('button', { name: /^Mark read: / });
+    await countOf(marks).toBeGreaterThan(0);
+    while ((await marks.count()) > 0) {
+      const before = await marks.count();
+      await marks.first().click();
+      await countOf(marks).toBe(before - 1);
+      await focusOn(page).not.toMatch(/^body/);
+    }
+    await focusOn(page).toBe('h1#inbox-title "Inbox (acme)"');
+    await page.close();
+  });
+
+  it('announcements are short: the problem count once typing pauses, never every keystroke', async () => {
+    // The page's clock runs until the editor is there, then stands still and is stepped.
+    try {
+      const page = await signedIn(`${SCOPE}/s/heartbeat`, true);
+      const announcer = page.locator('#problems-announcement');
+      await textOf(announcer).toBe('No problems: the document is valid.');
+      expect(await announcer.getAttribute('role')).toBe('status');
+      // The visible list of problems is no live region (it changed on every keystroke).
+      expect(
+        await page.locator('#problems').evaluate((el) => el.closest('[aria-live], [role="status"]')),
+      ).toBe(null);
+      // Every text the announcer takes, in order.
+      await page.evaluate(`(() => {
+      const el = document.getElementById('problems-announcement');
+      window.said = [];
+      new MutationObserver(() => window.said.push(el.textContent)).observe(el, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    })()`);
+      const said = () => page.evaluate('window.said') as Promise<string[]>;
+      await page.locator('.cm-line', { hasText: 'cron:' }).click();
+      await page.keyboard.press('End');
+      await page.clock.pauseAt(((await page.evaluate('Date.now()')) as number) + 1000);
+      // Typed while the clock stands still: the list shows the problem, the announcer waits.
+      await page.keyboard.type(' nonsense here');
+      await page.keyboard.press('Escape');
+      await countOf(page.locator('#problems .problem')).toBeGreaterThan(0);
+      const count = await page.locator('#problems .problem').count();
+      const text = `${count} ${count === 1 ? 'problem' : 'problems'} in the document.`;
+      await page.clock.runFor(900);
+      expect(await said()).toEqual([]);
+      await page.clock.runFor(300);
+      await expect.poll(said, WAIT).toEqual([text]);
+      // Back to a valid document: one more announcement, a second after the last keystroke.
+      for (let i = 0; i < ' nonsense here'.length; i++) await page.keyboard.press('Backspace');
+      await textOf(page.locator('#problems')).toBe('No problems: the document is valid.');
+      await page.clock.runFor(900);
+      expect(await said()).toEqual([text]);
+      await page.clock.runFor(300);
+      await expect.poll(said, WAIT).toEqual([text, 'No problems: the document is valid.']);
+      await page.close();
+    } finally {
+      await context.clock.resume();
+    }
+  });
+
+  it('inbox controls are named after their item', async () => {
+    const page = await signedIn('#/inbox/acme');
+    await page.getByRole('checkbox', { name: 'Show read items too' }).check();
+    const items = page.locator('.inbox-items li');
+    await countOf(items).toBe(LATE.length);
+    for (const name of LATE) {
+      const title = new RegExp(`^${name} ran \\d+ minutes late$`);
+      const item = items.filter({ has: page.locator('.item-title strong', { hasText: title }) });
+      await countOf(item).toBe(1);
+      const subject = (await item.locator('.item-title strong').textContent()) as string;
+      await item.getByRole('checkbox', { name: `Select: ${subject}`, exact: true }).waitFor();
+      await item.getByRole('link', { name: `the run of ${subject}`, exact: true }).waitFor();
+    }
+    await page.close();
+    // An unread item's Mark read: a fresh one-shot, late, leaves one.
+    await put('late-four', 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
+    const inbox = await signedIn('#/inbox/acme');
+    await inbox.getByRole('button', { name: /^Mark read: late-four ran \d+ minutes late$/ }).waitFor();
+    await inbox.close();
+  });
+
+  it('at 420 px no view scrolls sideways, and the run history shows every column at 1280 px', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await signedIn(SCOPE);
+    const views: [string, string][] = [
+      [SCOPE, 'tr[data-scheduler="heartbeat"]'],
+      [`${SCOPE}/s/heartbeat`, `tr[data-run="${runId}"]`],
+      [`${SCOPE}/new`, '.cm-content'],
+      [`${SCOPE}/s/heartbeat/run/${runId}`, '.run-log'],
+      ['#/inbox/acme', '.inbox-items li'],
+    ];
+    await page.setViewportSize({ width: 420, height: 800 });
+    for (const [hash, ready] of views) {
+      await page.evaluate(`window.location.hash = ${JSON.stringify(hash)}`);
+      await page.locator(ready).first().waitFor();
+      expect([hash, await page.evaluate('document.documentElement.scrollWidth')]).toEqual([hash, 420]);
+      expect([hash, await violations(page)]).toEqual([hash, []]);
+    }
+    const login = await context.newPage();
+    await login.setViewportSize({ width: 420, height: 800 });
+    await login.goto(server.url);
+    await login.getByLabel('API token').waitFor();
+    expect(await login.evaluate('document.documentElement.scrollWidth')).toBe(420);
+    await login.close();
+
+    // The run history: at 1280 px every column is in view; at 420 px the table scrolls in its own box.
+    await page.evaluate(`window.location.hash = '${SCOPE}/s/heartbeat'`);
+    const wrap = page.locator('.history .table-wrap');
+    await wrap.locator(`tr[data-run="${runId}"]`).waitFor();
+    const box = () =>
+      wrap.evaluate((el) => ({
+        fits: el.scrollWidth <= el.clientWidth,
+        scrolls: el.ownerDocument.defaultView?.getComputedStyle(el).overflowX === 'auto',
+      }));
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect.poll(box, WAIT).toEqual({ fits: true, scrolls: true });
+    await page.setViewportSize({ width: 420, height: 800 });
+    expect((await box()).scrolls).toBe(true);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBe(420);
+    await page.close();
+  });
+});
