@@ -35,6 +35,10 @@ export const runDetailSchema = z.object({
       'The fencing token of its latest attempt, as its engine received it (URSA_FENCING_TOKEN, Ursa-Fencing-Token); null until it starts',
     ),
   ...runLinks,
+  output: z
+    .object({ output: z.string().nullable(), errorOutput: z.string().nullable() })
+    .nullable()
+    .describe("The tails of its process's output so far, while it runs (null otherwise: the run log has them)"),
   logPath: z.string(),
   log: z.string().nullable().describe('The run-log document (front matter and timeline); null once expired'),
 });

@@ -1,5 +1,8 @@
 import type { RecipeDefinition } from '../recipes/recipe.js';
 
+/** How often an engine reports its output's tails while a process runs (`EngineRequest.progress`), ms. */
+export const PROGRESS_INTERVAL_MS = 1000;
+
 /** What an engine is asked to run: one process made from a recipe (spec §4.1). */
 export interface EngineRequest {
   readonly processId: string;
@@ -39,6 +42,12 @@ export interface EngineRequest {
    * process and resume it (`running`). Optional for engines; the final status is the result.
    */
   readonly report?: (status: 'running' | 'paused' | 'blocked' | 'suspended') => void;
+  /**
+   * Reports the tails of the process's output while it runs (issue #23: a running run's page shows
+   * it), each the last bytes the engine keeps as UTF-8, at most every {@link PROGRESS_INTERVAL_MS}
+   * and only when they changed. Optional for engines; the final tails are in the result.
+   */
+  readonly progress?: (tails: { readonly output: string; readonly errorOutput: string }) => void;
   /**
    * Called by an engine once for each OS process group it starts, at once after the start, with
    * the group's id (the pid of its leader, which the engine has not reaped yet): the worker

@@ -3,7 +3,7 @@ import { UrsaError } from '../errors/index.js';
 import { DEFAULT_GRACE_MS, terminateGroup } from '../processes/group-ending.js';
 import { groupAlive, signalGroup } from '../processes/process-group.js';
 import { formatInstant } from '../time/instant.js';
-import type { Engine, EngineRequest, EngineResult } from './engine.js';
+import { type Engine, type EngineRequest, type EngineResult, PROGRESS_INTERVAL_MS } from './engine.js';
 import { OutputTail } from './output-tail.js';
 import { stopReason } from './stop-reason.js';
 
@@ -205,6 +205,7 @@ function execute(
     let settled = false;
     let deadline: NodeJS.Timeout | undefined;
     let drain: NodeJS.Timeout | undefined;
+    let progress: NodeJS.Timeout | undefined;
     let groupEnding: Promise<unknown> | undefined;
 
     const killGroup = (sig: NodeJS.Signals): void => {
@@ -229,12 +230,33 @@ function execute(
       settled = true;
       clearTimeout(deadline);
       clearTimeout(drain);
+      clearInterval(progress);
       signal.removeEventListener('abort', onAbort);
       resolve(result);
     };
 
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // The tails so far, reported at most once an interval and only when they grew.
+    let fresh = false;
+    if (request.progress !== undefined) {
+      const report = request.progress;
+      progress = setInterval(() => {
+        if (!fresh) return;
+        fresh = false;
+        try {
+          report({ output: stdout.text(), errorOutput: stderr.text() });
+        } catch {
+          // The caller's bookkeeping must not stop the run.
+        }
+      }, PROGRESS_INTERVAL_MS).unref();
+    }
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      fresh = true;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr.push(chunk);
+      fresh = true;
+    });
     // EPIPE and the like: a command need not read its standard input.
     child.stdin.on('error', () => {});
     child.stdin.end(stdin);

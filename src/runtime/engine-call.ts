@@ -73,6 +73,24 @@ export async function callEngine(
           repos.processes.transition(processId, ACTIVE_STATUSES, { status }, fenceOf(run)).then(() => {}),
         );
       },
+      // The output so far, for a running run's page (issue #23); its end writes the final tails.
+      progress: (tails) => {
+        ctx.track(
+          repos.processes
+            .transition(
+              processId,
+              ACTIVE_STATUSES,
+              { output_tail: tails.output, error_tail: tails.errorOutput },
+              fenceOf(run),
+            )
+            // Best effort: the next report, or the run's end, writes the output again.
+            .then(
+              () => {},
+              (error: unknown) =>
+                rt.log.warn({ err: error, processId }, 'could not record the output so far'),
+            ),
+        );
+      },
       spawned: (pgid) => calls.spawned(processId, pgid),
     });
     entry(true);

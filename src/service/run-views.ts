@@ -64,5 +64,5 @@ export async function runDetail(
   const process = run.processId === null ? undefined : await rt.repos.processes.get(run.processId);
   const folded =
     run.waitingBehind === null ? undefined : (await rt.repos.runs.folded([correlationId])).get(correlationId);
-  return runDetailView(run, log?.body ?? null, process?.status ?? null, folded);
+  return runDetailView(run, log?.body ?? null, process, folded);
 }

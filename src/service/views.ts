@@ -143,9 +143,10 @@ export function runView(run: Run, processStatus: string | null, folded: FoldedRu
 export function runDetailView(
   run: Run,
   log: string | null,
-  processStatus: string | null,
+  process: Pick<ProcessRecord, 'status' | 'outputTail' | 'errorTail'> | undefined,
   folded: FoldedRuns | undefined,
 ): RunDetail {
+  const state = runStateOf(run.state, process?.status ?? null);
   return {
     correlationId: run.correlationId,
     tenant: run.tenant,
@@ -156,7 +157,7 @@ export function runDetailView(
     coalesced: run.coalesced,
     coalescedUntil: iso(run.coalescedUntil),
     claimedAt: formatInstant(run.claimedAt),
-    state: runStateOf(run.state, processStatus),
+    state,
     outcome: run.outcome,
     reason: run.reason,
     runAs: run.runAs,
@@ -168,6 +169,10 @@ export function runDetailView(
     attempt: run.attempt,
     fencingToken: run.fencingToken,
     ...linksOf(run, folded),
+    output:
+      run.state === 'started' && process !== undefined
+        ? { output: process.outputTail, errorOutput: process.errorTail }
+        : null,
     logPath: run.logPath,
     log,
   };

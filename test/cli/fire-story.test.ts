@@ -29,6 +29,7 @@ function fired(fields: Partial<RunDetail> = {}): RunDetail {
     waitingBehind: null,
     foldedInto: null,
     folded: null,
+    output: null,
     logPath: '_vance/logs/scheduler/hb/x.md',
     log: null,
     ...fields,

@@ -80,6 +80,7 @@ describe('GET /runs/{correlationId}', () => {
       waitingBehind: null,
       foldedInto: null,
       folded: null,
+      output: null,
       logPath: fired.logPath,
       log: log?.body,
     });

@@ -149,6 +149,18 @@ export function RunView({
             </dd>
           </dl>
           <RunLinks run={r} scope={{ ...scope, name: scheduler }} />
+          {r.output !== null && (
+            <section class="live-output" aria-labelledby="output-title">
+              <h2 id="output-title">Output so far</h2>
+              {r.output.output ? <pre>{r.output.output}</pre> : <p class="muted">No output yet.</p>}
+              {r.output.errorOutput && (
+                <>
+                  <h3>Error output so far</h3>
+                  <pre>{r.output.errorOutput}</pre>
+                </>
+              )}
+            </section>
+          )}
           <section class="log" aria-labelledby="log-title">
             <h2 id="log-title">Run log</h2>
             {r.log === null ? <p class="muted">The run log has expired.</p> : <RunLog text={r.log} />}
