@@ -4,6 +4,7 @@ import type {
   DeleteView,
   DocumentPage,
   DocumentView,
+  FiredOneShot,
   FireView,
   HistoryPage,
   InboxItemPage,
@@ -39,7 +40,7 @@ import type {
 /** One problem of a refused request: a field path and what is wrong with it. */
 export type Issue = NonNullable<Problem['errors']>[number];
 
-export type { RunDetail, SchedulerDetail, SchedulerList, SchedulerSummary };
+export type { FiredOneShot, RunDetail, SchedulerDetail, SchedulerList, SchedulerSummary };
 
 /** A run from the feed (GET …/scheduler/:name/runs). */
 export type RunSummary = RunView;
@@ -136,8 +137,9 @@ export class Api {
     return `/brain/${seg(scope.tenant)}/project/${seg(scope.project)}`;
   }
 
+  /** The project's schedulers, and the one-shots that fired and left the list. */
   listSchedulers(scope: Scope): Promise<SchedulerList> {
-    return this.#call('GET', `${this.#project(scope)}/scheduler`);
+    return this.#call('GET', `${this.#project(scope)}/scheduler?all=true`);
   }
 
   getScheduler(scope: Scope, name: string): Promise<SchedulerDetail> {

@@ -372,6 +372,12 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           {detail.error !== undefined && (
             <p class="error" role="alert">
               {detail.error.message} [{detail.error.code}]
+              {detail.error.code === 'ONE_SHOT_FIRED' && (
+                <>
+                  {' '}
+                  <a href={routeHash({ view: 'trash', ...scope })}>Open the trash</a>
+                </>
+              )}
             </p>
           )}
           {detail.data !== undefined && (

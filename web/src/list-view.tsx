@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { SETTLE_MS } from './announce.js';
-import type { Api, RefreshResult, SchedulerSummary, Scope } from './api.js';
+import type { Api, FiredOneShot, RefreshResult, SchedulerSummary, Scope } from './api.js';
 import { Timeline } from './charts.js';
 import { describeCron } from './cron-describe.js';
 import { timelineOf } from './cron-preview.js';
@@ -230,9 +230,37 @@ export function ListView({ api, scope }: { api: Api; scope: Scope }) {
               </ul>
             </section>
           )}
+          <FiredOneShots fired={list.data.fired ?? []} scope={scope} />
           <Timeline rows={rows} now={now} zone={zone} />
         </>
       )}
+    </section>
+  );
+}
+
+/**
+ * The one-shots that fired: they left the list, and their documents went to the trash. Each with
+ * its run and a way to the trash; nothing when there are none.
+ */
+function FiredOneShots({ fired, scope }: { fired: readonly FiredOneShot[]; scope: Scope }) {
+  if (fired.length === 0) return null;
+  return (
+    <section class="fired" aria-labelledby="fired-title">
+      <h2 id="fired-title">One-shots that fired</h2>
+      <p class="muted">
+        They left the list; their documents are in the{' '}
+        <a href={routeHash({ view: 'trash', ...scope })}>trash</a>. To run one again, write it anew with a
+        later <code>at:</code>.
+      </p>
+      <ul>
+        {fired.map((f) => (
+          <li key={`${f.name}-${f.correlationId}`}>
+            <strong>{f.name}</strong>, due {shortInstant(f.at)}, fired {shortInstant(f.firedAt)} (
+            <a href={routeHash({ view: 'run', ...scope, name: f.name, id: f.correlationId })}>its run</a>)
+            {f.trashPath === null && <span class="muted"> — no longer in the trash</span>}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
