@@ -9,6 +9,7 @@
  * the web bundle can take its types without node code.
  */
 import type { z } from 'zod';
+import type { meSchema } from './caller.js';
 import type { problemSchema } from './common.js';
 import type {
   documentPageSchema,
@@ -52,6 +53,7 @@ import type {
   workflowStopResultSchema,
 } from './workflows.js';
 
+export * from './caller.js';
 export * from './common.js';
 export * from './documents.js';
 export * from './inbox.js';
@@ -79,6 +81,7 @@ export type Bounds = z.infer<typeof boundsSchema>;
 export type SchedulerSummary = z.infer<typeof schedulerSummarySchema>;
 /** `GET …/scheduler`. */
 export type SchedulerList = z.infer<typeof schedulerListSchema>;
+export type MeView = z.infer<typeof meSchema>;
 export type FiredOneShot = z.infer<typeof firedOneShotSchema>;
 /** `GET …/scheduler/:name`. */
 export type SchedulerDetail = z.infer<typeof schedulerDetailSchema>;

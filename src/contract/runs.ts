@@ -38,7 +38,9 @@ export const runDetailSchema = z.object({
   output: z
     .object({ output: z.string().nullable(), errorOutput: z.string().nullable() })
     .nullable()
-    .describe("The tails of its process's output so far, while it runs (null otherwise: the run log has them)"),
+    .describe(
+      "The tails of its process's output so far, while it runs (null otherwise: the run log has them)",
+    ),
   logPath: z.string(),
   log: z.string().nullable().describe('The run-log document (front matter and timeline); null once expired'),
 });

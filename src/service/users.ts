@@ -1,6 +1,8 @@
+import type { MeView } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { resolveDisplayTimezone } from '../store/setting-cascades.js';
+import type { Caller } from './caller.js';
 
 /**
  * The users of a tenant (decisions §2): adding one, listing them with the display time zone that
@@ -62,4 +64,20 @@ export async function ensureUser(
   name: string,
 ): Promise<void> {
   await rt.repos.users.ensure(tenant, name, rt.clock.now());
+}
+
+/**
+ * Who `caller` is in its project and the display zone that applies to its user, with the level it
+ * came from (`GET …/me`, issue #23: the editor shows times in the user's zone).
+ *
+ * @throws a store error.
+ */
+export async function whoAmI(rt: Pick<Runtime, 'repos'>, caller: Caller): Promise<MeView> {
+  return {
+    tenant: caller.tenant,
+    project: caller.project,
+    user: caller.user,
+    role: caller.role,
+    displayTimezone: await resolveDisplayTimezone(rt.repos, caller.tenant, caller.user),
+  };
 }

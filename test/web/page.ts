@@ -66,23 +66,24 @@ export async function apply(
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   }
-  const args = [
-    BIN,
-    'apply',
-    dir,
-    '--db',
-    join(served.dir, 'ursa.db'),
-    '--tenant',
-    tenant,
-    '--project',
-    project,
-  ];
-  const child = spawn(process.execPath, args, { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  await ursaOn(served, ['apply', dir, '--tenant', tenant, '--project', project]);
+}
+
+/**
+ * Runs the built `ursa <args> --db <the served store>` (a local command beside the server).
+ *
+ * @throws Error with the command's output when it exits non-zero.
+ */
+export async function ursaOn(served: Served, args: readonly string[]): Promise<void> {
+  const child = spawn(process.execPath, [BIN, ...args, '--db', join(served.dir, 'ursa.db')], {
+    env: ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((done) => child.once('exit', done));
-  if (code !== 0) throw new Error(`ursa apply exited ${code}: ${output}`);
+  if (code !== 0) throw new Error(`ursa ${args[0]} exited ${code}: ${output}`);
 }
 
 /** Signs in with the admin token and opens `hash` (e.g. `#/p/acme/ops/s/job`). */

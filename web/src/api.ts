@@ -10,6 +10,7 @@ import type {
   InboxItemPage,
   MarkReadBody,
   MarkReadView,
+  MeView,
   PauseBody,
   PauseResult,
   Problem,
@@ -135,6 +136,11 @@ export class Api {
 
   #project(scope: Scope): string {
     return `/brain/${seg(scope.tenant)}/project/${seg(scope.project)}`;
+  }
+
+  /** Who the token acts as in the project, and the user's display zone. */
+  me(scope: Scope): Promise<MeView> {
+    return this.#call('GET', `${this.#project(scope)}/me`);
   }
 
   /** The project's schedulers, and the one-shots that fired and left the list. */

@@ -12,7 +12,7 @@ import { TrashView } from './trash-view.js';
 import { allowRouteChange } from './unsaved-guard.js';
 import { skipLink, useViewChange } from './view-focus.js';
 import { viewTitle } from './view-title.js';
-import { setZoneChoice, zoneChoice } from './zone.js';
+import { setUserZone, setZoneChoice, zoneChoice } from './zone.js';
 import { ZoneToggle } from './zone-toggle.js';
 
 function useRoute(): Route {
@@ -151,6 +151,24 @@ export function App() {
   useEffect(() => {
     if (token !== '' && route.view !== 'inbox') saveScope(scope);
   }, [token, scope.tenant, scope.project, route.view]);
+
+  // The user's display zone, once per token and project; until it is known, the browser's.
+  const [, setZoneKnown] = useState(0);
+  useEffect(() => {
+    if (token === '') return;
+    let current = true;
+    api.me(scope).then(
+      (me) => {
+        if (!current) return;
+        setUserZone(me.displayTimezone);
+        setZoneKnown((n) => n + 1);
+      },
+      () => setUserZone(null),
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, token, scope.tenant, scope.project]);
 
   if (token === '') {
     return (

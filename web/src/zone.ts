@@ -2,12 +2,12 @@ import { type TimeZone, timeZone } from '../../src/cron/index.js';
 import { viewerZone } from './cron-preview.js';
 
 /**
- * The one zone every view shows times in (issue #23): the viewer's (the browser's zone; the
- * server does not tell the page a user's `display.timezone`), or UTC — the person's choice,
- * remembered in local storage (no secret).
+ * The one zone every view shows times in (issue #23): the user's (their `display.timezone`, set
+ * for them or their tenant, else the browser's zone), or UTC — the person's choice, remembered in
+ * local storage (no secret).
  */
 
-/** `local`: the browser's zone; `utc`: UTC. */
+/** `local`: the user's zone (their display zone, else the browser's); `utc`: UTC. */
 export type ZoneChoice = 'local' | 'utc';
 
 const KEY = 'ursa.zone';
@@ -22,6 +22,22 @@ function storage(): Storage | undefined {
 }
 
 let choice: ZoneChoice = storage()?.getItem(KEY) === 'utc' ? 'utc' : 'local';
+/** The user's display zone when one is set for them or their tenant (`GET …/me`); else null. */
+let userZone: TimeZone | null = null;
+
+/**
+ * Takes the user's `display.timezone` as the zone of `local` (`from`: where the server found it;
+ * `default` means nothing is set, and the browser's zone is kept). An id this browser does not know
+ * keeps the browser's zone too.
+ */
+export function setUserZone(displayTimezone: { readonly value: string; readonly from: string } | null): void {
+  try {
+    userZone =
+      displayTimezone === null || displayTimezone.from === 'default' ? null : timeZone(displayTimezone.value);
+  } catch {
+    userZone = null;
+  }
+}
 
 export function zoneChoice(): ZoneChoice {
   return choice;
@@ -35,5 +51,5 @@ export function setZoneChoice(next: ZoneChoice): void {
 
 /** The zone times are shown in. */
 export function shownZone(): TimeZone {
-  return choice === 'utc' ? UTC : viewerZone();
+  return choice === 'utc' ? UTC : (userZone ?? viewerZone());
 }

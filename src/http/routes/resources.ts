@@ -12,6 +12,7 @@ import {
   inboxQuery,
   markReadBody,
   markReadResultSchema,
+  meSchema,
   processParams,
   processSchema,
   projectParams,
@@ -31,6 +32,7 @@ import { getProcess } from '../../service/processes.js';
 import { refreshTenantAs } from '../../service/refresh.js';
 import { runDetail } from '../../service/run-views.js';
 import { stopProcess } from '../../service/runs.js';
+import { whoAmI } from '../../service/users.js';
 import { documentSummaryView, documentView, processView, refreshView } from '../../service/views.js';
 import type { AppOptions } from '../app.js';
 import { callerFor, tenantCallerFor } from '../auth.js';
@@ -52,6 +54,23 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
   const errors = ERROR_RESPONSES;
+
+  r.get(
+    `${PROJECT}/me`,
+    {
+      schema: {
+        tags: ['users'],
+        summary:
+          "Who the token acts as in the project, and the user's display time zone (where it came from)",
+        params: projectParams,
+        response: { 200: meSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { tenant, project } = request.params;
+      return whoAmI(rt, callerFor(request, tenant, project, 'read'));
+    },
+  );
 
   r.get(
     `${PROJECT}/feed`,
