@@ -13,6 +13,8 @@ const SCOPE = '#/p/acme/ops';
 const WAIT = { timeout: 15_000, interval: 50 };
 const LATE = ['late-one', 'late-two', 'late-three'];
 const RUN_ID = /run_[0-9a-f-]{36}/;
+/** How late a one-shot ran, as its inbox item says it: "7 years 2 days", "3 minutes". */
+const LATE_BY = String.raw`\d+ \w+( \d+ \w+)?`;
 
 let server: Served;
 let context: BrowserContext;
@@ -138,6 +140,7 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       await page.locator('.cron-helper tbody tr').first().waitFor();
       await check(page, 'editor');
       for (const [button, dialog] of [
+        ['Fire now…', 'fire'],
         ['Backfill…', 'backfill'],
         ['Pause…', 'pause'],
         ['Delete…', 'delete'],
@@ -162,6 +165,8 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       await check(page, 'editor completing');
       await page.keyboard.press('Escape');
 
+      // Leaving the edited document asks first (the unsaved-changes guard): the sweep leaves.
+      page.on('dialog', (question) => void question.accept());
       await page.evaluate(`window.location.hash = '${SCOPE}/new'`);
       await page.getByRole('heading', { level: 1, name: 'New scheduler' }).waitFor();
       await check(page, 'new scheduler');
@@ -296,11 +301,31 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await focusOn(page).toBe('button "Delete…"');
-    // Fire: the run opens with the focus on its heading, and its end is announced.
-    await tabTo(page, page.getByRole('button', { name: 'Fire now' }), 'Shift+Tab');
+    // Fire asks first, its Cancel first: Escape fires nothing and gives the focus back to Fire now….
+    const fireNow = page.getByRole('button', { name: 'Fire now…' });
+    const fireDialog = page.getByRole('dialog', { name: 'Fire heartbeat now?' });
+    const status = page.getByRole('status').first();
+    await tabTo(page, fireNow, 'Shift+Tab');
     await page.keyboard.press('Enter');
-    await focusOn(page).toMatch(/^h1#run-title "Run run_/);
-    const fired = RUN_ID.exec(await focused(page))?.[0] as string;
+    await fireDialog.waitFor();
+    await focusOn(page).toBe('button "Cancel"');
+    await page.keyboard.press('Escape');
+    await fireDialog.waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Fire now…"');
+    expect(await status.textContent()).toBe('Resumed heartbeat: it fires from its next occurrence.');
+    // Opened again with Space and confirmed with Space on its Fire: the focus stays on Fire now….
+    await page.keyboard.press(' ');
+    await fireDialog.waitFor();
+    await tabTo(page, fireDialog.getByRole('button', { name: 'Fire', exact: true }));
+    await page.keyboard.press(' ');
+    await textOf(status).toMatch(/^Fired heartbeat: correlationId run_[0-9a-f-]{36}\. Open the run$/);
+    await fireDialog.waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Fire now…"');
+    const fired = RUN_ID.exec((await status.textContent()) ?? '')?.[0] as string;
+    // The run opens from the status's link with the focus on its heading, and its end is announced.
+    await tabTo(page, page.getByRole('link', { name: 'Open the run' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe(`h1#run-title "Run ${fired}"`);
     await textOf(page.locator('#run-end')).toBe(`Run ${fired} ended: completed`);
     // Mark an inbox item read with Space: the focus goes on to the next item's Mark read.
     await tabTo(page, page.getByRole('link', { name: 'Inbox' }), 'Shift+Tab');
@@ -423,7 +448,7 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     const items = page.locator('.inbox-items li');
     await countOf(items).toBe(LATE.length);
     for (const name of LATE) {
-      const title = new RegExp(`^${name} ran \\d+ minutes late$`);
+      const title = new RegExp(`^${name} ran ${LATE_BY} late$`);
       const item = items.filter({ has: page.locator('.item-title strong', { hasText: title }) });
       await countOf(item).toBe(1);
       const subject = (await item.locator('.item-title strong').textContent()) as string;
@@ -434,7 +459,9 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     // An unread item's Mark read: a fresh one-shot, late, leaves one.
     await put('late-four', 'description: late\nat: "2020-01-01T00:00:00Z"\nrecipe: noop\n');
     const inbox = await signedIn('#/inbox/acme');
-    await inbox.getByRole('button', { name: /^Mark read: late-four ran \d+ minutes late$/ }).waitFor();
+    await inbox
+      .getByRole('button', { name: new RegExp(`^Mark read: late-four ran ${LATE_BY} late$`) })
+      .waitFor();
     await inbox.close();
   });
 
