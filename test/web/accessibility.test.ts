@@ -1,7 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  focused,
   focusOn,
   running,
   SCOPE,
@@ -285,6 +284,123 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await page.keyboard.press('Enter');
     await countOf(marks).toBe(1);
     await focusOn(page).toMatch(/^button#mark-\d+ "Mark read: late-/);
+    await page.close();
+  });
+
+  it('a keyboard walk through the new actions: the zone toggle, dialogs closed with Cancel, Stop, version history, a recipe, the trash', {
+    timeout: 120_000,
+  }, async () => {
+    const live = await running(server);
+    const page = await signedIn(`${SCOPE}/s/sleeper`);
+    await focusOn(page).toBe('h1#editor-title "sleeper"');
+    const status = page.getByRole('status').first();
+    // The zone toggle: Space presses it and Enter releases it, the focus stays on it.
+    const utc = page.getByRole('button', { name: 'UTC', exact: true });
+    await tabTo(page, utc, 'Shift+Tab');
+    await page.keyboard.press(' ');
+    await textOf(page.locator('#zone-now')).toBe('Times in UTC');
+    expect(await utc.getAttribute('aria-pressed')).toBe('true');
+    await focusOn(page).toBe('button "UTC"');
+    await page.keyboard.press('Enter');
+    await textOf(page.locator('#zone-now')).toBe('Times in Europe/Paris');
+    expect(await utc.getAttribute('aria-pressed')).toBe('false');
+    await focusOn(page).toBe('button "UTC"');
+    // Each dialog closed with its Cancel gives the focus back to the button that opened it.
+    for (const opener of ['Pause…', 'Backfill…', 'Delete…', 'Fire now…']) {
+      await tabTo(page, page.getByRole('button', { name: opener, exact: true }));
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await tabTo(page, dialog.getByRole('button', { name: 'Cancel' }));
+      await page.keyboard.press('Enter');
+      await dialog.waitFor({ state: 'hidden' });
+      await focusOn(page).toBe(`button "${opener}"`);
+    }
+    expect(await status.textContent()).toBe('');
+    // The active run's Stop asks; Escape leaves it running, the focus back on Stop….
+    const active = page.locator('.active-run');
+    await tabTo(page, active.getByRole('button', { name: 'Stop…' }));
+    await page.keyboard.press('Enter');
+    const stopDialog = page.getByRole('dialog', { name: 'Stop this run?' });
+    await stopDialog.waitFor();
+    await focusOn(page).toBe('button "Cancel"');
+    await page.keyboard.press('Escape');
+    await stopDialog.waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Stop…"');
+    // The running run's page, from the active run's link: Stop confirmed with Enter on Stop run.
+    await tabTo(page, active.getByRole('link', { name: live.id }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe(`h1#run-title "Run ${live.id}"`);
+    await tabTo(page, page.getByRole('button', { name: 'Stop…' }));
+    await page.keyboard.press('Enter');
+    await stopDialog.waitFor();
+    await tabTo(page, stopDialog.getByRole('button', { name: 'Stop run' }));
+    await page.keyboard.press('Enter');
+    await stopDialog.waitFor({ state: 'hidden' });
+    // Stop leaves with the run's end, which is announced; the focus goes to the heading.
+    await textOf(page.locator('#run-end')).toBe(`Run ${live.id} ended: cancelled`);
+    await countOf(page.getByRole('button', { name: 'Stop…' })).toBe(0);
+    await focusOn(page).toBe(`h1#run-title "Run ${live.id}"`);
+
+    // The version history of report, from the list: shown, a version compared, then restored.
+    await tabTo(page, page.getByRole('link', { name: 'acme/ops' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#list-title "Schedulers of acme/ops"');
+    await tabTo(page, page.locator('tr[data-scheduler="report"]').getByRole('link', { name: 'report' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#editor-title "report"');
+    await tabTo(page, page.getByRole('button', { name: 'Show history' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('button "Hide history"');
+    await tabTo(page, page.getByRole('button', { name: 'Compare version 1' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h3#diff-title "Version 1 against the current version 2"');
+    const restore = page.getByRole('button', { name: 'Restore version 1…' });
+    await tabTo(page, restore);
+    await page.keyboard.press('Enter');
+    const restoreDialog = page.getByRole('dialog', { name: 'Restore version 1 of report?' });
+    await restoreDialog.waitFor();
+    await focusOn(page).toBe('button "Cancel"');
+    await page.keyboard.press('Escape');
+    await restoreDialog.waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Restore version 1…"');
+    await page.keyboard.press('Enter');
+    await tabTo(page, restoreDialog.getByRole('button', { name: 'Restore' }));
+    await page.keyboard.press(' ');
+    await textOf(status).toBe('Restored version 1 of report as version 3.');
+    // The diff and its Restore are gone: the focus is on the history's heading.
+    await focusOn(page).toBe('h2#versions-title "Version history"');
+
+    // The recipe report runs, one Enter away.
+    await tabTo(page, page.locator('.recipe-link').getByRole('link', { name: 'noop' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#recipe-title "Recipe noop"');
+    expect(await page.title()).toBe('Recipe noop — Ursa');
+
+    // The trash, from the list: a restore asked, escaped, then confirmed with Space.
+    await tabTo(page, page.getByRole('link', { name: 'acme/ops' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await tabTo(page, page.getByRole('link', { name: 'Trash' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#trash-title "Trash of acme/ops"');
+    const restoreTrashed = page.getByRole('button', { name: 'Restore retired.yaml…' });
+    await tabTo(page, restoreTrashed);
+    await page.keyboard.press('Enter');
+    const trashDialog = page.getByRole('dialog', { name: 'Restore retired.yaml?' });
+    await trashDialog.waitFor();
+    await page.keyboard.press('Escape');
+    await trashDialog.waitFor({ state: 'hidden' });
+    await focusOn(page).toBe('button "Restore retired.yaml…"');
+    await page.keyboard.press('Enter');
+    await tabTo(page, trashDialog.getByRole('button', { name: 'Restore' }));
+    await page.keyboard.press(' ');
+    await textOf(status).toBe('Restored retired.yaml to _vance/scheduler/retired.yaml. Open retired');
+    // Its row (and the focused button) left with the restore: the focus is on the heading.
+    await countOf(restoreTrashed).toBe(0);
+    await focusOn(page).toBe('h1#trash-title "Trash of acme/ops"');
+    await tabTo(page, page.getByRole('link', { name: 'Open retired' }));
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('h1#editor-title "retired"');
     await page.close();
   });
 
