@@ -74,6 +74,33 @@ export function focusOn(page: Page): ReturnType<typeof expect.poll<Promise<strin
   return expect.poll(() => focused(page), WAIT);
 }
 
+/**
+ * A confirmation by keyboard: Enter on `opener` opens `dialog` with the focus on its Cancel;
+ * Escape closes it with the focus back on `opener`; then, given `confirm` (the confirming
+ * button's name), Enter opens it again and `key` on that button confirms.
+ */
+export async function escapeThenConfirm(
+  page: Page,
+  opener: Locator,
+  dialog: Locator,
+  confirm?: { readonly button: string; readonly key: 'Enter' | ' ' },
+): Promise<void> {
+  await tabTo(page, opener);
+  await page.keyboard.press('Enter');
+  await dialog.waitFor();
+  await focusOn(page).toBe('button "Cancel"');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  await expect
+    .poll(() => isFocused(opener), { ...WAIT, message: 'the focus is back on the opener' })
+    .toBe(true);
+  if (confirm === undefined) return;
+  await page.keyboard.press('Enter');
+  await tabTo(page, dialog.getByRole('button', { name: confirm.button, exact: true }));
+  await page.keyboard.press(confirm.key);
+  await dialog.waitFor({ state: 'hidden' });
+}
+
 /** The recipe of the scheduler `sleeper`: a shell that sleeps longer than the test file runs. */
 export const SLEEPY =
   'description: Sleeps ten minutes\nengine: shell\ncommand: ["sh", "-c", "echo started; sleep 600"]\n';
@@ -132,8 +159,8 @@ async function checkDialog(page: Page, button: Locator, check: Check, view: stri
  * Every view and dialog of the signed-in editor, each once it has loaded, `check`ed: the list
  * (also with every time in UTC), the editor of `heartbeat` with each dialog, its problems and its
  * completion list, a new scheduler, the run `runId` and its process, a running run on its
- * scheduler's editor and its own page with Stop's dialog, a version history with a diff open and
- * Restore's dialog, the trash and Restore's dialog, a recipe, the inbox.
+ * scheduler's editor and its own page with Stop's dialog, the version history of `report` with a
+ * diff open and Restore's dialog, the trash and Restore's dialog, a recipe, the inbox.
  */
 export async function tour(page: Page, server: Served, runId: string, check: Check): Promise<void> {
   // Leaving the edited document asks first (the unsaved-changes guard): the tour leaves.
@@ -201,11 +228,17 @@ export async function tour(page: Page, server: Served, runId: string, check: Che
 
   // A version history with a diff open.
   await goHash(page, `${SCOPE}/s/report`);
+  // The newest version that is not the current one: it differs from it (an older one may not,
+  // once restored).
   await button('Show history').click();
-  await button('Compare version 1').click();
+  await page
+    .getByRole('button', { name: /^Compare version \d+$/ })
+    .first()
+    .click();
   await page.locator('.diff-view ins').first().waitFor();
   await check(page, 'version history with a diff');
-  await checkDialog(page, button('Restore version 1…'), check, 'restore version dialog');
+  const restore = page.getByRole('button', { name: /^Restore version \d+…$/ });
+  await checkDialog(page, restore, check, 'restore version dialog');
 
   await goHash(page, `${SCOPE}/trash`);
   const trashed = page.locator('table.trash tbody tr').first();

@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  escapeThenConfirm,
   focusOn,
   running,
   SCOPE,
@@ -319,24 +320,16 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     expect(await status.textContent()).toBe('');
     // The active run's Stop asks; Escape leaves it running, the focus back on Stop….
     const active = page.locator('.active-run');
-    await tabTo(page, active.getByRole('button', { name: 'Stop…' }));
-    await page.keyboard.press('Enter');
     const stopDialog = page.getByRole('dialog', { name: 'Stop this run?' });
-    await stopDialog.waitFor();
-    await focusOn(page).toBe('button "Cancel"');
-    await page.keyboard.press('Escape');
-    await stopDialog.waitFor({ state: 'hidden' });
-    await focusOn(page).toBe('button "Stop…"');
+    await escapeThenConfirm(page, active.getByRole('button', { name: 'Stop…' }), stopDialog);
     // The running run's page, from the active run's link: Stop confirmed with Enter on Stop run.
     await tabTo(page, active.getByRole('link', { name: live.id }), 'Shift+Tab');
     await page.keyboard.press('Enter');
     await focusOn(page).toBe(`h1#run-title "Run ${live.id}"`);
-    await tabTo(page, page.getByRole('button', { name: 'Stop…' }));
-    await page.keyboard.press('Enter');
-    await stopDialog.waitFor();
-    await tabTo(page, stopDialog.getByRole('button', { name: 'Stop run' }));
-    await page.keyboard.press('Enter');
-    await stopDialog.waitFor({ state: 'hidden' });
+    await escapeThenConfirm(page, page.getByRole('button', { name: 'Stop…' }), stopDialog, {
+      button: 'Stop run',
+      key: 'Enter',
+    });
     // Stop leaves with the run's end, which is announced; the focus goes to the heading.
     await textOf(page.locator('#run-end')).toBe(`Run ${live.id} ended: cancelled`);
     await countOf(page.getByRole('button', { name: 'Stop…' })).toBe(0);
@@ -355,18 +348,12 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await tabTo(page, page.getByRole('button', { name: 'Compare version 1' }));
     await page.keyboard.press('Enter');
     await focusOn(page).toBe('h3#diff-title "Version 1 against the current version 2"');
-    const restore = page.getByRole('button', { name: 'Restore version 1…' });
-    await tabTo(page, restore);
-    await page.keyboard.press('Enter');
-    const restoreDialog = page.getByRole('dialog', { name: 'Restore version 1 of report?' });
-    await restoreDialog.waitFor();
-    await focusOn(page).toBe('button "Cancel"');
-    await page.keyboard.press('Escape');
-    await restoreDialog.waitFor({ state: 'hidden' });
-    await focusOn(page).toBe('button "Restore version 1…"');
-    await page.keyboard.press('Enter');
-    await tabTo(page, restoreDialog.getByRole('button', { name: 'Restore' }));
-    await page.keyboard.press(' ');
+    await escapeThenConfirm(
+      page,
+      page.getByRole('button', { name: 'Restore version 1…' }),
+      page.getByRole('dialog', { name: 'Restore version 1 of report?' }),
+      { button: 'Restore', key: ' ' },
+    );
     await textOf(status).toBe('Restored version 1 of report as version 3.');
     // The diff and its Restore are gone: the focus is on the history's heading.
     await focusOn(page).toBe('h2#versions-title "Version history"');
@@ -384,16 +371,15 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await page.keyboard.press('Enter');
     await focusOn(page).toBe('h1#trash-title "Trash of acme/ops"');
     const restoreTrashed = page.getByRole('button', { name: 'Restore retired.yaml…' });
-    await tabTo(page, restoreTrashed);
-    await page.keyboard.press('Enter');
-    const trashDialog = page.getByRole('dialog', { name: 'Restore retired.yaml?' });
-    await trashDialog.waitFor();
-    await page.keyboard.press('Escape');
-    await trashDialog.waitFor({ state: 'hidden' });
-    await focusOn(page).toBe('button "Restore retired.yaml…"');
-    await page.keyboard.press('Enter');
-    await tabTo(page, trashDialog.getByRole('button', { name: 'Restore' }));
-    await page.keyboard.press(' ');
+    await escapeThenConfirm(
+      page,
+      restoreTrashed,
+      page.getByRole('dialog', { name: 'Restore retired.yaml?' }),
+      {
+        button: 'Restore',
+        key: ' ',
+      },
+    );
     await textOf(status).toBe('Restored retired.yaml to _vance/scheduler/retired.yaml. Open retired');
     // Its row (and the focused button) left with the restore: the focus is on the heading.
     await countOf(restoreTrashed).toBe(0);
