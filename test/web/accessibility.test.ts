@@ -318,6 +318,13 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
       await focusOn(page).toBe(`button "${opener}"`);
     }
     expect(await status.textContent()).toBe('');
+    // A dialog's submit (Enter in its field) ends with the focus on its opener too.
+    await tabTo(page, page.getByRole('button', { name: 'Backfill…' }), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await focusOn(page).toBe('input#backfill-from');
+    await page.keyboard.press('Enter');
+    await textOf(status).toMatch(/^Backfill of sleeper: 0 occurrences from /);
+    await focusOn(page).toBe('button "Backfill…"');
     // The active run's Stop asks; Escape leaves it running, the focus back on Stop….
     const active = page.locator('.active-run');
     const stopDialog = page.getByRole('dialog', { name: 'Stop this run?' });
