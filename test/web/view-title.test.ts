@@ -16,6 +16,8 @@ describe('the document title of each view', () => {
       viewTitle({ view: 'process', ...scope, name: 'heartbeat', id: 'proc_1' }),
       viewTitle({ view: 'session', ...scope, name: 'heartbeat', id: 'sess_1' }),
       viewTitle({ view: 'inbox', ...scope }),
+      viewTitle({ view: 'trash', ...scope }),
+      viewTitle({ view: 'recipe', ...scope, name: 'sleepy' }),
     ]).toEqual([
       'Sign in — Ursa',
       'Schedulers of acme/ops — Ursa',
@@ -25,6 +27,8 @@ describe('the document title of each view', () => {
       'Process proc_1 of heartbeat — Ursa',
       'Session sess_1 of heartbeat — Ursa',
       'Inbox (acme) — Ursa',
+      'Trash of acme/ops — Ursa',
+      'Recipe sleepy — Ursa',
     ]);
   });
 });

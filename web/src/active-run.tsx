@@ -26,7 +26,8 @@ export function ActiveRun({
   return (
     <section class="active-run" aria-labelledby="active-title">
       <h2 id="active-title">Active run</h2>
-      <p>
+      {/* A div, not a p: Stop's dialog (a heading, a form) cannot be inside a paragraph. */}
+      <div>
         <a href={routeHash({ view: 'run', ...scope, name, id: active.correlationId })}>
           {active.correlationId}
         </a>{' '}
@@ -38,7 +39,7 @@ export function ActiveRun({
           correlationId={active.correlationId}
           onStopped={onStopped}
         />
-      </p>
+      </div>
     </section>
   );
 }

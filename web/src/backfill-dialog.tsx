@@ -1,5 +1,5 @@
-import type { RefObject } from 'preact';
 import { useState } from 'preact/hooks';
+import type { Modal } from './confirm-dialog.js';
 
 const DAY_MS = 86_400_000;
 
@@ -12,17 +12,18 @@ const isoSeconds = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`
  */
 export function BackfillDialog({
   name,
-  dialog,
+  modal,
   onSubmit,
 }: {
   name: string | undefined;
-  dialog: RefObject<HTMLDialogElement | null>;
+  /** Opened by its button, it gives the focus back to it however it closes. */
+  modal: Modal;
   onSubmit: (from: string, to: string) => void;
 }) {
   const [from, setFrom] = useState(() => isoSeconds(Date.now() - DAY_MS));
   const [to, setTo] = useState(() => isoSeconds(Date.now()));
   return (
-    <dialog ref={dialog} aria-labelledby="backfill-title">
+    <dialog ref={modal.ref} aria-labelledby="backfill-title">
       <form
         method="dialog"
         onSubmit={(event) => {
@@ -51,7 +52,7 @@ export function BackfillDialog({
           onInput={(event) => setTo((event.target as HTMLInputElement).value)}
         />
         <div class="actions">
-          <button type="button" onClick={() => dialog.current?.close()}>
+          <button type="button" onClick={modal.close}>
             Cancel
           </button>
           <button type="submit" class="primary">

@@ -4,13 +4,13 @@ import { problemsText, SETTLE_MS } from './announce.js';
 import type { Api, RunSummary, Scope } from './api.js';
 import { BackfillDialog } from './backfill-dialog.js';
 import { RunChart } from './charts.js';
-import { useModal } from './confirm-dialog.js';
+import { ConfirmDialog, useModal } from './confirm-dialog.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { FireDialog } from './fire-dialog.js';
 import { durationText, pauseText, shortInstant } from './format.js';
 import { HistoryPanel } from './history-view.js';
 import { asApiError, useLoad, useSettled } from './hooks.js';
-import { focusOrigin, restoreFocus } from './keep-focus.js';
+import { focusOrigin, restoreFocus, useFocusKept } from './keep-focus.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
 import { RunStateBadge, runStateText } from './run-state.js';
@@ -207,11 +207,14 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     error: false,
   }));
   const [busy, setBusy] = useState(false);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const pauseDialog = useRef<HTMLDialogElement>(null);
-  const backfillDialog = useRef<HTMLDialogElement>(null);
+  // Each dialog gives the focus back to the button that opened it, however it closes.
+  const deleteModal = useModal();
+  const pauseModal = useModal();
+  const backfillModal = useModal();
   const [pauseNote, setPauseNote] = useState('');
   const fireModal = useModal();
+  // The active run's Stop leaves when the run ends, Insert example once the text is there.
+  useFocusKept();
   const savedOverlap = useMemo(
     () =>
       detail.data === undefined
@@ -300,7 +303,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     run('Deleting', async () => {
       if (name === undefined) return;
       const result = await api.deleteScheduler(scope, name);
-      dialog.current?.close();
+      deleteModal.close();
       setUnsaved(undefined);
       setFlash(`Deleted ${name}: its document went to ${result.trashPath}.`);
       navigate({ view: 'list', ...scope });
@@ -323,7 +326,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     run(paused ? 'Resuming' : 'Pausing', async () => {
       if (name === undefined) return;
       const result = paused ? await api.resume(scope, name) : await api.pause(scope, name, note);
-      pauseDialog.current?.close();
+      pauseModal.close();
       setStatus({
         text:
           result.paused === null ? `Resumed ${name}: it fires from its next occurrence.` : `Paused ${name}.`,
@@ -336,7 +339,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
     run('Backfilling', async () => {
       if (name === undefined) return;
       const result = await api.backfill(scope, name, from, to);
-      backfillDialog.current?.close();
+      backfillModal.close();
       const had = result.existing === 0 ? '' : `; ${result.existing} had a run already`;
       setStatus({
         text: `Backfill of ${name}: ${result.occurrences} occurrences from ${result.from} to ${result.to}, ${result.queued} queued${had}.`,
@@ -492,7 +495,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                     </button>
                     <button
                       type="button"
-                      onClick={() => (paused ? pauseOrResume('') : pauseDialog.current?.showModal())}
+                      onClick={() => (paused ? pauseOrResume('') : pauseModal.open())}
                       disabled={busy || dirty}
                       title={dirty ? 'Save or reload your changes first' : undefined}
                     >
@@ -501,7 +504,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                     {preview?.kind === 'cron' && (
                       <button
                         type="button"
-                        onClick={() => backfillDialog.current?.showModal()}
+                        onClick={backfillModal.open}
                         disabled={busy || paused || dirty}
                         title={dirty ? 'Save or reload your changes first' : undefined}
                       >
@@ -511,12 +514,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
                     <button type="button" onClick={refresh} disabled={busy}>
                       Reload
                     </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      onClick={() => dialog.current?.showModal()}
-                      disabled={busy}
-                    >
+                    <button type="button" class="danger" onClick={deleteModal.open} disabled={busy}>
                       Delete…
                     </button>
                   </>
@@ -566,7 +564,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           </aside>
         )}
       </div>
-      <dialog ref={pauseDialog} aria-labelledby="pause-title">
+      <dialog ref={pauseModal.ref} aria-labelledby="pause-title">
         <form
           method="dialog"
           onSubmit={(event) => {
@@ -585,7 +583,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
             onInput={(event) => setPauseNote((event.target as HTMLInputElement).value)}
           />
           <div class="actions">
-            <button type="button" onClick={() => pauseDialog.current?.close()}>
+            <button type="button" onClick={pauseModal.close}>
               Cancel
             </button>
             <button type="submit" class="primary">
@@ -604,27 +602,18 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           onConfirm={() => void fire()}
         />
       )}
-      <BackfillDialog name={name} dialog={backfillDialog} onSubmit={(from, to) => void backfill(from, to)} />
-      <dialog ref={dialog} aria-labelledby="delete-title">
-        <form
-          method="dialog"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void remove();
-          }}
-        >
-          <h2 id="delete-title">Delete {name}?</h2>
-          <p>Ursa stops it and moves its document to the project's trash.</p>
-          <div class="actions">
-            <button type="button" onClick={() => dialog.current?.close()}>
-              Cancel
-            </button>
-            <button type="submit" class="danger">
-              Delete
-            </button>
-          </div>
-        </form>
-      </dialog>
+      <BackfillDialog name={name} modal={backfillModal} onSubmit={(from, to) => void backfill(from, to)} />
+      <ConfirmDialog
+        modal={deleteModal}
+        id="delete"
+        title={`Delete ${name}?`}
+        confirm="Delete"
+        danger
+        busy={busy}
+        onConfirm={() => void remove()}
+      >
+        <p>Ursa stops it and moves its document to the project's trash.</p>
+      </ConfirmDialog>
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { HistoryEntryView } from '../../src/contract/index.js';
 import type { Api, Scope } from './api.js';
 import { ConfirmDialog, useModal } from './confirm-dialog.js';
@@ -6,6 +6,7 @@ import { shortInstant } from './format.js';
 import { useLoad } from './hooks.js';
 import { lineDiff } from './line-diff.js';
 import { useAction } from './use-action.js';
+import { focusElement } from './view-focus.js';
 
 /** Entries that wrote a body the archive or the live document keeps. */
 const WROTE = new Set(['create', 'update', 'restore']);
@@ -70,12 +71,21 @@ export function HistoryPanel({
     `${scope.tenant}/${scope.project}/${path}@${current.version}/${open}`,
   );
   const [chosen, setChosen] = useState<{ version: number; yaml: string } | undefined>(undefined);
-  const action = useAction();
+  // A restore removes its button with the diff, older entries their button when none are left.
+  const action = useAction('#versions-title');
   const modal = useModal();
+  // A diff asked for: the focus goes to its heading, the Restore button next.
+  const reveal = useRef(false);
+  useEffect(() => {
+    if (chosen === undefined || !reveal.current) return;
+    reveal.current = false;
+    focusElement(document.getElementById('diff-title'));
+  }, [chosen]);
 
   const compare = (version: number) =>
     action.run(`Reading version ${version}`, async () => {
       const found = await api.schedulerVersion(scope, name, version);
+      reveal.current = true;
       setChosen({ version, yaml: found.yaml });
       return '';
     });

@@ -1,3 +1,4 @@
+import { useEffect } from 'preact/hooks';
 import { focusElement } from './view-focus.js';
 
 /**
@@ -50,4 +51,19 @@ export function restoreFocus(origin: HTMLElement | undefined, fallback = 'main h
       origin?.isConnected === true && !(origin as HTMLButtonElement).disabled && focusElement(origin);
     if (!usable) focusElement(document.querySelector(fallback));
   }, 0);
+}
+
+/**
+ * For a component whose render can remove the focused element (Stop once its run ended, a row
+ * of the trash once restored): when a render took away the element that had the focus, the focus
+ * goes to `fallback` (a CSS selector, by default the view's heading). Focus left on the body by
+ * a click elsewhere stays where it is.
+ */
+export function useFocusKept(fallback = 'main h1'): void {
+  // Read while rendering: before the render's changes reach the page.
+  const before = document.activeElement;
+  useEffect(() => {
+    if (before === null || before === document.body || before.isConnected || !focusDropped()) return;
+    focusElement(document.querySelector(fallback));
+  });
 }

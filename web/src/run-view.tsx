@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Api, ApiError, type RunDetail, type Scope } from './api.js';
 import { durationText, shortInstant } from './format.js';
 import { useInterval, useLoad } from './hooks.js';
+import { useFocusKept } from './keep-focus.js';
 import { RunLog } from './markdown.js';
 import { routeHash } from './route.js';
 import { RunLinks, RunStateBadge } from './run-state.js';
@@ -56,6 +57,8 @@ export function RunView({
     LIVE_MS,
     waiting && misses < 30,
   );
+  // Stop leaves with the run's end, the focus with it when it had it.
+  useFocusKept();
   const r = run.data;
   const running = r !== undefined && !finished(r) && r.processId !== null;
   const ended = finished(r) ? `Run ${correlationId} ended: ${r?.outcome}` : '';

@@ -3,6 +3,7 @@ import type { Api, Scope } from './api.js';
 import { ConfirmDialog, useModal } from './confirm-dialog.js';
 import { shortInstant } from './format.js';
 import { useLoad } from './hooks.js';
+import { useFocusKept } from './keep-focus.js';
 import { routeHash } from './route.js';
 import { useAction } from './use-action.js';
 
@@ -25,6 +26,8 @@ export function TrashView({ api, scope }: { api: Api; scope: Scope }) {
   const [restored, setRestored] = useState<string | undefined>(undefined);
   const action = useAction();
   const modal = useModal();
+  // A restored document's row (and its Restore button, focused) leaves when the trash is read again.
+  useFocusKept();
   const documents = [...(trash.data?.documents ?? [])].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1));
 
   const restore = (path: string) =>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { asApiError } from './hooks.js';
+import { focusOrigin, restoreFocus } from './keep-focus.js';
 
 /** What an action said: a line for its status, an error or not. */
 export interface Said {
@@ -19,10 +20,16 @@ export interface Action {
   readonly run: (what: string, work: () => Promise<string | undefined>, after?: () => void) => Promise<void>;
 }
 
-export function useAction(): Action {
+/**
+ * `fallback`: where the focus goes when the action took away the element it started from (a CSS
+ * selector, by default the view's heading); while it runs its buttons are disabled, and the
+ * focus comes back to the one it started from (a dialog's: the dialog's opener) — see keep-focus.ts.
+ */
+export function useAction(fallback?: string): Action {
   const [busy, setBusy] = useState(false);
   const [said, setSaid] = useState<Said>({ text: '', error: false });
   const run = async (what: string, work: () => Promise<string | undefined>, after?: () => void) => {
+    const origin = focusOrigin();
     setBusy(true);
     try {
       const text = await work();
@@ -33,6 +40,7 @@ export function useAction(): Action {
     } finally {
       setBusy(false);
       after?.();
+      restoreFocus(origin, fallback);
     }
   };
   return { busy, said, run };

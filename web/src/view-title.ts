@@ -5,7 +5,7 @@ import type { Route } from './route.js';
  * readers say it when the view changes, and it names the tab and its history entries.
  */
 export function viewTitle(route: Route | undefined): string {
-  const what = (() => {
+  const what = ((): string => {
     if (route === undefined) return 'Sign in';
     switch (route.view) {
       case 'list':
@@ -22,6 +22,10 @@ export function viewTitle(route: Route | undefined): string {
         return `Session ${route.id} of ${route.name}`;
       case 'inbox':
         return `Inbox (${route.tenant})`;
+      case 'trash':
+        return `Trash of ${route.tenant}/${route.project}`;
+      case 'recipe':
+        return `Recipe ${route.name}`;
     }
   })();
   return `${what} — Ursa`;
