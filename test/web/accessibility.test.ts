@@ -374,7 +374,7 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     // The trash, from the list: a restore asked, escaped, then confirmed with Space.
     await tabTo(page, page.getByRole('link', { name: 'acme/ops' }), 'Shift+Tab');
     await page.keyboard.press('Enter');
-    await tabTo(page, page.getByRole('link', { name: 'Trash' }));
+    await tabTo(page, page.getByRole('link', { name: 'Trash', exact: true }));
     await page.keyboard.press('Enter');
     await focusOn(page).toBe('h1#trash-title "Trash of acme/ops"');
     const restoreTrashed = page.getByRole('button', { name: 'Restore retired.yaml…' });

@@ -283,7 +283,7 @@ describe('the editor acts (issue #23)', () => {
       trashPath: string;
     };
     await goHash(page, HASH);
-    await page.getByRole('link', { name: 'Trash' }).click();
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
     await page.getByRole('heading', { name: 'Trash of acme/ops' }).waitFor();
     const row = page.locator('tr[data-trashed="cleanup.yaml"]');
     await textOf(row).toContain(trashPath);
