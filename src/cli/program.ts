@@ -11,6 +11,7 @@ import { registerRecipeCommands } from './commands/recipe.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
+import { registerStoreCopyCommands } from './commands/store-copy.js';
 import { registerTokenCommands } from './commands/token.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
 import { type CliIo, ExitCode } from './io.js';
@@ -28,6 +29,7 @@ function buildProgram(io: CliIo): Command {
   registerNext(program, io);
   registerMcp(program, io);
   registerStoreCommands(program, io);
+  registerStoreCopyCommands(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);
