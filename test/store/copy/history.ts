@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Insertable } from 'kysely';
 import { defaultEngines } from '../../../src/engines/index.js';
 import { createLogger } from '../../../src/log.js';
 import type { Runtime } from '../../../src/runtime/context.js';
@@ -7,6 +8,7 @@ import { Worker } from '../../../src/runtime/worker.js';
 import { applyDirectory } from '../../../src/service/apply.js';
 import { libraryActor } from '../../../src/store/audit.js';
 import { openStore, repositories, type Store } from '../../../src/store/index.js';
+import type { RunsTable } from '../../../src/store/schema.js';
 import { fixedClock } from '../../../src/time/clock.js';
 import { projectFolder, shellRecipe } from '../../support/project.js';
 import { TEST_SETTINGS } from '../../support/runtime.js';
@@ -120,33 +122,7 @@ async function insertWeek(store: Store): Promise<void> {
     for (let i = first; i < Math.min(first + 500, minutes); i++) {
       const at = START - (minutes - i) * MINUTE;
       const id = `run_week_${String(i).padStart(5, '0')}`;
-      runs.push({
-        correlation_id: id,
-        tenant: T,
-        project: P,
-        name: 'minute',
-        scheduled_for: at,
-        trigger: 'cron',
-        coalesced: 0,
-        coalesced_until: null,
-        claimed_at: at,
-        state: 'ended',
-        outcome: 'completed',
-        reason: null,
-        run_as: 'alice',
-        session_id: null,
-        process_id: null,
-        log_path: `_vance/logs/minute/${id}.md`,
-        started_at: at,
-        ended_at: at + 1000,
-        worker_id: null,
-        lock_mode: 'full',
-        attempt: 1,
-        fencing_token: i + 1,
-        queued_at: null,
-        waiting_behind: null,
-        folded_into: null,
-      });
+      runs.push(runRow(id, at, { fencing_token: i + 1 }));
       for (const kind of ['START', 'END'])
         feed.push({
           tenant: T,
@@ -164,4 +140,40 @@ async function insertWeek(store: Store): Promise<void> {
     await store.db.insertInto('runs').values(runs).execute();
     await store.db.insertInto('feed').values(feed).execute();
   }
+}
+
+/** A row of `runs`: an ended, completed run of `minute` at `at` (UTC ms), with `changes` over it. */
+export function runRow(
+  id: string,
+  at: number,
+  changes: Partial<Insertable<RunsTable>> = {},
+): Insertable<RunsTable> {
+  return {
+    correlation_id: id,
+    tenant: T,
+    project: P,
+    name: 'minute',
+    scheduled_for: at,
+    trigger: 'cron',
+    coalesced: 0,
+    coalesced_until: null,
+    claimed_at: at,
+    state: 'ended',
+    outcome: 'completed',
+    reason: null,
+    run_as: 'alice',
+    session_id: null,
+    process_id: null,
+    log_path: `_vance/logs/minute/${id}.md`,
+    started_at: at,
+    ended_at: at + 1000,
+    worker_id: null,
+    lock_mode: 'full',
+    attempt: 1,
+    fencing_token: null,
+    queued_at: null,
+    waiting_behind: null,
+    folded_into: null,
+    ...changes,
+  };
 }
