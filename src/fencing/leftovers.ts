@@ -52,7 +52,7 @@ const warnedOwn = new Set<number>();
  *    runs or workflow steps: their groups are ended too. This covers a group whose record was not
  *    written yet when its worker died (the moment between a spawn and its row), and a descendant
  *    that left its group. A workflow step's process id is on its step, its scheduler run has none.
- *    Only work a worker of this store held: a copy's runs name the source's processes.
+ *    Never work a worker of another store held: a copy's runs name the source's processes.
  *
  * All these groups end together: SIGTERM to each, one shared grace, SIGKILL to what is left, one
  * scan of `/proc` a poll round (`terminateGroups`); the event loop runs between rounds, so the
@@ -82,8 +82,8 @@ export async function endLeftoverGroups(
   // The processes of lost work that no row led to (or that left their group).
   const origins = lostProcesses(lost);
   // Only this store's: a copied store's runs name the source's processes (issue #26).
-  const here = await repos.processGroups.heldHere([...origins.keys()]);
-  for (const processId of origins.keys()) if (!here.has(processId)) origins.delete(processId);
+  for (const processId of await repos.processGroups.heldElsewhere([...origins.keys()]))
+    origins.delete(processId);
   const carrying = groupsCarrying('URSA_PROCESS_ID', new Set(origins.keys()));
   const found: Origin[] = [...carrying].flatMap(([processId, pgids]) => {
     const origin = origins.get(processId) as Omit<Origin, 'pgid'>;

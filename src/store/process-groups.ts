@@ -148,11 +148,12 @@ export class ProcessGroups {
   }
 
   /**
-   * Of `processIds`, those whose run or workflow step was held by a worker registered on this
+   * Of `processIds`, those whose run or workflow step was held by a worker registered on another
    * store (issue #26): a copied store's runs name the source's workers and processes, whose
-   * processes may still run on this host under the source's live workers.
+   * processes may still run on this host under the source's live workers. A worker this store
+   * does not know (it died before it registered) counts as this store's.
    */
-  async heldHere(processIds: readonly string[]): Promise<Set<string>> {
+  async heldElsewhere(processIds: readonly string[]): Promise<Set<string>> {
     if (processIds.length === 0) return new Set();
     const ids = [...processIds];
     const rows = await this.store.db
@@ -160,7 +161,7 @@ export class ProcessGroups {
       .innerJoin('workers as w', 'w.id', 'r.worker_id')
       .select('r.process_id')
       .where('r.process_id', 'in', ids)
-      .where('w.store_id', '=', OWN_STORE)
+      .where('w.store_id', '<>', OWN_STORE)
       .union((db) =>
         db
           .selectFrom('workflow_steps as s')
@@ -168,7 +169,7 @@ export class ProcessGroups {
           .innerJoin('workers as w', 'w.id', 'wr.worker_id')
           .select('s.process_id')
           .where('s.process_id', 'in', ids)
-          .where('w.store_id', '=', OWN_STORE),
+          .where('w.store_id', '<>', OWN_STORE),
       )
       .execute();
     return new Set(rows.flatMap((r) => (r.process_id === null ? [] : [r.process_id])));
