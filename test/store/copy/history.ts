@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Insertable } from 'kysely';
 import { defaultEngines } from '../../../src/engines/index.js';
@@ -13,6 +13,7 @@ import { fixedClock } from '../../../src/time/clock.js';
 import { projectFolder, shellRecipe } from '../../support/project.js';
 import { TEST_SETTINGS } from '../../support/runtime.js';
 import { tempDir } from '../../support/temp.js';
+import { until } from '../../support/until.js';
 
 /** A store with history (issue #26), built through the real runtime and a stepped clock. */
 export const T = 'acme';
@@ -70,47 +71,78 @@ export function executions(marks: string): string[] {
   return existsSync(marks) ? readFileSync(marks, 'utf8').split('\n').filter(Boolean) : [];
 }
 
+/** The source of a live copy: its worker still runs (see {@link buildHistory}). */
+export interface LiveHistory {
+  /** Where the one-shot's process marks each execution. */
+  readonly marks: string;
+  /** Opens the gate of the `lane` runs, lets the worker settle and stop, and closes the store. */
+  finish(): Promise<void>;
+}
+
+/** When the `lane` run in flight was claimed and the next one queued, UTC ms (minutes 4 and 5). */
+export const LANE_IN_FLIGHT = START + 4 * MINUTE;
+export const LANE_QUEUED = START + 5 * MINUTE;
+
 /**
  * Builds the history at `location`: a week of per-minute runs before {@link START} with their
- * feed lines (inserted in batches: ticking 10,080 times is too slow), then three minutes of the
- * real worker (the one-shot fires), an archived version, inbox items, a token and a setting.
+ * feed lines (inserted in batches: ticking 10,080 times is too slow), three minutes of the real
+ * worker (the one-shot fires), an archived version, inbox items, a token and a setting; then a
+ * `lane` scheduler (overlap `queue`) whose minute-4 run waits on a gate and whose minute-5 run is
+ * queued behind it, with the worker still running at minute 5: a live store to copy.
  */
-export async function buildHistory(location: string): Promise<{ marks: string }> {
-  const marks = join(tempDir('ursa-copy-marks-'), 'marks');
+export async function buildHistory(location: string): Promise<LiveHistory> {
+  const folder = tempDir('ursa-copy-marks-');
+  const marks = join(folder, 'marks');
+  const gate = join(folder, 'gate');
   const { rt, store, clock } = await runtimeAt(location, START);
+  const worker = new Worker(rt, { acquireAheadMs: 0 });
   try {
     await applyDirectory(rt, historyProject(marks, 'every minute, first'), T, P, libraryActor('alice'));
     await applyDirectory(rt, historyProject(marks), T, P, libraryActor('alice'));
     await insertWeek(store);
-    const worker = new Worker(rt, { acquireAheadMs: 0 });
     await worker.bootstrap();
     await tickMinutes(clock, worker, START, 3);
-    await worker.stop();
-    await rt.repos.inbox.add({
-      tenant: T,
-      user: 'alice',
-      kind: 'run-failed',
-      title: 'a failure',
-      body: 'it failed',
-      createdAt: clock.now(),
-    });
-    await rt.repos.inbox.add({
-      tenant: T,
-      user: 'bob',
-      kind: 'document-invalid',
-      title: 'bad',
-      body: 'bad',
-      createdAt: clock.now(),
-    });
+    for (const [user, kind] of [
+      ['alice', 'run-failed'],
+      ['bob', 'document-invalid'],
+    ] as const)
+      await rt.repos.inbox.add({ tenant: T, user, kind, title: kind, body: 'body', createdAt: clock.now() });
     await rt.repos.tokens.create({ tenant: T, role: 'admin', user: 'alice', label: 'ci' }, clock.now());
     await rt.repos.settings.set(
       { tenant: T, scope: 'tenant', subject: '', key: 'feed.retentionDays', value: '30' },
       clock.now(),
     );
-  } finally {
+    await applyDirectory(rt, laneProject(gate), T, P, libraryActor('alice'));
+    for (const at of [LANE_IN_FLIGHT, LANE_QUEUED]) {
+      clock.set(at);
+      await worker.tick();
+    }
+    await until(
+      async () =>
+        JSON.stringify((await laneRuns(store)).map((r) => r.slice(0, 2))) ===
+        JSON.stringify([
+          [LANE_IN_FLIGHT, 'started'],
+          [LANE_QUEUED, 'queued'],
+        ]),
+      'one lane run in flight and one queued',
+    );
+    // Its lease renewed at the stepped clock's now (the renewal timer runs on the wall clock).
+    await rt.repos.workers.heartbeat(worker.id, clock.now());
+  } catch (error) {
+    writeFileSync(gate, '');
+    await worker.stop();
     await store.close();
+    throw error;
   }
-  return { marks };
+  return {
+    marks,
+    finish: async () => {
+      writeFileSync(gate, '');
+      await worker.executor.settled();
+      await worker.stop();
+      await store.close();
+    },
+  };
 }
 
 /** 10,080 ended per-minute runs of the week before {@link START}, each with START and END lines. */
@@ -176,4 +208,26 @@ export function runRow(
     folded_into: null,
     ...changes,
   };
+}
+
+/** A project's `lane`: every minute, overlap `queue`, each run waiting until `gate` exists. */
+function laneProject(gate: string): string {
+  return projectFolder({
+    '_vance/recipes/gated.yaml': shellRecipe('while [ ! -e "$URSA_PARAM_GATE" ]; do sleep 0.02; done', {
+      gate,
+    }),
+    '_vance/scheduler/lane.yaml':
+      'description: lane\ncron: "0 * * * * *"\ntimezone: UTC\nrecipe: gated\noverlap: queue\n',
+  });
+}
+
+/** The `lane` runs of a store: [scheduled for (UTC ms), state, outcome, reason], in occurrence order. */
+export async function laneRuns(store: Store): Promise<[number, string, string, string | null][]> {
+  const rows = await store.db
+    .selectFrom('runs')
+    .select(['scheduled_for', 'state', 'outcome', 'reason'])
+    .where('name', '=', 'lane')
+    .orderBy('scheduled_for')
+    .execute();
+  return rows.map((r) => [Number(r.scheduled_for), r.state, r.outcome, r.reason]);
 }
