@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endLeftoverGroups } from '../../../src/fencing/leftovers.js';
 import { identifyGroup, readStat } from '../../../src/processes/process-group.js';
 import { copyStore } from '../../../src/store/copy/copy.js';
 import { openSnapshot } from '../../../src/store/copy/snapshot.js';
 import { COPIED_TABLES, isKnownTable, TABLE_ROLES } from '../../../src/store/copy/tables.js';
+import { reserveFencingTokens } from '../../../src/store/fencing.js';
 import { openStore } from '../../../src/store/index.js';
 import type { StoreDialect } from '../../../src/store/open.js';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../support/dialects.js';
@@ -120,6 +122,41 @@ describe.each(PAIRS)('store copy from %s to %s (issue #26)', (from, to) => {
     const again = await copyStore(source, await emptyStore(to), { ...OPTIONS, live: true });
     expect(again.tables.map((t) => t.sourceChecksum)).toEqual(before.tables.map((t) => t.sourceChecksum));
     expect(await identity(target)).not.toBe(await identity(source));
+  });
+
+  it('numbers new rows and fencing tokens on the target after the copied ones', async () => {
+    const source = await database(from);
+    const s = await runtimeAt(source, START);
+    const item = {
+      tenant: 'acme',
+      user: 'alice',
+      kind: 'run-failed',
+      title: 't',
+      body: 'b',
+      createdAt: START,
+    } as const;
+    for (let i = 0; i < 3; i++) await s.rt.repos.inbox.add(item);
+    const sourceToken = await s.store.db.transaction().execute(async (trx) => {
+      const at = await reserveFencingTokens(trx, from, 5);
+      const row = await sql<{ token: number | string }>`select ${at(sql.lit(5))} as token`.execute(trx);
+      return Number(row.rows[0]?.token);
+    });
+    await s.store.close();
+    const target = await database(to);
+    expect((await copyStore(source, target, OPTIONS)).verified).toBe(true);
+
+    const t = await runtimeAt(target, START);
+    try {
+      expect(await t.rt.repos.inbox.add(item)).toBe(4);
+      const next = await t.store.db.transaction().execute(async (trx) => {
+        const at = await reserveFencingTokens(trx, to, 1);
+        const row = await sql<{ token: number | string }>`select ${at(sql.lit(1))} as token`.execute(trx);
+        return Number(row.rows[0]?.token);
+      });
+      expect(next).toBe(sourceToken + 1);
+    } finally {
+      await t.store.close();
+    }
   });
 
   it("a worker on the copy never ends a process group of the source's workers, which the source itself would end", async () => {
