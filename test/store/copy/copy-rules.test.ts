@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endLeftoverGroups } from '../../../src/fencing/leftovers.js';
 import { identifyGroup, readStat } from '../../../src/processes/process-group.js';
@@ -8,6 +8,7 @@ import { openSnapshot } from '../../../src/store/copy/snapshot.js';
 import { COPIED_TABLES, isKnownTable, TABLE_ROLES } from '../../../src/store/copy/tables.js';
 import { reserveFencingTokens } from '../../../src/store/fencing.js';
 import { openStore } from '../../../src/store/index.js';
+import { migrationsFor } from '../../../src/store/migrations/index.js';
 import type { StoreDialect } from '../../../src/store/open.js';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../../support/dialects.js';
 import { runRow, runtimeAt, START } from './history.js';
@@ -74,6 +75,29 @@ describe.each(DIALECTS)('the tables a copy knows, on %s (issue #26)', (dialect) 
         .filter((t) => !COPIED_TABLES.includes(t as never))
         .sort(),
     ).toEqual(['store_identity', 'store_owner']);
+  });
+});
+
+describe.each(DIALECTS)('a source at another schema version, on %s (issue #26)', (dialect) => {
+  it('is refused and left at its version: the copy never migrates its source', async () => {
+    const source = await emptyStore(dialect);
+    const store = await openStore(source);
+    try {
+      const migrator = new Migrator({ db: store.db, provider: migrationsFor(store.dialect) });
+      expect((await migrator.migrateTo('0020-feed-project-index')).error).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+    await expect(copyStore(source, await database(dialect), OPTIONS)).rejects.toMatchObject({
+      code: 'STORE_SCHEMA_MISMATCH',
+      message: expect.stringContaining('is at schema version 0020-feed-project-index'),
+    });
+    const snapshot = await openSnapshot(source);
+    try {
+      expect((await snapshot.migrations()).at(-1)).toBe('0020-feed-project-index');
+    } finally {
+      await snapshot.close();
+    }
   });
 });
 
