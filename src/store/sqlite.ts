@@ -202,7 +202,7 @@ function createOwnerOnly(file: string): void {
  * and shared-memory file after the path, so processes opening one file under two names would not
  * see each other's writes or locks — the serving process's lease included — and would corrupt it.
  */
-function refuseHardLinks(file: string, links: number): void {
+export function refuseHardLinks(file: string, links: number): void {
   if (links > 1) {
     throw new InfrastructureError(
       'STORE_UNAVAILABLE',

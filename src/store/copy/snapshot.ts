@@ -1,10 +1,12 @@
-import { existsSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { UrsaError } from '../../errors/index.js';
 import { storeUnavailable } from '../errors.js';
 import type { StoreDialect } from '../open.js';
 import { isPostgresUrl, pgTypes, redactUrl } from '../postgres.js';
+import { refuseHardLinks } from '../sqlite.js';
 import type { Row } from './checksum.js';
 
 /** A column of a table, and whether it holds integers. */
@@ -66,16 +68,19 @@ export async function openSnapshot(location: string): Promise<Snapshot> {
 }
 
 function openSqliteSnapshot(path: string): Snapshot {
-  const file = resolve(path);
+  let file = resolve(path);
   let db: SQLite.Database;
   try {
-    if (!existsSync(file)) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+    // The file's one real name: SQLite finds a serving process's write-ahead log by it.
+    file = realpathSync(file);
+    refuseHardLinks(file, statSync(file).nlink);
     db = new SQLite(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     db.exec('begin');
     // The snapshot begins at the first read.
     db.prepare('select count(*) from sqlite_master').get();
   } catch (error) {
+    if (error instanceof UrsaError) throw error;
     throw storeUnavailable(
       file,
       `cannot read the SQLite file (${(error as { code?: string }).code ?? 'error'})`,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, linkSync } from 'node:fs';
 import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endLeftoverGroups } from '../../../src/fencing/leftovers.js';
@@ -98,6 +99,22 @@ describe.each(DIALECTS)('a source at another schema version, on %s (issue #26)',
     } finally {
       await snapshot.close();
     }
+  });
+});
+
+describe('a SQLite source that cannot be read safely (issue #26)', () => {
+  it('refuses a missing file without creating it, and a file with a second name (hard link)', async () => {
+    const location = await database('sqlite');
+    await expect(copyStore(location, await database('sqlite'), OPTIONS)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+    expect(existsSync(location)).toBe(false);
+    await (await openStore(location)).close();
+    linkSync(location, `${location}.link`);
+    await expect(copyStore(location, await database('sqlite'), OPTIONS)).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('has 2 names (hard links)'),
+    });
   });
 });
 
