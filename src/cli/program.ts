@@ -12,6 +12,7 @@ import { registerRecipeCommands } from './commands/recipe.js';
 import { registerRunCommands } from './commands/run-commands.js';
 import { registerSchedulerCommands } from './commands/scheduler-commands.js';
 import { registerStoreCommands } from './commands/store-commands.js';
+import { registerStoreCopyCommands } from './commands/store-copy.js';
 import { registerTokenCommands } from './commands/token.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWorkflowCommands } from './commands/workflow.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo): Command {
   registerStoreCommands(program, io);
   registerMigrate(program, io);
   registerValidate(program, io);
+  registerStoreCopyCommands(program, io);
   registerHistoryCommands(program, io);
   registerRunCommands(program, io);
   registerSchedulerCommands(program, io);

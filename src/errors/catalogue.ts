@@ -128,6 +128,31 @@ export const errorCatalogue = {
     kind: 'infrastructure',
     doc: 'A second serving process (`ursa serve`, `ursa worker`, an embedded start) tried to serve a SQLite store that the store records as served by a live process (whatever path, link or host it came from), or a process learned that another took its store over after it stalled past its lease; SQLite serves one process, PostgreSQL several.',
   },
+  STORE_COPY_MISMATCH: {
+    status: 500,
+    kind: 'infrastructure',
+    doc: "After a store copy or restore, the target does not hold what the source held: a table's row count or checksum differs; the summary names the tables. Copy again with `--force`.",
+  },
+  STORE_NOT_EMPTY: {
+    status: 409,
+    kind: 'state',
+    doc: 'A store copy or restore was aimed at a store that already holds data; `--force` replaces its contents (never a merge).',
+  },
+  STORE_IN_USE: {
+    status: 409,
+    kind: 'state',
+    doc: 'A store copy was asked of a source with live workers (a heartbeat within its lease): stop them first, or pass `--live` to copy a consistent snapshot of a running store.',
+  },
+  STORE_SCHEMA_MISMATCH: {
+    status: 409,
+    kind: 'state',
+    doc: "A store copy cannot read its source: the source's schema version differs from this Ursa's (open it once with this version, or upgrade Ursa), or it holds a table this Ursa does not know.",
+  },
+  BACKUP_UNSUPPORTED: {
+    status: 400,
+    kind: 'input',
+    doc: '`ursa backup` was asked of a PostgreSQL store: back it up with `pg_dump`, and restore it with `pg_restore`.',
+  },
   CONFLICT: {
     status: 409,
     kind: 'state',

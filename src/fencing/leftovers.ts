@@ -47,11 +47,12 @@ const warnedOwn = new Set<number>();
  *
  * 1. The open `process_groups` rows recorded on this boot and pid namespace (whatever the host
  *    name was then) by a worker not live: each is checked (never a reused pid: `checkRecorded`),
- *    and marked ended with how it went.
+ *    and marked ended with how it went. Only groups this store recorded (issue #26).
  * 2. The processes still carrying, in their environment, the `URSA_PROCESS_ID` of one of `lost`'s
  *    runs or workflow steps: their groups are ended too. This covers a group whose record was not
  *    written yet when its worker died (the moment between a spawn and its row), and a descendant
  *    that left its group. A workflow step's process id is on its step, its scheduler run has none.
+ *    Never work a worker of another store held: a copy's runs name the source's processes.
  *
  * All these groups end together: SIGTERM to each, one shared grace, SIGKILL to what is left, one
  * scan of `/proc` a poll round (`terminateGroups`); the event loop runs between rounds, so the
@@ -80,6 +81,9 @@ export async function endLeftoverGroups(
   const checks = checkRecorded(leftovers);
   // The processes of lost work that no row led to (or that left their group).
   const origins = lostProcesses(lost);
+  // Only this store's: a copied store's runs name the source's processes (issue #26).
+  for (const processId of await repos.processGroups.heldElsewhere([...origins.keys()]))
+    origins.delete(processId);
   const carrying = groupsCarrying('URSA_PROCESS_ID', new Set(origins.keys()));
   const found: Origin[] = [...carrying].flatMap(([processId, pgids]) => {
     const origin = origins.get(processId) as Omit<Origin, 'pgid'>;

@@ -35,6 +35,15 @@ export interface Store {
    * fall into a start transaction, as an automatic checkpoint at commit would.
    */
   checkpoint(): Promise<void>;
+  /**
+   * Writes an online, consistent backup of the store into the new file `file` through this
+   * store's own connection (SQLite's backup API: the store keeps serving, and a writer meanwhile
+   * is seen whole or not at all), owner-only. SQLite only.
+   *
+   * @throws UrsaError `BACKUP_UNSUPPORTED` on PostgreSQL (pg_dump backs it up);
+   *   `ARGUMENT_INVALID` when `file` exists already; `STORE_UNAVAILABLE` when it cannot be written.
+   */
+  backup(file: string): Promise<void>;
   /** Calls `onChange` whenever any worker calls {@link notifyChange}; resolves to an unsubscribe function. */
   onChange(onChange: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
+import { UrsaError } from '../errors/index.js';
 import { translateStoreError } from './errors.js';
 import type { Store } from './open.js';
 import type { Database } from './schema.js';
@@ -36,7 +37,8 @@ export function redactUrl(url: string): string {
 
 // bigint columns (epoch milliseconds, counts) arrive as text from pg; they fit a double exactly.
 const INT8_OID = 20;
-const types = {
+/** pg's type parsers with `bigint` as a JavaScript number (shared with the copy's snapshot). */
+export const pgTypes = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID
       ? (value: string) => Number(value)
@@ -49,7 +51,7 @@ function postgresPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    types,
+    types: pgTypes,
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
   });
@@ -192,6 +194,13 @@ export function openPostgres(url: string, logging: Pick<KyselyConfig, 'log'>): S
       }),
     onChange: (listener) => translated(() => listen(url, listener)),
     checkpoint: async () => {},
+    backup: async () => {
+      throw new UrsaError(
+        'BACKUP_UNSUPPORTED',
+        `store: ${location} is a PostgreSQL database: back it up with pg_dump (pg_dump -Fc -f ursa.dump <url>) and restore it with pg_restore`,
+        { field: 'db', value: location, allowed: 'a SQLite store' },
+      );
+    },
     close: async () => {
       await Promise.all([db.destroy(), leaseDb.destroy()]);
     },
@@ -217,7 +226,7 @@ async function listen(url: string, listener: () => void): Promise<() => Promise<
   let retry: NodeJS.Timeout | undefined;
   let failures = 0;
   const open = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: 10_000 });
+    const client = new pg.Client({ connectionString: url, types: pgTypes, connectionTimeoutMillis: 10_000 });
     current = client;
     client.on('error', () => {}); // 'end' follows; it reconnects
     client.on('notification', (message) => {

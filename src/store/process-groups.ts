@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 
@@ -44,6 +45,9 @@ export interface GroupPlace {
 
 const num = (value: number | string | null) => (value === null ? null : Number(value));
 
+/** This store's own identity (`store_identity`, issue #26), read by the statement that uses it. */
+export const OWN_STORE = sql<string>`(select store_id from store_identity where slot = 1)`;
+
 /**
  * The process groups workers started (table `process_groups`, decisions §5 fencing): a row from
  * the moment an engine reported its group until the engine returned (then it is deleted); a row a
@@ -52,7 +56,10 @@ const num = (value: number | string | null) => (value === null ? null : Number(v
 export class ProcessGroups {
   constructor(private readonly store: Store) {}
 
-  /** Records groups in one statement; a group recorded already (a retried write) is left as it is. */
+  /**
+   * Records groups in one statement, each with this store's identity (issue #26); a group recorded
+   * already (a retried write) is left as it is.
+   */
   async record(groups: readonly ProcessGroupRecord[]): Promise<void> {
     if (groups.length === 0) return;
     await this.store.db
@@ -69,6 +76,7 @@ export class ProcessGroups {
           recorded_at: g.recordedAt,
           ended_at: null,
           ending: null,
+          store_id: OWN_STORE,
         })),
       )
       .onConflict((oc) => oc.columns(['process_id', 'pgid']).doNothing())
@@ -93,7 +101,8 @@ export class ProcessGroups {
    * statement runs, at most `limit`, oldest first. At `place` means the same boot id and pid
    * namespace, whatever the host name was (a host renamed at runtime still ends its leftovers);
    * where `place` has no boot id or no namespace (no `/proc`), the rows of its host name that
-   * have none either.
+   * have none either. Only groups this store recorded: a copy of a store never takes the groups
+   * of the store it was copied from for its own leftovers (issue #26).
    */
   async leftovers(place: GroupPlace, liveness: Liveness, limit: number): Promise<LeftoverGroup[]> {
     let query = this.store.db
@@ -113,6 +122,7 @@ export class ProcessGroups {
         'r.project',
       ])
       .where('g.ended_at', 'is', null)
+      .where('g.store_id', '=', OWN_STORE)
       .where(heldByDead('g.worker_id', liveness));
     query =
       place.bootId !== null && place.pidNamespace !== null
@@ -135,6 +145,34 @@ export class ProcessGroups {
       tenant: r.tenant ?? null,
       project: r.project ?? null,
     }));
+  }
+
+  /**
+   * Of `processIds`, those whose run or workflow step was held by a worker registered on another
+   * store (issue #26): a copied store's runs name the source's workers and processes, whose
+   * processes may still run on this host under the source's live workers. A worker this store
+   * does not know (it died before it registered) counts as this store's.
+   */
+  async heldElsewhere(processIds: readonly string[]): Promise<Set<string>> {
+    if (processIds.length === 0) return new Set();
+    const ids = [...processIds];
+    const rows = await this.store.db
+      .selectFrom('runs as r')
+      .innerJoin('workers as w', 'w.id', 'r.worker_id')
+      .select('r.process_id')
+      .where('r.process_id', 'in', ids)
+      .where('w.store_id', '<>', OWN_STORE)
+      .union((db) =>
+        db
+          .selectFrom('workflow_steps as s')
+          .innerJoin('workflow_runs as wr', 'wr.id', 's.run_id')
+          .innerJoin('workers as w', 'w.id', 'wr.worker_id')
+          .select('s.process_id')
+          .where('s.process_id', 'in', ids)
+          .where('w.store_id', '<>', OWN_STORE),
+      )
+      .execute();
+    return new Set(rows.flatMap((r) => (r.process_id === null ? [] : [r.process_id])));
   }
 
   /**

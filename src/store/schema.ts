@@ -201,6 +201,8 @@ export interface WorkersTable {
   started_at: number;
   heartbeat_at: number;
   stopped_at: number | null;
+  /** The identity of the store the worker registered on (`store_identity`, issue #26). */
+  store_id: string | null;
 }
 
 /**
@@ -236,6 +238,20 @@ export interface ProcessGroupsTable {
   ended_at: number | null;
   /** How a leftover was ended: `ended`, `survived`, `gone`, `reused` or `unverified`. */
   ending: string | null;
+  /** The identity of the store whose worker recorded the group (`store_identity`, issue #26). */
+  store_id: string | null;
+}
+
+/**
+ * The store's own identity (issue #26): one row, made when the store is created and never copied,
+ * so that a copy of a store is another store and ends only the process groups it recorded itself.
+ */
+export interface StoreIdentityTable {
+  slot: number;
+  /** `store_<uuid>`. */
+  store_id: string;
+  /** UTC epoch ms. */
+  created_at: number;
 }
 
 /** Settings (decisions §2): `display.timezone`, `scheduler.log.retentionDays`, `feed.retentionDays`, `lifecycleType`. */
@@ -373,6 +389,7 @@ export interface Database {
   users: UsersTable;
   workers: WorkersTable;
   store_owner: StoreOwnerTable;
+  store_identity: StoreIdentityTable;
   process_groups: ProcessGroupsTable;
   inbox: InboxTable;
   settings: SettingsTable;

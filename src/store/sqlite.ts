@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -14,7 +14,7 @@ import {
   SqliteDriver,
   sql,
 } from 'kysely';
-import { InfrastructureError } from '../errors/index.js';
+import { InfrastructureError, UrsaError } from '../errors/index.js';
 import { NOT_SERVING, storeUnavailable, translateStoreError } from './errors.js';
 import type { Store } from './open.js';
 import type { Database } from './schema.js';
@@ -202,7 +202,7 @@ function createOwnerOnly(file: string): void {
  * and shared-memory file after the path, so processes opening one file under two names would not
  * see each other's writes or locks — the serving process's lease included — and would corrupt it.
  */
-function refuseHardLinks(file: string, links: number): void {
+export function refuseHardLinks(file: string, links: number): void {
   if (links > 1) {
     throw new InfrastructureError(
       'STORE_UNAVAILABLE',
@@ -292,6 +292,29 @@ export function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<Ky
     checkpoint: async () => {
       await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
     },
+    backup: (target) => backupSqlite(database, file, target),
     close: () => db.destroy(),
   };
+}
+
+/** {@link Store.backup} on SQLite: a new owner-only file, filled by the driver's backup API. */
+async function backupSqlite(database: SQLite.Database, file: string, target: string): Promise<void> {
+  const path = resolve(target);
+  if (existsSync(path) || path === file) {
+    throw new UrsaError('ARGUMENT_INVALID', `file: ${path} exists already; back up into a new file`, {
+      field: 'file',
+      value: path,
+      allowed: 'the path of a file that does not exist yet',
+    });
+  }
+  try {
+    createOwnerOnly(path);
+    await database.backup(path);
+  } catch (error) {
+    throw storeUnavailable(
+      path,
+      `cannot write the backup (${(error as { code?: string }).code ?? 'error'})`,
+      error,
+    );
+  }
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Store } from './open.js';
+import { OWN_STORE } from './process-groups.js';
 import type { Database } from './schema.js';
 
 /** A worker process of a store (decisions §5). Instants are UTC epoch ms. */
@@ -16,7 +17,10 @@ export interface WorkerRecord {
 export class Workers {
   constructor(private readonly store: Store) {}
 
-  /** Registers a worker live, its heartbeat at its start; `on` is the caller's transaction, if any. */
+  /**
+   * Registers a worker live on this store (its identity, issue #26), its heartbeat at its start;
+   * `on` is the caller's transaction, if any.
+   */
   async register(
     worker: Omit<WorkerRecord, 'stoppedAt' | 'heartbeatAt'>,
     on: Kysely<Database> = this.store.db,
@@ -30,6 +34,7 @@ export class Workers {
         started_at: worker.startedAt,
         heartbeat_at: worker.startedAt,
         stopped_at: null,
+        store_id: OWN_STORE,
       })
       .execute();
   }

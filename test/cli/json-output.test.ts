@@ -20,6 +20,7 @@ const NOT_READ = new Set([
   'worker',
   'mcp',
   'apply',
+  'backup',
   'set',
   'delete',
   'pause',

@@ -50,10 +50,14 @@ describe('error catalogue', () => {
       'STORE_BUSY',
       'STORE_FULL',
       'STORE_LOCKED',
+      'STORE_COPY_MISMATCH',
       'INTERNAL',
     ]);
     expect(byKind('state')).toEqual([
       'NOT_FOUND',
+      'STORE_NOT_EMPTY',
+      'STORE_IN_USE',
+      'STORE_SCHEMA_MISMATCH',
       'CONFLICT',
       'FORBIDDEN',
       'UNAUTHENTICATED',

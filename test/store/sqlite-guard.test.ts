@@ -259,12 +259,20 @@ describe('one serving process per SQLite store (decisions §5, issue #19)', { ti
     const source = new SQLite(db, { readonly: true });
     await source.backup(backup);
     source.close();
-    const copy = new SQLite(backup, { readonly: true });
-    const documents = copy
+    const read = new SQLite(backup, { readonly: true });
+    const documents = read
       .prepare("select path from documents where path like '_vance/%/long.yaml' order by path")
       .all();
-    copy.close();
+    read.close();
     expect(documents).toEqual([{ path: '_vance/recipes/long.yaml' }, { path: '_vance/scheduler/long.yaml' }]);
+    // Issue #26: `ursa backup` from the command's own connection, and a live copy, beside the worker.
+    const ursaBackup = join(dir, 'ursa-backup.db');
+    expect(await ursa(['backup', ursaBackup, '--db', db], { now })).toMatchObject({ code: 0, stderr: '' });
+    const restored = await ursa(['restore', ursaBackup, '--db', join(dir, 'restored.db')], { now });
+    expect([restored.code, restored.stderr]).toEqual([0, '']);
+    const copy = ['store', 'copy', '--from', db, '--to', join(dir, 'copied.db')];
+    expect((await ursa(copy, { now: new Date().toISOString() })).stderr).toContain('[STORE_IN_USE]');
+    expect(await ursa([...copy, '--live'], { now: new Date().toISOString() })).toMatchObject({ code: 0 });
 
     await stillServing(first, store, Date.now());
   });

@@ -20,6 +20,7 @@ import * as runsStartedIndex from './0017-runs-started-index.js';
 import * as runAttempts from './0018-run-attempts.js';
 import * as runWaits from './0019-run-waits.js';
 import * as feedProjectIndex from './0020-feed-project-index.js';
+import * as storeIdentity from './0021-store-identity.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -47,6 +48,7 @@ const ALL: Record<string, DialectMigration> = {
   '0018-run-attempts': runAttempts,
   '0019-run-waits': runWaits,
   '0020-feed-project-index': feedProjectIndex,
+  '0021-store-identity': storeIdentity,
 };
 
 /** Every migration's name, in the order they apply. */
