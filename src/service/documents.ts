@@ -1,9 +1,12 @@
 import type { HistoryPage } from '../contract/index.js';
+import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
 import { refreshProject, refreshTenant } from '../runtime/registrar.js';
-import { SCHEDULER_PREFIX } from '../scheduler/paths.js';
+import { validateSchedulerDocument } from '../scheduler/document.js';
+import { SCHEDULER_PREFIX, schedulerNameFromPath } from '../scheduler/paths.js';
 import type { Actor } from '../store/audit.js';
 import { type DocumentKey, type StoredDocument, TENANT_PROJECT } from '../store/document-rows.js';
+import { formatInstant } from '../time/instant.js';
 import { historyEntryView } from './views.js';
 
 /**
@@ -62,8 +65,10 @@ export function lastTrashedBodies(
  * back in place is picked up at once: its project is refreshed, or for `_tenant` every project (as
  * of the restore, decisions §5).
  *
- * @throws UrsaError from the store's restore (e.g. `NOT_FOUND` when there is no such trashed
- *   document, `CONFLICT` when a document is at the original path again).
+ * @throws UrsaError `ONE_SHOT_FIRED` for a one-shot whose `at:` already fired (restored as it is,
+ *   it would not run again: the refresh would trash it anew), and nothing changes; from the
+ *   store's restore (e.g. `NOT_FOUND` when there is no such trashed document, `CONFLICT` when a
+ *   document is at the original path again).
  */
 export async function restoreDocument(
   rt: Runtime,
@@ -72,12 +77,38 @@ export async function restoreDocument(
   trashPath: string,
   by: Actor,
 ): Promise<string> {
+  const key = { tenant, project, path: trashPath };
+  const refusal = await firedOneShotRefusal(rt, key);
+  if (refusal !== undefined) throw refusal;
   const now = rt.clock.now();
-  const restored = await rt.repos.documents.restore({ tenant, project, path: trashPath }, now, by);
+  const restored = await rt.repos.documents.restore(key, now, by);
   // A scheduler document is back: its project (every project, for _tenant) picks it up (spec §8).
   if (restored.startsWith(SCHEDULER_PREFIX)) {
     if (project === TENANT_PROJECT) await refreshTenant(rt, tenant, { asOf: now });
     else await refreshProject(rt, tenant, project);
   }
   return restored;
+}
+
+/**
+ * Why the trashed document at `key` may not be restored, if it may not: a scheduler document that
+ * is a one-shot whose `at:` instant already fired in the project (issue #23: restored, it went
+ * straight back to the trash and ran nothing). A document that does not load is no such refusal.
+ */
+async function firedOneShotRefusal(rt: Runtime, key: DocumentKey): Promise<UrsaError | undefined> {
+  const trashed = await rt.repos.documents.trashed(key);
+  if (trashed === undefined || !trashed.trashedFrom.startsWith(SCHEDULER_PREFIX)) return undefined;
+  const name = schedulerNameFromPath(trashed.trashedFrom);
+  const loaded = validateSchedulerDocument(trashed.body, { name, path: trashed.trashedFrom });
+  if (!loaded.ok || loaded.definition.trigger.kind !== 'at') return undefined;
+  const at = loaded.definition.trigger.instant;
+  const [fired] = (await rt.repos.projects.fired(key.tenant, key.project, { name, limit: 100 })).filter(
+    (f) => f.at === at,
+  );
+  if (fired === undefined) return undefined;
+  return new UrsaError(
+    'ONE_SHOT_FIRED',
+    `${key.path}: scheduler ${JSON.stringify(name)} is a one-shot that fired at ${formatInstant(fired.firedAt)} (run ${fired.correlationId}); restored as it is it would not run again: write it anew with a later at:`,
+    { field: 'path', value: key.path },
+  );
 }

@@ -228,6 +228,15 @@ export class Documents {
   }
 
   /**
+   * The trashed document at `key` (a path under the trash): its body and the path it was trashed
+   * from; undefined when `key` holds no trashed document.
+   */
+  async trashed(key: DocumentKey): Promise<{ body: string; trashedFrom: string } | undefined> {
+    const row = await selectDocument(this.store.db, key);
+    return row?.trashed_from == null ? undefined : { body: row.body, trashedFrom: row.trashed_from };
+  }
+
+  /**
    * Puts a trashed document back where it was trashed from (decisions §2 "soft delete … with
    * restore"): `key.path` is its `_vance/trash/…` path. The body and creator stay; the version is
    * one the path never had (see {@link freshVersion}), so a version kept from before the trash, or

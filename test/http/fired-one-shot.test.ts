@@ -57,6 +57,34 @@ describe.each(DIALECTS)('a fired one-shot stays findable on %s (issue #23)', (di
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('refuses to restore its document as it is (it would not run again), and changes nothing', async () => {
+    const { t, correlationId, trashPath } = await fired();
+    const res = await t.request('POST', '/brain/acme/project/ops/documents/restore', t.tokens.write, {
+      path: trashPath,
+    });
+    expect([res.statusCode, res.json().code]).toEqual([410, 'ONE_SHOT_FIRED']);
+    expect(res.json().detail).toBe(
+      `${trashPath}: scheduler "once" is a one-shot that fired at ${AT} (run ${correlationId}); restored as it is it would not run again: write it anew with a later at:`,
+    );
+    const still = await t.t.store.db
+      .selectFrom('documents')
+      .select('path')
+      .where('path', '=', trashPath)
+      .execute();
+    expect(still).toHaveLength(1);
+    expect(
+      await t.t.rt.repos.documents.get({
+        tenant: 'acme',
+        project: 'ops',
+        path: '_vance/scheduler/once.yaml',
+      }),
+    ).toBe(undefined);
+    // Written anew with a later at:, it is scheduled again.
+    const later = ONCE.replace(AT, '2026-06-01T09:00:00Z');
+    expect((await t.request('PUT', `${BASE}/once`, t.tokens.write, { yaml: later })).statusCode).toBe(201);
+    expect((await t.request('GET', `${BASE}/once`, t.tokens.read)).statusCode).toBe(200);
+  });
+
   it('lists it only with all=true, newest fire first, with its trash path', async () => {
     const { t, correlationId, trashPath } = await fired();
     const plain = (await t.request('GET', BASE, t.tokens.read)).json();

@@ -56,7 +56,8 @@ export function TrashView({ api, scope }: { api: Api; scope: Scope }) {
       </h1>
       <p class="muted">
         Deleted schedulers and one-shots that fired are kept here. Restore puts a document back where it was
-        deleted from; a scheduler is picked up at once.
+        deleted from; a scheduler is picked up at once. A one-shot that fired cannot be restored as it is:
+        write it anew with a later <code>at:</code>.
       </p>
       <p role="status" class={action.said.error ? 'status error' : 'status'}>
         {action.said.text}
@@ -125,7 +126,8 @@ export function TrashView({ api, scope }: { api: Api; scope: Scope }) {
       >
         <p>
           It goes back to the path it was deleted from (refused while another document holds that path). A
-          scheduler fires again from its next occurrence; a one-shot whose time has passed fires at once.
+          scheduler fires again from its next occurrence; a one-shot that was deleted before it fired, and
+          whose time has passed, fires at once. A one-shot that fired is refused: it would not run again.
         </p>
       </ConfirmDialog>
     </section>
