@@ -116,6 +116,18 @@ async function writePendingLogs(
     return row === undefined ? [] : [row];
   });
   await persist(ctx, 'the pending run logs of a start', () => ctx.rt.repos.documents.createMissing(logs));
+  // A run whose log was written before its start (a manual fire, a backfill occurrence, a run that
+  // waited in its lane, a retry) has it rewritten now, while it is still this started attempt
+  // (issue #23: its log said TRIGGERED or QUEUED until the run ended).
+  for (const { run, scheduler } of launched) {
+    if (returned.has(run.correlationId) || !loggedBeforeStart(run)) continue;
+    await persist(ctx, 'the run log of a start', () => ctx.recorder.writeRunLog(run, undefined, scheduler));
+  }
+}
+
+/** Whether a run's log was written before its start: anything but a scheduled occurrence's first attempt. */
+function loggedBeforeStart(run: Launching['run']): boolean {
+  return run.trigger === 'manual' || run.trigger === 'backfill' || run.queuedAt !== null || run.attempt > 1;
 }
 
 /**
