@@ -231,7 +231,8 @@ describe.each(DIALECTS)(
           expect(error.allowed).toBe(NAME_RULE);
         }
         for (const tool of ['scheduler_set', 'scheduler_get', 'scheduler_delete', 'scheduler_fire']) {
-          const result = await callTool(a.t.rt, agent, TOOLS, tool, { name, yaml: SCHEDULER_YAML });
+          const args = tool === 'scheduler_set' ? { name, yaml: SCHEDULER_YAML } : { name };
+          const result = await callTool(a.t.rt, agent, TOOLS, tool, args);
           expect(result, tool).toEqual({
             ok: false,
             error: { code: 'NAME_INVALID', message: nameInvalid('scheduler name', shown) },
