@@ -166,7 +166,9 @@ describe.each(DIALECTS)('overlap policies on %s (spec §5)', (dialect) => {
       async () => (await runDetail(t.rt, T, P, waiting.correlationId))?.log?.includes('STARTED') === true,
       'the started run log',
     );
-    expect((await runDetail(t.rt, T, P, waiting.correlationId))?.log).toMatch(/QUEUED[^\n]*\n(.*\n)*.*STARTED/);
+    expect((await runDetail(t.rt, T, P, waiting.correlationId))?.log).toMatch(
+      /QUEUED[^\n]*\n(.*\n)*.*STARTED/,
+    );
     two.finish();
     await worker.executor.settled();
     const detail = await runDetail(t.rt, T, P, waiting.correlationId);
