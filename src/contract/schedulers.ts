@@ -17,8 +17,16 @@ import {
  * name everywhere (`nextRunAt`, never `nextRun`).
  */
 
-/** The newest feed line of a scheduler (spec §7 "last run"): when, how it ended, its run. */
-export const lastRunSchema = z.object({ at: z.string(), outcome: z.string(), correlationId: z.string() });
+/**
+ * A scheduler's last run (spec §7 "last run"): when its newest feed line was written, where the run
+ * is now (`state`, the vocabulary of every run view), its outcome (`pending` until it ends), its run.
+ */
+export const lastRunSchema = z.object({
+  at: z.string(),
+  state: runState,
+  outcome: z.string(),
+  correlationId: z.string(),
+});
 
 /**
  * Why a paused scheduler is paused: the note its pause was given, who paused it, and when

@@ -8,6 +8,7 @@ import { schedulerPath } from '../scheduler/paths.js';
 import { TENANT_PROJECT } from '../store/document-rows.js';
 import type { SchedulerKey, ScheduleState } from '../store/schedules.js';
 import { formatInstant } from '../time/instant.js';
+import { lastRunView } from './last-run.js';
 import { schedulerMissing } from './missing.js';
 import { pausesOf, pauseView } from './pauses.js';
 import { definitionFields } from './views.js';
@@ -103,10 +104,7 @@ export async function summaryOf(
     source: s.source,
     nextRunAt: next === null ? null : formatInstant(next),
     overdue: next !== null && next < rt.clock.now() && !workerLive,
-    lastRun:
-      last === undefined
-        ? null
-        : { at: formatInstant(last.at), outcome: last.outcome, correlationId: last.traceId },
+    lastRun: last === undefined ? null : await lastRunView(rt, last),
     paused,
     bounds: await boundsView(rt, key, d.bounds),
   };

@@ -1,5 +1,6 @@
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type {
+  LastRun,
   Pause,
   PauseResult,
   RecipeDetail,
@@ -17,6 +18,7 @@ import { actorOf, type Caller } from '../service/caller.js';
 import { describeScheduler } from '../service/describe.js';
 import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
+import { lastRunView } from '../service/last-run.js';
 import { loadSchedulersWithState } from '../service/listing.js';
 import { pauseScheduler, pausesOf, resumeScheduler } from '../service/pauses.js';
 import { getRecipe, listRecipes } from '../service/recipes.js';
@@ -51,7 +53,7 @@ export interface VisibleScheduler {
   /** `protected`: the agent may read it but not change it (spec §10b). */
   readonly locked: boolean;
   /** Its newest feed line of a run the agent may see; undefined when there is none. */
-  readonly lastRun: FeedLine | undefined;
+  readonly lastRun: LastRun | undefined;
   readonly nextRunAt: number | null;
   /** Why it is paused, who paused it and when; null unless it is paused. */
   readonly paused: Pause | null;
@@ -113,7 +115,9 @@ export class AgentScope {
         name,
         scheduler,
         locked: agentView(entry.lockMode).locked,
-        lastRun: await this.#lastRun(name),
+        lastRun: await this.#lastRun(name).then((line) =>
+          line === undefined ? undefined : lastRunView(this.#rt, line),
+        ),
         nextRunAt: states.get(name)?.nextRunAt ?? null,
         paused: pauseOf(scheduler),
       });

@@ -76,7 +76,7 @@ const name = z
 const schedulerSummary = schedulerSummarySchema
   .pick({ name: true, description: true, cron: true, at: true, timezone: true, enabled: true })
   .extend({
-    lastRun: lastRunSchema.pick({ at: true, outcome: true }).nullable(),
+    lastRun: lastRunSchema.pick({ at: true, state: true, outcome: true }).nullable(),
     nextRunAt: schedulerSummarySchema.shape.nextRunAt,
     paused: schedulerSummarySchema.shape.paused,
     locked: z.literal(true).optional(),
@@ -87,7 +87,7 @@ const list = defineTool({
   toolset: 'default',
   label: 'read-only',
   description:
-    'List the schedulers of the current project: name, description, cron (six fields with seconds) or at (a one-time instant), time zone, whether it is enabled, its last run (lastRun, from the activity feed) and its next run (nextRunAt). Schedulers marked "locked": true are read-only for you: another one already covers that job, so do not create a duplicate. Use scheduler_get for a full YAML document.',
+    'List the schedulers of the current project: name, description, cron (six fields with seconds) or at (a one-time instant), time zone, whether it is enabled, its last run (lastRun: when, its state — queued, running, ended, skipped… — and its outcome, pending until it ends) and its next run (nextRunAt). Schedulers marked "locked": true are read-only for you: another one already covers that job, so do not create a duplicate. Use scheduler_get for a full YAML document.',
   input: z.object({}),
   output: z.object({ schedulers: z.array(schedulerSummary) }),
   handler: async (scope) => ({
@@ -95,7 +95,8 @@ const list = defineTool({
       return {
         name,
         ...definitionFields(scheduler.definition),
-        lastRun: lastRun === undefined ? null : { at: formatInstant(lastRun.at), outcome: lastRun.outcome },
+        lastRun:
+          lastRun === undefined ? null : { at: lastRun.at, state: lastRun.state, outcome: lastRun.outcome },
         nextRunAt: nextRunAt === null ? null : formatInstant(nextRunAt),
         paused,
         ...(locked ? { locked: true as const } : {}),

@@ -109,11 +109,12 @@ describe('ursa runs', () => {
     expect(listed.stderr).toBe('');
     expect(listed.stdout).toBe(
       [
-        `2026-03-28T10:00:45.500Z  skipped  skipped_overlap_queued            manual             folded into run_4                  ${log('run_5')}`,
-        `2026-03-28T10:00:40Z      queued                                     cron               waiting behind run_3, 1 folded in  ${log('run_4')}`,
-        `2026-03-28T10:00:20Z      running                                    cron               waited behind run_2                ${log('run_3')}`,
-        `2026-03-28T10:00:10Z      ended    failed                     56 ms  cron    coalesced                                     ${log('run_2')}`,
-        `2026-03-28T10:00:00Z      ended    completed               11234 ms  cron                                                  ${log('run_1')}`,
+        'OCCURRENCE                STATE    OUTCOME                 DURATION  TRIGGER             LANE                               RUN LOG',
+        `2026-03-28T10:00:45.500Z  skipped  skipped_overlap_queued            manual              folded into run_4                  ${log('run_5')}`,
+        `2026-03-28T10:00:40Z      queued                                     cron                waiting behind run_3, 1 folded in  ${log('run_4')}`,
+        `2026-03-28T10:00:20Z      running                                    cron                waited behind run_2                ${log('run_3')}`,
+        `2026-03-28T10:00:10Z      ended    failed                     56 ms  cron     coalesced                                     ${log('run_2')}`,
+        `2026-03-28T10:00:00Z      ended    completed               11234 ms  cron                                                   ${log('run_1')}`,
         '',
       ].join('\n'),
     );
@@ -122,12 +123,13 @@ describe('ursa runs', () => {
   it('pages with -n and --before, and says where the next page starts', async () => {
     const first = await ursa(['runs', 'heartbeat', '-n', '2'], { cwd });
     const lines = first.stdout.trimEnd().split('\n');
-    expect(lines.slice(0, 2).map((l) => l.slice(0, 24).trim())).toEqual([
+    expect(lines.slice(0, 3).map((l) => l.slice(0, 24).trim())).toEqual([
+      'OCCURRENCE',
       '2026-03-28T10:00:45.500Z',
       '2026-03-28T10:00:40Z',
     ]);
     // The cursor is the occurrence of the page's last run, in UTC ms.
-    expect(lines[2]).toBe(`next page: --before ${at('2026-03-28T10:00:40Z')}`);
+    expect(lines[3]).toBe(`next page: --before ${at('2026-03-28T10:00:40Z')}`);
     const second = await ursa(
       ['runs', 'heartbeat', '-n', '2', '--before', String(at('2026-03-28T10:00:40Z'))],
       {
@@ -135,6 +137,7 @@ describe('ursa runs', () => {
       },
     );
     expect(second.stdout.split('\n').map((l) => l.slice(0, 20))).toEqual([
+      'OCCURRENCE          ',
       '2026-03-28T10:00:20Z',
       '2026-03-28T10:00:10Z',
       `next page: --before ${at('2026-03-28T10:00:10Z')}`.slice(0, 20),

@@ -83,7 +83,7 @@ describe('ursa list and ursa get', () => {
       source: 'project',
       nextRunAt: '2026-03-28T12:00:10Z',
       overdue: false,
-      lastRun: { at: '2026-03-28T11:59:50.020Z', outcome: 'failed', correlationId: 'run_1' },
+      lastRun: { at: '2026-03-28T11:59:50.020Z', state: 'ended', outcome: 'failed', correlationId: 'run_1' },
       paused: null,
       bounds: null,
     });

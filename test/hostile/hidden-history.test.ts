@@ -80,7 +80,7 @@ describe.each(DIALECTS)(
       const dailyNext = (await w.logsOf('daily')).find((p) => p !== daily) as string;
       expect(await seen(w)).toEqual({
         paths: [fullLog, daily, dailyNext],
-        lastRun: { at: NEXT_RUN, outcome: 'completed' },
+        lastRun: { at: NEXT_RUN, state: 'ended', outcome: 'completed' },
       });
       expect(await readLog(w, hiddenLog)).toEqual(notFound(hiddenLog));
       expect(await readLog(w, fullLog)).toMatchObject({ ok: true, output: { path: fullLog } });
@@ -110,7 +110,7 @@ describe.each(DIALECTS)(
       const [daily] = (await w.logsOf('daily')) as [string];
       expect(await seen(w)).toEqual({
         paths: [fullLog, daily],
-        lastRun: { at: FIRST_RUN, outcome: 'completed' },
+        lastRun: { at: FIRST_RUN, state: 'ended', outcome: 'completed' },
       });
       await setScheduler(w.t.rt, person(P), TARGET, targetDocument('hidden'));
       expect(await seen(w)).toEqual({ paths: [daily], lastRun: 'not listed' });
@@ -152,7 +152,7 @@ describe.each(DIALECTS)(
         await setScheduler(w.t.rt, layer, TARGET, targetDocument('full'));
         expect(await seen(w)).toEqual({
           paths: [fullLog, daily],
-          lastRun: { at: FIRST_RUN, outcome: 'completed' },
+          lastRun: { at: FIRST_RUN, state: 'ended', outcome: 'completed' },
         });
         expect(await readLog(w, fullLog)).toMatchObject({ ok: true, output: { path: fullLog } });
       },

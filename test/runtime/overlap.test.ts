@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/context.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
+import { listSchedulers } from '../../src/service/listing.js';
 import { runDetail, schedulerRunPage } from '../../src/service/run-views.js';
 import { fireScheduler } from '../../src/service/runs.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -116,6 +117,18 @@ describe.each(DIALECTS)('overlap policies on %s (spec §5)', (dialect) => {
       ['08:00:20', 'cron', 'ended', 'completed'],
       ['08:00:30', 'cron', 'skipped', 'skipped_overlap_queued'],
     ]);
+  });
+
+  it("the list's last run shows where a running run is, then how it ended (issue #23: it said pending)", async () => {
+    const { t, engine, worker } = await setup(dialect, 'skip');
+    const first = engine.started();
+    await tickAt(t, worker, '2026-06-01T08:00:10Z');
+    const one = await first;
+    const lastRun = async () => (await listSchedulers(t.rt, T, P)).schedulers[0]?.lastRun;
+    expect(await lastRun()).toMatchObject({ state: 'running', outcome: 'pending' });
+    one.finish();
+    await worker.executor.settled();
+    expect(await lastRun()).toMatchObject({ state: 'ended', outcome: 'completed' });
   });
 
   it('queue: a waiting run and the fire folded into it link both ways in the run list, the feed and the run logs (issue #23)', async () => {

@@ -86,7 +86,16 @@ export function describeLines(d: SchedulerDescription): string[] {
   );
   if (d.recentRuns.length > 0) {
     lines.push('newest runs:');
-    const rows = d.recentRuns.map((r) => [r.correlationId, r.trigger, r.scheduledFor, r.outcome]);
+    const rows = [
+      ['RUN', 'TRIGGER', 'OCCURRENCE', 'STATE', 'OUTCOME'],
+      ...d.recentRuns.map((r) => [
+        r.correlationId,
+        r.trigger,
+        r.scheduledFor,
+        r.state,
+        r.outcome === 'pending' ? '' : r.outcome,
+      ]),
+    ];
     lines.push(...table(rows).map((l) => `  ${l}`));
   }
   return lines;

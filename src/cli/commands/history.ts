@@ -131,23 +131,36 @@ function laneNote(r: RunView): string {
 }
 
 /**
- * One line per run, by occurrence: scheduledFor, state, outcome (once ended or skipped), duration,
+ * A header, then one line per run, by occurrence: scheduledFor, state, outcome (once ended or skipped), duration,
  * trigger, the coalesced marker and the lane note (when any run has them), logPath.
  */
 function runLines(runs: readonly RunView[]): string[] {
   const marked = runs.some((r) => r.coalesced);
   const noted = runs.some((r) => laneNote(r) !== '');
+  const header = [
+    'OCCURRENCE',
+    'STATE',
+    'OUTCOME',
+    'DURATION',
+    'TRIGGER',
+    ...(marked ? [''] : []),
+    ...(noted ? ['LANE'] : []),
+    'RUN LOG',
+  ];
   return table(
-    runs.map((r) => [
-      r.scheduledFor,
-      r.state,
-      r.outcome === 'pending' ? '' : r.outcome,
-      r.durationMs === null ? '' : `${r.durationMs} ms`,
-      r.trigger,
-      ...(marked ? [r.coalesced ? 'coalesced' : ''] : []),
-      ...(noted ? [laneNote(r)] : []),
-      r.logPath,
-    ]),
+    [
+      header,
+      ...runs.map((r) => [
+        r.scheduledFor,
+        r.state,
+        r.outcome === 'pending' ? '' : r.outcome,
+        r.durationMs === null ? '' : `${r.durationMs} ms`,
+        r.trigger,
+        ...(marked ? [r.coalesced ? 'coalesced' : ''] : []),
+        ...(noted ? [laneNote(r)] : []),
+        r.logPath,
+      ]),
+    ],
     new Set([3]),
   );
 }
@@ -175,9 +188,12 @@ function registerRuns(program: Command, io: CliIo): void {
     );
 }
 
-/** One line per feed line: at, kind, outcome, correlationId (traceId), logPath. */
+/** A header, then one line per feed line: at, kind, outcome, correlationId (traceId), logPath. */
 function eventLines(events: readonly EventView[]): string[] {
-  return table(events.map((e) => [e.at, e.kind, e.outcome, e.traceId, e.logPath ?? '-']));
+  return table([
+    ['AT', 'KIND', 'OUTCOME', 'RUN', 'RUN LOG'],
+    ...events.map((e) => [e.at, e.kind, e.outcome, e.traceId, e.logPath ?? '-']),
+  ]);
 }
 
 /** `ursa events [name]`: a scheduler's feed lines (spec §7), or the project's, newest first. */
@@ -215,7 +231,10 @@ function registerEvents(program: Command, io: CliIo): void {
 
 /** `ursa events` of a project: a feed line with its scheduler after its kind. */
 function projectEventLines(events: readonly EventView[]): string[] {
-  return table(events.map((e) => [e.at, e.kind, e.refId, e.outcome, e.traceId, e.logPath ?? '-']));
+  return table([
+    ['AT', 'KIND', 'SCHEDULER', 'OUTCOME', 'RUN', 'RUN LOG'],
+    ...events.map((e) => [e.at, e.kind, e.refId, e.outcome, e.traceId, e.logPath ?? '-']),
+  ]);
 }
 
 /** The options of `ursa events`: a page, narrowed. */

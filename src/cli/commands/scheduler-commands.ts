@@ -10,6 +10,11 @@ import { table } from './history.js';
 import { finishedLine, firedLines, overdueLine, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 
+/** A last run in one word: its outcome once it ended or was skipped, else its state (`running`…). */
+function lastRunWord(run: NonNullable<SchedulerSummary['lastRun']>): string {
+  return run.outcome === 'pending' ? run.state : run.outcome;
+}
+
 /** `ursa list`: one line per scheduler of the project (spec §10 list), with a header. */
 function listLines(schedulers: readonly SchedulerSummary[]): string[] {
   return table([
@@ -20,7 +25,7 @@ function listLines(schedulers: readonly SchedulerSummary[]): string[] {
       s.timezone,
       s.bounds?.finished ? 'finished' : s.enabled ? 'yes' : s.paused === null ? 'no' : 'paused',
       s.nextRunAt ?? '-',
-      s.lastRun === null ? '-' : `${s.lastRun.outcome} (${s.lastRun.at})`,
+      s.lastRun === null ? '-' : `${lastRunWord(s.lastRun)} (${s.lastRun.at})`,
     ]),
   ]);
 }
