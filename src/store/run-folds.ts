@@ -4,7 +4,7 @@ import type { Database } from './schema.js';
 
 /**
  * The requests folded into each of the waiting runs `correlationIds` (issue #23; outcome
- * `skipped_overlap_queued`, spec §5): their count and the oldest {@link FOLDED_SHOWN}, for a run
+ * `skipped_overlap_queued`, spec §5): their count and the first {@link FOLDED_SHOWN} folded, for a run
  * log's timeline and a run's views. Runs with none are absent from the map. One query, then one per run
  * with folds, indexed on `folded_into`.
  *
@@ -31,6 +31,9 @@ export async function foldedRuns(
       .selectFrom('runs')
       .select(['correlation_id', 'trigger', 'scheduled_for', 'ended_at'])
       .where('folded_into', '=', into)
+      // In the order they were folded, as the run log's timeline lists them (a fire's occurrence
+      // may precede a cron tick folded before it).
+      .orderBy('ended_at', 'asc')
       .orderBy('scheduled_for', 'asc')
       .limit(FOLDED_SHOWN)
       .execute();
