@@ -2,6 +2,7 @@ import { UrsaError } from '../errors/index.js';
 import { RECIPE_PREFIX } from '../recipes/paths.js';
 import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
 import { SCHEDULER_PREFIX } from '../scheduler/paths.js';
+import { formatInstant } from '../time/instant.js';
 import { WORKFLOW_PREFIX } from '../workflows/paths.js';
 
 /**
@@ -27,6 +28,15 @@ export function notFound(scheduler: string, project: string): UrsaError {
   return new UrsaError(
     'NOT_FOUND',
     `there is no scheduler ${JSON.stringify(scheduler)} in project ${project}; scheduler_list shows the ones there are`,
+    { field: 'name', value: scheduler },
+  );
+}
+
+/** A one-shot the agent may know of that fired at `firedAt` (UTC ms) and left the list (issue #23). */
+export function oneShotFired(scheduler: string, firedAt: number): UrsaError {
+  return new UrsaError(
+    'ONE_SHOT_FIRED',
+    `scheduler ${JSON.stringify(scheduler)} was a one-shot: it fired at ${formatInstant(firedAt)} and left the list; to run it again, write it anew with scheduler_set and a later at:`,
     { field: 'name', value: scheduler },
   );
 }

@@ -26,7 +26,7 @@ import type { FeedLine } from '../service/records.js';
 import { refreshProjectAs } from '../service/refresh.js';
 import { type FireResult, fireScheduler } from '../service/runs.js';
 import { deleteScheduler, type SetResult, setScheduler } from '../service/schedulers.js';
-import { checkDocumentPath, locked, noDocument, noRecipe, notFound } from './agent-errors.js';
+import { checkDocumentPath, locked, noDocument, noRecipe, notFound, oneShotFired } from './agent-errors.js';
 import { AgentFilter, logName } from './agent-filter.js';
 import { type DocumentPage, documentPage } from './document-page.js';
 import { agentMayWrite, agentView } from './lock-gate.js';
@@ -142,11 +142,12 @@ export class AgentScope {
    * The YAML of scheduler `name`, whether it is locked, and the version of the project's own
    * document (0 for a tenant-wide one), which a write may pass back as its expected version.
    *
-   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden (the same error).
+   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden (the same error),
+   *   `ONE_SHOT_FIRED` for a one-shot that fired (see `#missing`).
    */
-  scheduler(name: string): { body: string; locked: boolean; version: number } {
+  async scheduler(name: string): Promise<{ body: string; locked: boolean; version: number }> {
     const entry = this.#filter.visible(name);
-    if (entry === undefined) throw notFound(name, this.identity.project);
+    if (entry === undefined) throw await this.#missing(name);
     const { document } = entry;
     const version = document.project === this.identity.project ? document.version : 0;
     return { body: document.body, locked: agentView(entry.lockMode).locked, version };
@@ -263,12 +264,32 @@ export class AgentScope {
   }
 
   /**
+   * Why the agent has no scheduler `name` (issue #23: an agent asking for a one-shot that fired
+   * was told only "not found"): `ONE_SHOT_FIRED`, saying when it fired, for a one-shot whose run
+   * the agent may see while no document of that name is there; otherwise `NOT_FOUND`, so a hidden
+   * one-shot's fire stays hidden (spec §10b). No trash path or run id: the agent cannot restore it.
+   *
+   * @throws a store error (the returned error is the answer, not thrown).
+   */
+  async #missing(name: string): Promise<UrsaError> {
+    const { tenant, project } = this.identity;
+    if (this.#filter.entry(name) !== undefined) return notFound(name, project);
+    const [fired] = await this.#rt.repos.projects.fired(tenant, project, { name, limit: 1 });
+    const run = fired === undefined ? undefined : await this.#rt.repos.runs.get(fired.correlationId);
+    if (fired === undefined || run === undefined) return notFound(name, project);
+    await this.#filter.loadLastKnown([name]);
+    if (!this.#filter.maySeeRun(name, run.lockMode)) return notFound(name, project);
+    return oneShotFired(name, fired.firedAt);
+  }
+
+  /**
    * Fires scheduler `name` now (spec §9 `scheduler_fire`).
    *
-   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden.
+   * @throws UrsaError `NOT_FOUND` when there is none or it is hidden, `ONE_SHOT_FIRED` for a
+   *   one-shot that fired (see `#missing`).
    */
-  fire(name: string): Promise<FireResult> {
-    if (this.#filter.visible(name) === undefined) throw notFound(name, this.identity.project);
+  async fire(name: string): Promise<FireResult> {
+    if (this.#filter.visible(name) === undefined) throw await this.#missing(name);
     const { tenant, project } = this.identity;
     return fireScheduler(this.#rt, tenant, project, name, actorOf(callerOf(this.identity)));
   }

@@ -165,7 +165,7 @@ const get = defineTool({
       .describe('What it will do and did; null when its document does not load (fix the YAML)'),
   }),
   handler: async (scope, input) => {
-    const { body, locked, version } = scope.scheduler(input.name);
+    const { body, locked, version } = await scope.scheduler(input.name);
     const d = await scope.describe(input.name, input.count ?? 5);
     const status =
       d === undefined

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeScheduler } from '../../src/service/describe.js';
+import { callTool, TOOLS } from '../../src/tools/toolset.js';
 import { injectFetch, ursa } from '../support/cli.js';
 import { DIALECTS } from '../support/dialects.js';
 import { PROBLEM, type TestApp, testApp } from '../support/http.js';
@@ -55,6 +56,35 @@ describe.each(DIALECTS)('a fired one-shot stays findable on %s (issue #23)', (di
     await expect(
       describeScheduler(t.t.rt, 'acme', 'ops', 'once', 1, { visibleToAgents: true }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('tells an agent that a one-shot it may see fired; a hidden one stays not found (issue #23)', async () => {
+    const { t } = await fired();
+    const agent = { tenant: 'acme', project: 'ops', user: 'mia' };
+    const said = {
+      ok: false,
+      error: {
+        code: 'ONE_SHOT_FIRED',
+        message: `scheduler "once" was a one-shot: it fired at ${AT} and left the list; to run it again, write it anew with scheduler_set and a later at:`,
+      },
+    };
+    expect(await callTool(t.t.rt, agent, TOOLS, 'scheduler_get', { name: 'once' })).toEqual(said);
+    expect(await callTool(t.t.rt, agent, TOOLS, 'scheduler_fire', { name: 'once' })).toEqual(said);
+    // A hidden one-shot's fire is not revealed to agents (spec §10b).
+    const hidden = ONCE.replace('once', 'secret').replace(AT, '2026-06-01T09:00:00Z') + 'lockMode: hidden\n';
+    expect((await t.request('PUT', `${BASE}/secret`, t.tokens.write, { yaml: hidden })).statusCode).toBe(201);
+    const worker = t.t.worker({ acquireAheadMs: 0 });
+    await worker.bootstrap();
+    t.t.clock.set(Date.parse('2026-06-01T09:00:00Z'));
+    await worker.tick();
+    await worker.executor.settled();
+    expect((await t.request('GET', `${BASE}/secret`, t.tokens.read)).statusCode).toBe(410);
+    for (const tool of ['scheduler_get', 'scheduler_fire']) {
+      expect(await callTool(t.t.rt, agent, TOOLS, tool, { name: 'secret' })).toMatchObject({
+        ok: false,
+        error: { code: 'NOT_FOUND' },
+      });
+    }
   });
 
   it('refuses to restore its document as it is (it would not run again), and changes nothing', async () => {
