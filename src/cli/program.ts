@@ -49,9 +49,26 @@ export function buildProgram(io: CliIo): Command {
   return program;
 }
 
+/** Whether `--json` was given as an option (not after `--`, where it is an argument). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/** An error as `--json` prints it: `{code, kind, message, field?, value?, allowed?, issues?}`. */
+function errorJson(error: UrsaError): Record<string, unknown> {
+  return {
+    ...error.toJSON(),
+    kind: error.kind,
+    ...(error.field === undefined || error.value === undefined ? {} : { value: error.value }),
+    ...(error.allowed === undefined ? {} : { allowed: error.allowed }),
+  };
+}
+
 /**
  * Runs the `ursa` command line with `argv` (without the node and script entries) and returns
- * the exit code. Never calls `process.exit`, so tests run it in-process.
+ * the exit code. Never calls `process.exit`, so tests run it in-process. With `--json`, a refusal
+ * is written to standard error as JSON `{error: {code, kind, message, …}}`.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -60,6 +77,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof ExitCode) return error.code;
     if (error instanceof UrsaError) {
+      if (wantsJson(argv)) {
+        // A script that asked for JSON reads the refusal as JSON too (issue #23), on standard error.
+        io.stderr.write(`${JSON.stringify({ error: errorJson(error) }, null, 2)}\n`);
+        return EXIT_INVALID;
+      }
       io.stderr.write(`ursa: ${error.message} [${error.code}]\n`);
       // Messages that list several problems carry their own "allowed" parts.
       if (error.allowed && !error.message.includes('allowed:'))

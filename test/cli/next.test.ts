@@ -28,17 +28,14 @@ describe('ursa next', () => {
 
   // issue #23: a cron that never fires is a mistake to fix, not an empty answer.
   it('exits non-zero with the reason when an expression never fires', async () => {
-    for (const args of [
-      ['next', '0 0 0 30 2 *'],
-      ['next', '0 0 0 30 2 *', '--json'],
-    ]) {
-      const run = await ursa(args);
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain(
-        'ursa: expression: "0 0 0 30 2 *" never fires: no date matches its day-of-month, month and day-of-week fields together [CRON_INVALID]',
-      );
-    }
+    const message =
+      'expression: "0 0 0 30 2 *" never fires: no date matches its day-of-month, month and day-of-week fields together';
+    const run = await ursa(['next', '0 0 0 30 2 *']);
+    expect([run.code, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toContain(`ursa: ${message} [CRON_INVALID]`);
+    const json = await ursa(['next', '0 0 0 30 2 *', '--json']);
+    expect([json.code, json.stdout]).toEqual([2, '']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'CRON_INVALID', message });
     const batch = await ursa(['next', '--batch'], ['{"expr":"0 0 0 30 2 *"}']);
     expect(JSON.parse(batch.stdout).error).toMatchObject({ code: 'CRON_INVALID', field: 'expression' });
   });
@@ -57,6 +54,25 @@ describe('ursa next', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('day-of-week: "MON#6": the occurrence after # must be 1-5');
+  });
+
+  // Issue #23 (a newcomer's finding): with --json, a script got a refusal it could not parse.
+  it('with --json, writes a refusal as JSON on stderr: code, kind, field, value, what is allowed', async () => {
+    const run = await ursa(['next', '61 * * * * *', '--json']);
+    expect([run.code, run.stdout]).toEqual([2, '']);
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: {
+        code: 'CRON_INVALID',
+        kind: 'input',
+        field: 'second',
+        value: '61',
+        message: 'second: "61": 61 is out of range',
+        allowed: '0-59',
+      },
+    });
+    // After `--`, --json is an argument, not the option.
+    const plain = await ursa(['validate', '--', '--json']);
+    expect(plain.stderr.startsWith('ursa: ')).toBe(true);
   });
 
   it.each([

@@ -232,7 +232,7 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     }
     // The project's feed names each line's scheduler (issue #23).
     expect((await local(['events'])).stdout).toMatch(
-      /^2026-03-28T10:05:00Z {2}SKIPPED {2}hb {2}skipped_overlap {2}run_2 {2}_vance\/logs\/scheduler\/hb\/run_2\.md\n/,
+      /^AT {20}KIND {5}SCHEDULER {2}OUTCOME {10}RUN {4}RUN LOG\n2026-03-28T10:05:00Z {2}SKIPPED {2}hb {9}skipped_overlap {2}run_2 {2}_vance\/logs\/scheduler\/hb\/run_2\.md\n/,
     );
     expect((await remote(['events', '--since', 'soon'])).stderr).toBe(
       'ursa: since: "soon" is not an instant [INSTANT_INVALID]\n' +
