@@ -383,8 +383,42 @@ export class HttpClient implements C.UrsaClient {
     return this.#call({ method: 'DELETE', path: this.#named('recipes', name) });
   }
 
+  listWorkflows(): Promise<C.WorkflowList> {
+    return this.#call({ method: 'GET', path: this.#project('workflows') });
+  }
+
+  getWorkflow(name: string): Promise<C.DocumentView> {
+    return this.#call({ method: 'GET', path: this.#named('workflows', name) });
+  }
+
+  setWorkflow(name: string, yaml: string): Promise<C.WorkflowSetView> {
+    return this.#call({ method: 'PUT', path: this.#named('workflows', name), body: { yaml } });
+  }
+
   deleteWorkflow(name: string): Promise<DeleteView> {
     return this.#call({ method: 'DELETE', path: this.#named('workflows', name) });
+  }
+
+  /**
+   * Starts a run of workflow `name` on the server, where it runs in the background (a local
+   * store's CLI runs one in its own process instead). `params` are the workflow's parameters.
+   *
+   * @throws UrsaError `NOT_FOUND`, `WORKFLOW_INVALID`, `ARGUMENT_INVALID` (params), as the server says.
+   */
+  startWorkflow(name: string, params: Readonly<Record<string, unknown>>): Promise<C.WorkflowRunView> {
+    const body: C.WorkflowStartBody = { params: { ...params } };
+    return this.#call({ method: 'POST', path: `${this.#named('workflows', name)}/runs`, body });
+  }
+
+  workflowRun(id: string): Promise<C.WorkflowRunView> {
+    return this.#call({ method: 'GET', path: this.#project(`workflow-runs/${encodeURIComponent(id)}`) });
+  }
+
+  stopWorkflowRun(id: string): Promise<C.WorkflowStopView> {
+    return this.#call({
+      method: 'POST',
+      path: this.#project(`workflow-runs/${encodeURIComponent(id)}/stop`),
+    });
   }
 
   async close(): Promise<void> {}

@@ -20,9 +20,17 @@ import {
   documentView,
   refreshView as projectRefreshView,
   setView,
+  workflowRunView,
 } from '../service/views.js';
 import { workerRunning } from '../service/workers.js';
-import { deleteWorkflow } from '../service/workflows.js';
+import {
+  deleteWorkflow,
+  getWorkflow,
+  getWorkflowRun,
+  listWorkflows,
+  setWorkflow,
+  stopWorkflowRun,
+} from '../service/workflows.js';
 import type {
   BackfillView,
   ClientScope,
@@ -47,7 +55,10 @@ import type {
   SetView,
   Upcoming,
   UrsaClient,
+  WorkflowList,
+  WorkflowRunView,
   WorkflowSetView,
+  WorkflowStopView,
 } from './types.js';
 
 /** Whose inbox a local client shows when none is named (the CLI's operator user). */
@@ -222,8 +233,29 @@ export class LocalClient implements UrsaClient {
     return deleteRecipe(this.rt, this.#caller, name);
   }
 
+  async listWorkflows(): Promise<WorkflowList> {
+    return { workflows: (await listWorkflows(this.rt, this.#caller)).map(documentSummaryView) };
+  }
+
+  async getWorkflow(name: string): Promise<DocumentView> {
+    return documentView(await getWorkflow(this.rt, this.#caller, name));
+  }
+
+  async setWorkflow(name: string, yaml: string): Promise<WorkflowSetView> {
+    const { path, created, version } = await setWorkflow(this.rt, this.#caller, name, yaml);
+    return { path, created, version };
+  }
+
   deleteWorkflow(name: string): Promise<{ trashPath: string }> {
     return deleteWorkflow(this.rt, this.#caller, name);
+  }
+
+  async workflowRun(id: string): Promise<WorkflowRunView> {
+    return workflowRunView(await getWorkflowRun(this.rt, this.#caller, id));
+  }
+
+  async stopWorkflowRun(id: string): Promise<WorkflowStopView> {
+    return { stopping: await stopWorkflowRun(this.rt, this.#caller, id) };
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,10 @@ import type {
   SetView,
   StopView,
   Upcoming,
+  WorkflowList,
+  WorkflowRunView,
   WorkflowSetView,
+  WorkflowStopView,
 } from '../contract/index.js';
 import type { ProjectFeedRequest } from '../service/feed.js';
 
@@ -61,7 +64,11 @@ export type {
   SchedulerSummary,
   SetView,
   Upcoming,
+  WorkflowList,
+  WorkflowRunView,
   WorkflowSetView,
+  WorkflowStartBody,
+  WorkflowStopView,
 } from '../contract/index.js';
 
 /** Where a client works: one project of one tenant (`refresh --all-projects` and the inbox use the tenant only). */
@@ -172,7 +179,17 @@ export interface UrsaClient {
   setRecipe(name: string, yaml: string): Promise<WorkflowSetView>;
   /** @throws UrsaError `NOT_FOUND` when the project has no such recipe document. */
   deleteRecipe(name: string): Promise<DeleteView>;
+  /** The project's workflow documents, without bodies. */
+  listWorkflows(): Promise<WorkflowList>;
+  /** @throws UrsaError `NOT_FOUND` when the project has no such workflow. */
+  getWorkflow(name: string): Promise<DocumentView>;
+  /** @throws UrsaError `WORKFLOW_INVALID` (nothing written), `NAME_INVALID`. */
+  setWorkflow(name: string, yaml: string): Promise<WorkflowSetView>;
   /** @throws UrsaError `NOT_FOUND` when the project has no such workflow. */
   deleteWorkflow(name: string): Promise<DeleteView>;
+  /** A workflow run with its steps. @throws UrsaError `NOT_FOUND` for another project's or no run. */
+  workflowRun(id: string): Promise<WorkflowRunView>;
+  /** Asks the worker running it to stop; `stopping` false when it had ended. */
+  stopWorkflowRun(id: string): Promise<WorkflowStopView>;
   close(): Promise<void>;
 }

@@ -303,6 +303,52 @@ describe('the CLI against a server (--url) and on a store print the same', () =>
     );
   });
 
+  it('workflow set, list, get, run, status and stop against a server print as on a store (issue #23)', async () => {
+    writeFileSync(join(cwd, 'flow.yaml'), 'description: w\nsteps:\n  - name: one\n    recipe: noop\n');
+    expect(await remote(['workflow', 'set', 'flow', 'flow.yaml'])).toEqual({
+      code: 0,
+      stdout: 'created _vance/workflows/flow.yaml (v1)\n',
+      stderr: '',
+    });
+    for (const args of [
+      ['workflow', 'list'],
+      ['workflow', 'list', '--json'],
+      ['workflow', 'get', 'flow'],
+      ['workflow', 'get', 'flow', '--json'],
+    ]) {
+      const [l, r] = [await local(args), await remote(args)];
+      expect({ args, ...r }).toEqual({ args, ...l });
+      expect(l.code).toBe(0);
+    }
+    // The run runs on the server; the command follows it to its end.
+    const ran = await remote(['workflow', 'run', 'flow']);
+    const id = /^started workflow run ([0-9a-f]{8})\n/.exec(ran.stdout)?.[1] as string;
+    expect([ran.code, ran.stderr]).toEqual([0, '']);
+    expect(ran.stdout).toBe(
+      `started workflow run ${id}\nworkflow run ${id} (flow): completed\n  one (noop): completed\n`,
+    );
+    for (const args of [
+      ['workflow', 'status', id],
+      ['workflow', 'status', id, '--json'],
+    ]) {
+      const [l, r] = [await local(args), await remote(args)];
+      expect({ args, ...r }).toEqual({ args, ...l });
+    }
+    expect((await remote(['workflow', 'stop', id])).stdout).toBe(`${id} has ended: nothing to stop\n`);
+    const detached = await remote(['workflow', 'run', 'flow', '--detach']);
+    expect(detached.stdout).toMatch(/^started workflow run [0-9a-f]{8}\n$/);
+    expect((await local(['workflow', 'run', 'flow', '--detach'])).stderr).toBe(
+      'ursa: detach: --detach needs --url: a run on a store runs here [ARGUMENT_INVALID]\n  allowed: --detach with --url <server>\n',
+    );
+    expect((await remote(['workflow', 'run', 'flow', '--as', 'bob'])).stderr).toContain('[ARGUMENT_INVALID]');
+    const [l, r] = [
+      await local(['workflow', 'get', 'nothing']),
+      await remote(['workflow', 'get', 'nothing']),
+    ];
+    expect(r).toEqual(l);
+    expect(r.stderr).toMatch(/^ursa: no workflow "nothing" in default\/demo.*\[NOT_FOUND\]\n$/);
+  });
+
   it('deletes a workflow through either client: to the trash, then NOT_FOUND (issue #23)', async () => {
     const local = new LocalClient(rt, { tenant: 'default', project: 'demo' });
     const yaml = 'description: w\nsteps:\n  - name: one\n    recipe: noop\n';
