@@ -46,6 +46,23 @@ describe.each(DIALECTS)('a fire with overrides on %s', (dialect) => {
     expect((await t.request('POST', `${BASE}/job/fire`, t.tokens.write, {})).statusCode).toBe(202);
   });
 
+  // Issue #23 (a newcomer's finding): the answer to a fire said nothing of where to see what became of it.
+  it('REST: a fire answers 202 with the run in Location, which shows the run requested', async () => {
+    const t = await app();
+    const res = await t.request('POST', `${BASE}/job/fire`, t.tokens.write);
+    const { correlationId } = res.json();
+    expect([res.statusCode, res.headers.location]).toEqual([
+      202,
+      `/brain/acme/project/ops/runs/${correlationId}`,
+    ]);
+    const run = await t.request('GET', res.headers.location as string, t.tokens.read);
+    expect([run.statusCode, run.json().correlationId, run.json().state]).toEqual([
+      200,
+      correlationId,
+      'queued',
+    ]);
+  });
+
   it('scheduler_fire: params are refused with the reason, and no run starts', async () => {
     const t = await app();
     const agent = { tenant: 'acme', project: 'ops', user: 'mia' };

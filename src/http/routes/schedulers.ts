@@ -218,7 +218,7 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
         tags: ['schedulers'],
         summary: 'Fire now, through the overlap policy',
         description:
-          'Runs the scheduler as written: a body with params or any other field is refused (400) with the reason.',
+          'Runs the scheduler as written: a body with params or any other field is refused (400) with the reason. 202 Accepted: the run is requested, and a worker judges it through the overlap policy (it starts, waits behind the active run, is folded into the waiting one, or is skipped); its Location header is the run (GET …/runs/{correlationId}: its state, links and run log).',
         params: schedulerParams,
         body: fireBody,
         response: { 202: fireResultSchema, ...errors, 409: problemSchema },
@@ -227,9 +227,10 @@ export async function schedulerRoutes(app: FastifyInstance, options: AppOptions)
     async (request, reply) => {
       const { tenant, project, name } = request.params;
       const caller = callerFor(request, tenant, project, 'write');
-      return reply
-        .status(202)
-        .send(await hidingNotFound(() => fireScheduler(rt, tenant, project, name, actorOf(caller))));
+      const fired = await hidingNotFound(() => fireScheduler(rt, tenant, project, name, actorOf(caller)));
+      // Where the caller follows what became of it (issue #23: a fire's answer said nothing of that).
+      const run = `/brain/${encodeURIComponent(tenant)}/project/${encodeURIComponent(project)}/runs/${encodeURIComponent(fired.correlationId)}`;
+      return reply.status(202).header('location', run).send(fired);
     },
   );
 
