@@ -9,19 +9,14 @@ import type {
   StopView,
   TenantRefreshView,
 } from '../contract/index.js';
-import { InfrastructureError, UrsaError } from '../errors/index.js';
 import { validateName } from '../scheduler/name.js';
-import { problemToError, reasonOf } from './http-errors.js';
+import { type Call, type Fetch, HttpTransport } from './http-transport.js';
 import type * as C from './types.js';
 
-/** The part of the global `fetch` the client uses (tests pass their own). */
-export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
+export type { Fetch } from './http-transport.js';
 
 /** Documents per page of `GET …/documents` (the most the API gives). */
 const DOCUMENT_PAGE = 1000;
-
-/** How long one request may take before the client gives up, milliseconds. */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /** What {@link HttpClient} needs. */
 export interface HttpClientOptions {
@@ -35,15 +30,6 @@ export interface HttpClientOptions {
   readonly timeoutMs?: number | undefined;
 }
 
-type Query = Readonly<Record<string, string | number | boolean | undefined>>;
-
-interface Call {
-  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
-  readonly path: string;
-  readonly query?: Query;
-  readonly body?: unknown;
-}
-
 /** `/a b/` → `a%20b`: each segment encoded, slashes kept (document paths). */
 const segments = (path: string) => path.split('/').map(encodeURIComponent).join('/');
 
@@ -55,17 +41,11 @@ const segments = (path: string) => path.split('/').map(encodeURIComponent).join(
 export class HttpClient implements C.UrsaClient {
   readonly kind = 'remote' as const;
   readonly scope: C.ClientScope;
-  readonly #base: URL;
-  readonly #token: string;
-  readonly #fetch: Fetch;
-  readonly #timeoutMs: number;
+  readonly #http: HttpTransport;
 
   constructor(options: HttpClientOptions) {
-    this.#base = HttpClient.parseUrl(options.baseUrl);
-    this.#token = options.token;
+    this.#http = new HttpTransport(options);
     this.scope = options.scope;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
-    this.#timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
   }
 
   /**
@@ -74,35 +54,17 @@ export class HttpClient implements C.UrsaClient {
    * @throws UrsaError `ARGUMENT_INVALID` for anything else.
    */
   static parseUrl(text: string): URL {
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
-    if (
-      url === undefined ||
-      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-      url.search ||
-      url.hash
-    ) {
-      throw new UrsaError(
-        'ARGUMENT_INVALID',
-        `url: ${JSON.stringify(text)} is not the URL of an Ursa server`,
-        {
-          field: 'url',
-          value: text,
-          allowed: 'an http:// or https:// URL such as http://127.0.0.1:8080',
-        },
-      );
-    }
-    if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
-    return url;
+    return HttpTransport.parseUrl(text);
   }
 
   /** The server as messages name it: the base URL without a trailing slash. */
   get server(): string {
-    return this.#base.href.replace(/\/$/, '');
+    return this.#http.server;
+  }
+
+  /** Sends one request and returns its JSON answer, or throws the error the server answered with. */
+  #call<T>(call: Call): Promise<T> {
+    return this.#http.call<T>(call);
   }
 
   /** `brain/<tenant>/project/<project>/` + `rest`. */
@@ -119,54 +81,6 @@ export class HttpClient implements C.UrsaClient {
 
   #tenant(rest: string): string {
     return `brain/${encodeURIComponent(this.scope.tenant)}/${rest}`;
-  }
-
-  /** Sends one request; returns the parsed JSON answer and its status. */
-  async #send(call: Call): Promise<{ status: number; body: unknown }> {
-    const url = new URL(call.path, this.#base);
-    for (const [key, value] of Object.entries(call.query ?? {}))
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {
-      accept: 'application/json, application/problem+json',
-      authorization: `Bearer ${this.#token}`,
-    };
-    const init: RequestInit = { method: call.method, headers, signal: AbortSignal.timeout(this.#timeoutMs) };
-    if (call.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      init.body = JSON.stringify(call.body);
-    }
-    let response: Response;
-    let text: string;
-    try {
-      response = await this.#fetch(url.href, init);
-      text = await response.text();
-    } catch (error) {
-      throw new InfrastructureError(
-        'STORE_UNAVAILABLE',
-        `cannot reach the Ursa server at ${this.server}: ${reasonOf(error, this.#timeoutMs)}`,
-        { field: 'url', value: this.server },
-      );
-    }
-    let body: unknown;
-    try {
-      body = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, body };
-  }
-
-  /** Sends one request and returns its JSON answer, or throws the error the server answered with. */
-  async #call<T>(call: Call): Promise<T> {
-    const { status, body } = await this.#send(call);
-    if (status < 200 || status > 299) throw problemToError(status, body, this.server);
-    if (body === undefined) {
-      throw new InfrastructureError(
-        'STORE_UNAVAILABLE',
-        `the server at ${this.server} did not answer ${call.method} /${call.path} with JSON: is it an Ursa server?`,
-      );
-    }
-    return body as T;
   }
 
   listSchedulers(options: { readonly all?: boolean } = {}): Promise<C.SchedulerList> {
@@ -235,7 +149,7 @@ export class HttpClient implements C.UrsaClient {
   /** The server's own scheduling loop (`/readyz`): a server runs a worker beside its API. */
   async workerRunning(): Promise<boolean | undefined> {
     try {
-      const { status, body } = await this.#send({ method: 'GET', path: 'readyz' });
+      const { status, body } = await this.#http.send({ method: 'GET', path: 'readyz' });
       if (status === 200) return (body as { loop?: unknown } | undefined)?.loop === true;
       return status === 503 ? false : undefined;
     } catch {

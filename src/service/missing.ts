@@ -1,5 +1,6 @@
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import type { LockMode } from '../scheduler/definition.js';
 import { formatInstant } from '../time/instant.js';
 
 /**
@@ -35,4 +36,24 @@ export async function schedulerMissing(
     `scheduler ${JSON.stringify(name)} was a one-shot: it fired at ${formatInstant(fired.firedAt)} (run ${fired.correlationId}) and left the list; ${where}to run it again, write it anew with a later at:`,
     { field: 'name', value: name },
   );
+}
+
+/**
+ * The last fire of one-shot `name` of (tenant, project), when it fired: the instant (UTC ms) and
+ * the lock mode its run was claimed with, for an agent's view to decide whether it may be told
+ * (issue #23); undefined when no one-shot of that name fired or its run is gone.
+ *
+ * @throws a store error.
+ */
+export async function firedOneShot(
+  rt: Pick<Runtime, 'repos'>,
+  tenant: string,
+  project: string,
+  name: string,
+): Promise<{ readonly firedAt: number; readonly lockMode: LockMode } | undefined> {
+  const [fired] = await rt.repos.projects.fired(tenant, project, { name, limit: 1 });
+  const run = fired === undefined ? undefined : await rt.repos.runs.get(fired.correlationId);
+  return fired === undefined || run === undefined
+    ? undefined
+    : { firedAt: fired.firedAt, lockMode: run.lockMode };
 }

@@ -20,6 +20,7 @@ import { getDocument, listDocuments } from '../service/documents.js';
 import { schedulerFeedLines } from '../service/feed.js';
 import { lastRunView } from '../service/last-run.js';
 import { loadSchedulersWithState } from '../service/listing.js';
+import { firedOneShot } from '../service/missing.js';
 import { pauseScheduler, pausesOf, resumeScheduler } from '../service/pauses.js';
 import { getRecipe, listRecipes } from '../service/recipes.js';
 import type { FeedLine } from '../service/records.js';
@@ -274,11 +275,10 @@ export class AgentScope {
   async #missing(name: string): Promise<UrsaError> {
     const { tenant, project } = this.identity;
     if (this.#filter.entry(name) !== undefined) return notFound(name, project);
-    const [fired] = await this.#rt.repos.projects.fired(tenant, project, { name, limit: 1 });
-    const run = fired === undefined ? undefined : await this.#rt.repos.runs.get(fired.correlationId);
-    if (fired === undefined || run === undefined) return notFound(name, project);
+    const fired = await firedOneShot(this.#rt, tenant, project, name);
+    if (fired === undefined) return notFound(name, project);
     await this.#filter.loadLastKnown([name]);
-    if (!this.#filter.maySeeRun(name, run.lockMode)) return notFound(name, project);
+    if (!this.#filter.maySeeRun(name, fired.lockMode)) return notFound(name, project);
     return oneShotFired(name, fired.firedAt);
   }
 

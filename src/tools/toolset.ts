@@ -2,14 +2,10 @@ import { z } from 'zod';
 import {
   backfillBody,
   backfillResultSchema,
-  documentSchema,
   fireResultSchema,
   lastRunSchema,
   PAUSE_NOTE_MAX,
   pauseResultSchema,
-  recipeDetailSchema,
-  recipeListSchema,
-  recipeSummarySchema,
   refreshSchema,
   refuseFireOverrides,
   runSchema,
@@ -20,42 +16,16 @@ import {
 } from '../contract/index.js';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
-import { RUN_LOG_PREFIX } from '../runtime/run-log.js';
 import { definitionFields } from '../service/views.js';
 import { formatInstant } from '../time/instant.js';
 import { type AgentIdentity, AgentScope } from './agent-scope.js';
+import { type AnyTool, defineTool } from './define.js';
+import { documentList, documentRead } from './document-tools.js';
+import { recipeGet, recipeList } from './recipe-tools.js';
 
 export type { AgentIdentity } from './agent-scope.js';
 
-/** `default` tools for every agent; `admin` tools only for admin identities (spec §9). */
-export type Toolset = 'default' | 'admin';
-
-/** One agent tool: JSON-schema input and output (from zod), a description for a language model, a handler. */
-export interface ToolDefinition<I extends z.ZodObject, O extends z.ZodObject> {
-  readonly name: string;
-  readonly toolset: Toolset;
-  /** `read-only`, `write` or `admin` (spec §9 labels). */
-  readonly label: 'read-only' | 'write' | 'admin';
-  readonly description: string;
-  readonly input: I;
-  readonly output: O;
-  /**
-   * Gets the project only through the agent's {@link AgentScope} (no runtime, no store), so what it
-   * returns has passed the lock-mode filter of spec §10b whatever it does.
-   */
-  readonly handler: (scope: AgentScope, input: z.infer<I>) => Promise<z.infer<O>>;
-}
-
-/** A tool of any input and output, as the toolset lists them. */
-export type AnyTool = Omit<ToolDefinition<z.ZodObject, z.ZodObject>, 'handler'> & {
-  readonly handler: (scope: AgentScope, input: never) => Promise<unknown>;
-};
-
-function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  tool: ToolDefinition<I, O>,
-): ToolDefinition<I, O> {
-  return tool;
-}
+export type { AnyTool, ToolDefinition, Toolset } from './define.js';
 
 const SCHEDULER_EXAMPLE = [
   'description: Remind me to review the open pull requests',
@@ -298,102 +268,6 @@ const backfill = defineTool({
   }),
   output: backfillResultSchema,
   handler: (scope, input) => scope.backfill(input.name, input.from, input.to),
-});
-
-/** A recipe as an agent sees it: what it is called, what it does, what runs it, where it comes from. */
-const recipeSummary = recipeSummarySchema.pick({ name: true, description: true, engine: true, source: true });
-
-const recipeList = defineTool({
-  name: 'recipe_list',
-  toolset: 'default',
-  label: 'read-only',
-  description:
-    'List the recipes a scheduler of the current project can name in its recipe field: name, description, engine (shell runs a command, http posts to a URL, noop does nothing) and source (the project\'s own, the tenant-wide "tenant" one, or "builtin"). Recipe documents that do not load are listed in invalid with why. Use recipe_get for a recipe\'s YAML.',
-  input: z.object({}),
-  output: z.object({ recipes: z.array(recipeSummary), invalid: recipeListSchema.shape.invalid }),
-  handler: async (scope) => {
-    const { recipes, invalid } = await scope.recipes();
-    return {
-      recipes: recipes.map(({ name, description, engine, source }) => ({
-        name,
-        description,
-        engine,
-        source,
-      })),
-      invalid,
-    };
-  },
-});
-
-const recipeGet = defineTool({
-  name: 'recipe_get',
-  toolset: 'default',
-  label: 'read-only',
-  description:
-    'Return one recipe the current project can name, with its complete YAML document (its default params, the command or URL it runs). A recipe document that does not load is returned too: description and engine are null and invalid says why. An unknown name answers "not found".',
-  input: z.object({
-    name: z.string().describe('The recipe name, as recipe_list shows it.'),
-  }),
-  output: recipeDetailSchema.pick({
-    name: true,
-    description: true,
-    engine: true,
-    source: true,
-    yaml: true,
-    invalid: true,
-  }),
-  handler: async (scope, input) => {
-    const { name, description, engine, source, yaml, invalid } = await scope.recipe(input.name);
-    return { name, description, engine, source, yaml, invalid };
-  },
-});
-
-const documentPath = z
-  .string()
-  .describe(
-    `A document path, e.g. the logPath scheduler_fire returned (a run log under ${RUN_LOG_PREFIX}), _vance/scheduler/<name>.yaml or _vance/recipes/<name>.yaml.`,
-  );
-
-const documentRead = defineTool({
-  name: 'document_read',
-  toolset: 'default',
-  label: 'read-only',
-  description: `Read one document of the current project: a run log (under ${RUN_LOG_PREFIX}: Markdown with YAML front matter — outcome, timeline, the process output), a scheduler, recipe or workflow document under _vance/, or a document outside _vance/. What you may not see answers "not found", as a document that is not there.`,
-  input: z.object({ path: documentPath }),
-  output: documentSchema.pick({ path: true, body: true }),
-  handler: (scope, input) => scope.document(input.path),
-});
-
-const documentList = defineTool({
-  name: 'document_list',
-  toolset: 'default',
-  label: 'read-only',
-  description: `List the documents of the current project whose path starts with a prefix (by default the run logs, ${RUN_LOG_PREFIX}; e.g. "${RUN_LOG_PREFIX}<scheduler>/", "_vance/recipes/", or "" for every document you may read), newest first (by when each was last written). At most limit paths a page; truncated is true when more follow: pass nextCursor back as cursor for the next page.`,
-  input: z.object({
-    prefix: z
-      .string()
-      .max(1024)
-      .default(RUN_LOG_PREFIX)
-      .describe(`A path prefix; ${RUN_LOG_PREFIX} by default.`),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .default(100)
-      .describe('At most this many paths (1-100, 100 by default).'),
-    cursor: z
-      .string()
-      .max(4096)
-      .optional()
-      .describe('The nextCursor of the previous page; leave it out for the first page.'),
-  }),
-  output: z.object({
-    paths: z.array(z.string()).describe('Newest first.'),
-    nextCursor: z.string().nullable().describe('The cursor of the next page; null on the last.'),
-    truncated: z.boolean().describe('true when more documents follow this page.'),
-  }),
-  handler: (scope, input) => scope.documents(input.prefix, input.limit, input.cursor),
 });
 
 /** Every tool of Ursa (spec §9, issue #8). */

@@ -64,7 +64,7 @@ describe('ursa serve with the CLI in --url mode', () => {
       expect(run).toMatchObject({ scheduler: 'hb', trigger: 'manual', logPath });
       const text = await cli(['runs', 'hb', ...remote], cwd);
       expect(text.stdout).toMatch(
-        /^\S+Z {2}ended {2}completed {2}\s*\d+ ms {2}manual {2}_vance\/logs\/scheduler\/hb\/\S+\.md\n$/,
+        /^OCCURRENCE +STATE +OUTCOME +DURATION +TRIGGER +RUN LOG\n\S+Z {2}ended {2}completed {2}\s*\d+ ms {2}manual {3}_vance\/logs\/scheduler\/hb\/\S+\.md\n$/,
       );
       expect((await cli(['doc', 'cat', logPath, ...remote], cwd)).stdout).toContain(correlationId);
       expect(await (await fetch(`${server.url}/metrics`)).text()).toContain(

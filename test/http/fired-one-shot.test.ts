@@ -71,7 +71,7 @@ describe.each(DIALECTS)('a fired one-shot stays findable on %s (issue #23)', (di
     expect(await callTool(t.t.rt, agent, TOOLS, 'scheduler_get', { name: 'once' })).toEqual(said);
     expect(await callTool(t.t.rt, agent, TOOLS, 'scheduler_fire', { name: 'once' })).toEqual(said);
     // A hidden one-shot's fire is not revealed to agents (spec §10b).
-    const hidden = ONCE.replace('once', 'secret').replace(AT, '2026-06-01T09:00:00Z') + 'lockMode: hidden\n';
+    const hidden = `${ONCE.replace('once', 'secret').replace(AT, '2026-06-01T09:00:00Z')}lockMode: hidden\n`;
     expect((await t.request('PUT', `${BASE}/secret`, t.tokens.write, { yaml: hidden })).statusCode).toBe(201);
     const worker = t.t.worker({ acquireAheadMs: 0 });
     await worker.bootstrap();
