@@ -359,8 +359,12 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       const fired = await api.fire(scope, name);
       fireModal.close();
       // What the lane did with it, in `ursa fire`'s words: started, waits, folded, did not start.
-      const judged = await firedRun(api, scope, fired.correlationId);
-      setStatus({ text: fireSentence(name, judged), error: false, run: fired.correlationId });
+      // The fire happened even when the run cannot be read back: it is said without the story.
+      const text = await firedRun(api, scope, fired.correlationId).then(
+        (judged) => fireSentence(name, judged),
+        () => `Fired ${name}: ${fired.correlationId}.`,
+      );
+      setStatus({ text, error: false, run: fired.correlationId });
       runs.reload();
     });
 
