@@ -14,6 +14,7 @@ process.env.TZ = 'Australia/Sydney';
  */
 export const UNIT_FOLDERS = [
   'config',
+  'contract',
   'cron',
   'decisions',
   'errors',

@@ -159,8 +159,9 @@ async function checkDialog(page: Page, button: Locator, check: Check, view: stri
  * Every view and dialog of the signed-in editor, each once it has loaded, `check`ed: the list
  * (also with every time in UTC), the editor of `heartbeat` with each dialog, its problems and its
  * completion list, a new scheduler, the run `runId` and its process, a running run on its
- * scheduler's editor and its own page with Stop's dialog, the version history of `report` with a
- * diff open and Restore's dialog, the trash and Restore's dialog, a recipe, the inbox.
+ * scheduler's editor, its own page with Stop's dialog and its process's page with Stop, the
+ * version history of `report` with a diff open and Restore's dialog, the trash and Restore's
+ * dialog, a recipe, the inbox.
  */
 export async function tour(page: Page, server: Served, runId: string, check: Check): Promise<void> {
   // Leaving the edited document asks first (the unsaved-changes guard): the tour leaves.
@@ -170,7 +171,7 @@ export async function tour(page: Page, server: Served, runId: string, check: Che
   await page.locator('tr[data-scheduler="heartbeat"]').waitFor();
   await page.locator('.timeline svg').waitFor();
   await check(page, 'list');
-  const utc = button('UTC');
+  const utc = page.locator('button.zone-toggle');
   for (const pressed of ['true', 'false']) {
     await utc.click();
     await expect.poll(() => utc.getAttribute('aria-pressed'), WAIT).toBe(pressed);
@@ -225,6 +226,10 @@ export async function tour(page: Page, server: Served, runId: string, check: Che
   await page.locator('[data-state="running"]').waitFor();
   await check(page, 'running run');
   await checkDialog(page, button('Stop…'), check, 'stop dialog');
+  // Its process's page, followed while it runs, with Stop.
+  await goHash(page, `${SCOPE}/s/sleeper/process/${live.processId}`);
+  await button('Stop…').waitFor();
+  await check(page, 'running process');
 
   // A version history with a diff open.
   await goHash(page, `${SCOPE}/s/report`);

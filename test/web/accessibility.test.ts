@@ -257,7 +257,10 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     await fireDialog.waitFor();
     await tabTo(page, fireDialog.getByRole('button', { name: 'Fire', exact: true }));
     await page.keyboard.press(' ');
-    await textOf(status).toMatch(/^Fired heartbeat: correlationId run_[0-9a-f-]{36}\. Open the run$/);
+    // It says what became of the run, as `ursa fire` does (a noop run may have ended already).
+    await textOf(status).toMatch(
+      /^Fired heartbeat: run_[0-9a-f-]{36} (started( \(process proc_\S+\))?|ran and ended completed)\. Open the run$/,
+    );
     await fireDialog.waitFor({ state: 'hidden' });
     await focusOn(page).toBe('button "Fire now…"');
     const fired = RUN_ID.exec((await status.textContent()) ?? '')?.[0] as string;
@@ -295,17 +298,19 @@ describe('the editor for keyboards, screen readers and small screens (issue #23)
     const page = await signedIn(`${SCOPE}/s/sleeper`);
     await focusOn(page).toBe('h1#editor-title "sleeper"');
     const status = page.getByRole('status').first();
-    // The zone toggle: Space presses it and Enter releases it, the focus stays on it.
-    const utc = page.getByRole('button', { name: 'UTC', exact: true });
+    // The zone toggle says what it shows and what a press shows: Space presses it (UTC) and
+    // Enter releases it, the focus stays on it.
+    const utc = page.getByRole('button', { name: /^Times in / });
     await tabTo(page, utc, 'Shift+Tab');
+    await focusOn(page).toBe('button "Times in Europe/Paris · show UTC"');
     await page.keyboard.press(' ');
     await textOf(page.locator('#zone-now')).toBe('Times in UTC');
     expect(await utc.getAttribute('aria-pressed')).toBe('true');
-    await focusOn(page).toBe('button "UTC"');
+    await focusOn(page).toBe('button "Times in UTC · show Europe/Paris"');
     await page.keyboard.press('Enter');
     await textOf(page.locator('#zone-now')).toBe('Times in Europe/Paris');
     expect(await utc.getAttribute('aria-pressed')).toBe('false');
-    await focusOn(page).toBe('button "UTC"');
+    await focusOn(page).toBe('button "Times in Europe/Paris · show UTC"');
     // Each dialog closed with its Cancel gives the focus back to the button that opened it.
     for (const opener of ['Pause…', 'Backfill…', 'Delete…', 'Fire now…']) {
       await tabTo(page, page.getByRole('button', { name: opener, exact: true }));

@@ -73,7 +73,7 @@ describe('the editor acts (issue #23)', () => {
     await fireButton.click();
     await dialog.getByRole('button', { name: 'Fire' }).click();
     await textOf(page.getByRole('status').first()).toMatch(
-      /^Fired sleeper: correlationId run_[0-9a-f-]{36}\. Open the run$/,
+      /^Fired sleeper: run_[0-9a-f-]{36} started \(process proc_\S+\)\. Open the run$/,
     );
     expect(await focused(page)).toBe('Fire now…');
     const correlationId = /run_[0-9a-f-]{36}/.exec(
@@ -332,8 +332,8 @@ describe('the editor acts (issue #23)', () => {
     const berlin = formatZoned(Date.parse(newest.scheduledFor), timeZone('Europe/Berlin')).slice(4);
     const utc = newest.scheduledFor.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
     await goHash(page, HASH);
-    const toggle = page.getByRole('button', { name: 'UTC', exact: true });
-    await textOf(page.locator('#zone-now')).toBe('Times in Europe/Berlin');
+    const toggle = page.locator('button.zone-toggle');
+    await textOf(toggle).toBe('Times in Europe/Berlin · show UTC');
     expect(await toggle.getAttribute('aria-pressed')).toBe('false');
     await textOf(page.locator('.timeline figcaption')).toContain('Next 24 hours of fires, in Europe/Berlin');
     await goHash(page, `${HASH}/s/sleeper/run/${newest.correlationId}`);
@@ -342,7 +342,7 @@ describe('the editor acts (issue #23)', () => {
 
     await toggle.click();
     expect(await toggle.getAttribute('aria-pressed')).toBe('true');
-    await textOf(page.locator('#zone-now')).toBe('Times in UTC');
+    await textOf(toggle).toBe('Times in UTC · show Europe/Berlin');
     await textOf(page.locator('dl.facts dd').nth(2)).toBe(utc);
     await page.reload();
     await textOf(page.locator('dl.facts dd').nth(2)).toBe(utc);
@@ -352,7 +352,7 @@ describe('the editor acts (issue #23)', () => {
     await goHash(page, HASH);
     await textOf(page.locator('.timeline figcaption')).toContain('Next 24 hours of fires, in UTC');
 
-    await page.getByRole('button', { name: 'UTC', exact: true }).click();
+    await page.getByRole('button', { name: 'Times in UTC · show Europe/Berlin' }).click();
     await textOf(page.locator('#zone-now')).toBe('Times in Europe/Berlin');
     expect(await page.evaluate("localStorage.getItem('ursa.zone')")).toBe('local');
   });

@@ -198,11 +198,13 @@ describe('the scheduler editor page', () => {
     expect(saved.yaml).toContain('cron: "0 30 2 * * *"');
     expect(saved.yaml).toContain('overlap: queue');
 
-    // Fire (after its confirmation): the page shows the correlationId and links to the run, which
-    // completes on the server's worker.
+    // Fire (after its confirmation): the page says what became of the run, as ursa fire does
+    // (started, or already ended), and links to it; it completes on the server's worker.
     await page.getByRole('button', { name: 'Fire now…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Fire' }).click();
-    await textOf(page.getByRole('status').first()).toMatch(/correlationId run_/);
+    await textOf(page.getByRole('status').first()).toMatch(
+      /^Fired morning-report: run_\S+ (started|ran and ended completed)\b.*\. Open the run$/,
+    );
     const correlationId = RUN_ID.exec((await page.getByRole('status').first().textContent()) ?? '')?.[0];
     expect(correlationId).toBeDefined();
     await page.getByRole('link', { name: 'Open the run' }).click();
@@ -276,13 +278,14 @@ describe('the scheduler editor page', () => {
     await page.getByRole('note').waitFor({ state: 'detached' });
 
     // Backfill (issue #22): the Sundays of November 2025 run, each once, even when asked again.
+    // Typed with Z, the range is taken as it is; the status says it in the zone shown (New York).
     for (const queued of ['5 queued.', '0 queued; 5 had a run already.']) {
       await page.getByRole('button', { name: 'Backfill…' }).click();
       await page.getByLabel('From (oldest occurrence)').fill('2025-11-01T00:00:00Z');
       await page.getByLabel('To (newest occurrence, not later than now)').fill('2025-11-30T23:59:59Z');
       await page.getByRole('dialog').getByRole('button', { name: 'Backfill' }).click();
       await textOf(page.getByRole('status').first()).toContain(
-        `Backfill of vault-audit: 5 occurrences from 2025-11-01T00:00:00Z to 2025-11-30T23:59:59Z, ${queued}`,
+        `Backfill of vault-audit: 5 occurrences from 2025-10-31 20:00:00 -04:00 to 2025-11-30 18:59:59 -05:00, ${queued}`,
       );
     }
 

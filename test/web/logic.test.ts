@@ -3,11 +3,13 @@ import { parseCron, timeZone } from '../../src/cron/index.js';
 import { jitterOffset } from '../../src/decisions/jitter.js';
 import { validateSchedulerDocument } from '../../src/scheduler/document.js';
 import { humanDuration } from '../../src/time/duration.js';
+import { defaultRange, readInstant, wallText } from '../../web/src/backfill-range.js';
 import { describeCron } from '../../web/src/cron-describe.js';
 import { previewOf, timelineOf } from '../../web/src/cron-preview.js';
 import { parseRoute, routeHash } from '../../web/src/route.js';
 import { FIELDS } from '../../web/src/schema-info.js';
 import { pathSegments, place, validateText } from '../../web/src/validate.js';
+import { zoneToggleText } from '../../web/src/zone-text.js';
 
 // The page's logic without a browser (issue #9): the words for cron expressions, where inline
 // problems go, the cron helper's numbers and the routes.
@@ -206,5 +208,50 @@ describe('routes', () => {
     }
     expect(parseRoute('', fallback)).toEqual({ view: 'list', ...fallback });
     expect(parseRoute('#/inbox/acme', fallback)).toEqual({ view: 'inbox', tenant: 'acme', project: 'demo' });
+  });
+});
+
+// issue #23: the backfill dialog's range is read in the zone the editor shows, sent as UTC.
+describe('the backfill range in the zone shown', () => {
+  const tokyo = timeZone('Asia/Tokyo');
+  const paris = timeZone('Europe/Paris');
+  it('prefills a day until now as wall times of the zone, to the second', () => {
+    const now = Date.parse('2026-05-14T06:00:00.750Z');
+    expect(wallText(now, tokyo)).toBe('2026-05-14 15:00:00');
+    expect(defaultRange(now, tokyo)).toEqual({ from: '2026-05-13 15:00:00', to: '2026-05-14 15:00:00' });
+    expect(defaultRange(now, timeZone('UTC'))).toEqual({
+      from: '2026-05-13 06:00:00',
+      to: '2026-05-14 06:00:00',
+    });
+  });
+
+  it('reads a wall time in the zone, and an instant with Z or an offset as it is (decisions §3)', () => {
+    expect(readInstant('2026-05-14 15:00:00', tokyo)).toEqual({ instant: '2026-05-14T06:00:00Z' });
+    expect(readInstant(' 2026-05-14T15:00 ', tokyo)).toEqual({ instant: '2026-05-14T06:00:00Z' });
+    expect(readInstant('2026-05-14T15:00:00Z', tokyo)).toEqual({ instant: '2026-05-14T15:00:00Z' });
+    expect(readInstant('2026-05-14 15:00:00+02:00', tokyo)).toEqual({ instant: '2026-05-14T13:00:00Z' });
+    // A wall time in the spring-forward gap moves on by the gap; one repeated in autumn is the first.
+    expect(readInstant('2026-03-29 02:30:00', paris)).toEqual({ instant: '2026-03-29T01:30:00Z' });
+    expect(readInstant('2026-10-25 02:30:00', paris)).toEqual({ instant: '2026-10-25T00:30:00Z' });
+    expect(readInstant('yesterday', tokyo)).toEqual({
+      problem:
+        'not a date-time: write 2026-05-14 08:00:00 (read in Asia/Tokyo), or an instant with Z or an offset',
+    });
+    expect('problem' in readInstant('2026-02-30 08:00:00', tokyo)).toBe(true);
+  });
+});
+
+// issue #23: the zone toggle says which zone is shown and which one a press shows.
+describe('the zone toggle', () => {
+  it('names the zone shown and the other one, and only the one when both are UTC', () => {
+    expect(zoneToggleText('local', 'Europe/Paris')).toEqual({
+      shown: 'Times in Europe/Paris',
+      other: 'show UTC',
+    });
+    expect(zoneToggleText('utc', 'Europe/Paris')).toEqual({
+      shown: 'Times in UTC',
+      other: 'show Europe/Paris',
+    });
+    expect(zoneToggleText('utc', 'UTC')).toEqual({ shown: 'Times in UTC', other: null });
   });
 });

@@ -117,3 +117,16 @@ export async function runOf(served: Served, tenant: string, project: string, id:
     await call(served, 'GET', `/brain/${tenant}/project/${project}/runs/${id}`)
   ).json()) as RunJson;
 }
+
+/**
+ * The text a sighted reader sees in `locator`: its text without the screen-reader-only parts
+ * (`.sr-only`), e.g. a run's state badge shows `completed` where a screen reader says `ended:
+ * completed`.
+ */
+export function visibleText(locator: Locator): Promise<string> {
+  return locator.evaluate((el) => {
+    const copy = el.cloneNode(true) as typeof el;
+    for (const hidden of copy.querySelectorAll('.sr-only')) hidden.remove();
+    return (copy.textContent ?? '').trim();
+  });
+}

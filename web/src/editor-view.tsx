@@ -7,13 +7,14 @@ import { RunChart } from './charts.js';
 import { ConfirmDialog, useModal } from './confirm-dialog.js';
 import { type Preview, previewOf, viewerZone } from './cron-preview.js';
 import { FireDialog } from './fire-dialog.js';
+import { firedRun, fireSentence } from './fire-outcome.js';
 import { durationText, pauseText, shortInstant } from './format.js';
 import { HistoryPanel } from './history-view.js';
 import { asApiError, useLoad, useSettled } from './hooks.js';
 import { focusOrigin, restoreFocus, useFocusKept } from './keep-focus.js';
 import { navigate } from './navigate.js';
 import { routeHash } from './route.js';
-import { RunStateBadge, runStateText } from './run-state.js';
+import { RunLinksCell, RunStateBadge, runStateText } from './run-state.js';
 import { setFlash, takeFlash } from './store.js';
 import { setUnsaved } from './unsaved-guard.js';
 import { nameProblem, type Placed, place, validateText } from './validate.js';
@@ -135,6 +136,7 @@ function RunHistory({
                   <th scope="col">Started late by</th>
                   <th scope="col">Duration</th>
                   <th scope="col">Coalesced</th>
+                  <th scope="col">Linked runs</th>
                 </tr>
               </thead>
               <tbody>
@@ -161,6 +163,9 @@ function RunHistory({
                     </td>
                     <td>{durationText(r.durationMs)}</td>
                     <td>{r.coalesced ? `yes, until ${shortInstant(r.coalescedUntil)}` : 'no'}</td>
+                    <td class="links">
+                      <RunLinksCell run={r} scope={{ ...scope, name }} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -342,7 +347,7 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       backfillModal.close();
       const had = result.existing === 0 ? '' : `; ${result.existing} had a run already`;
       setStatus({
-        text: `Backfill of ${name}: ${result.occurrences} occurrences from ${result.from} to ${result.to}, ${result.queued} queued${had}.`,
+        text: `Backfill of ${name}: ${result.occurrences} occurrences from ${shortInstant(result.from)} to ${shortInstant(result.to)}, ${result.queued} queued${had}.`,
         error: false,
       });
       runs.reload();
@@ -353,11 +358,13 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
       if (name === undefined) return;
       const fired = await api.fire(scope, name);
       fireModal.close();
-      setStatus({
-        text: `Fired ${name}: correlationId ${fired.correlationId}.`,
-        error: false,
-        run: fired.correlationId,
-      });
+      // What the lane did with it, in `ursa fire`'s words: started, waits, folded, did not start.
+      // The fire happened even when the run cannot be read back: it is said without the story.
+      const text = await firedRun(api, scope, fired.correlationId).then(
+        (judged) => fireSentence(name, judged),
+        () => `Fired ${name}: ${fired.correlationId}.`,
+      );
+      setStatus({ text, error: false, run: fired.correlationId });
       runs.reload();
     });
 
@@ -602,7 +609,12 @@ export function EditorView({ api, scope, name }: { api: Api; scope: Scope; name:
           onConfirm={() => void fire()}
         />
       )}
-      <BackfillDialog name={name} modal={backfillModal} onSubmit={(from, to) => void backfill(from, to)} />
+      <BackfillDialog
+        name={name}
+        modal={backfillModal}
+        zone={shown}
+        onSubmit={(from, to) => void backfill(from, to)}
+      />
       <ConfirmDialog
         modal={deleteModal}
         id="delete"

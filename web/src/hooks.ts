@@ -52,6 +52,9 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   return { data, error, loading, reload };
 }
 
+/** How often a page open on something that has not ended (a run, a process) asks for it again, ms. */
+export const LIVE_MS = 2000;
+
 /** Calls `tick` every `ms` while `active`. */
 export function useInterval(tick: () => void, ms: number, active: boolean): void {
   const latest = useRef(tick);

@@ -1,28 +1,14 @@
 import { useState } from 'preact/hooks';
 import { type Api, ApiError, type RunDetail, type Scope } from './api.js';
+import { Crumbs } from './crumbs.js';
 import { durationText, shortInstant } from './format.js';
-import { useInterval, useLoad } from './hooks.js';
+import { LIVE_MS, useInterval, useLoad } from './hooks.js';
 import { useFocusKept } from './keep-focus.js';
 import { RunLog } from './markdown.js';
 import { routeHash } from './route.js';
 import { RunLinks, RunStateBadge } from './run-state.js';
 import { StopButton } from './stop-button.js';
 import { takeFlash } from './store.js';
-
-function Crumbs({ scope, scheduler, here }: { scope: Scope; scheduler: string; here: string }) {
-  return (
-    <nav class="crumbs" aria-label="Breadcrumb">
-      <a href={routeHash({ view: 'list', ...scope })}>
-        {scope.tenant}/{scope.project}
-      </a>{' '}
-      / <a href={routeHash({ view: 'edit', ...scope, name: scheduler })}>{scheduler}</a> /{' '}
-      <span aria-current="page">{here}</span>
-    </nav>
-  );
-}
-
-/** How often a page open on a run that has not ended asks for it again, ms. */
-const LIVE_MS = 2000;
 
 function finished(run: RunDetail | undefined): boolean {
   return run !== undefined && (run.state === 'ended' || run.state === 'skipped');
@@ -170,147 +156,6 @@ export function RunView({
           </section>
         </>
       )}
-    </section>
-  );
-}
-
-/** A process a run started: status, exit code, output tails. */
-export function ProcessView({
-  api,
-  scope,
-  scheduler,
-  id,
-}: {
-  api: Api;
-  scope: Scope;
-  scheduler: string;
-  id: string;
-}) {
-  const process = useLoad(() => api.process(scope, id), `${scope.tenant}/${scope.project}/${id}`);
-  const p = process.data;
-  return (
-    <section aria-labelledby="process-title">
-      <Crumbs scope={scope} scheduler={scheduler} here={id} />
-      <h1 id="process-title">
-        Process <code>{id}</code>
-      </h1>
-      {process.error !== undefined && (
-        <p class="error" role="alert">
-          {process.error.message} [{process.error.code}]
-        </p>
-      )}
-      {p !== undefined && (
-        <>
-          <dl class="facts">
-            <dt>Status</dt>
-            <dd>
-              {p.status}
-              {p.exitCode !== null && <> (exit code {p.exitCode})</>}
-              {p.reason !== null && <> — {p.reason}</>}
-            </dd>
-            <dt>Recipe / engine</dt>
-            <dd>
-              {p.recipe} / {p.engine}
-            </dd>
-            <dt>Owner</dt>
-            <dd>{p.ownerUser}</dd>
-            <dt>Session</dt>
-            <dd>
-              <a href={routeHash({ view: 'session', ...scope, name: scheduler, id: p.sessionId })}>
-                {p.sessionId}
-              </a>
-            </dd>
-            <dt>Run</dt>
-            <dd>
-              <a
-                href={routeHash({
-                  view: 'run',
-                  ...scope,
-                  name: scheduler,
-                  id: p.triggerOrigin.correlationId,
-                })}
-              >
-                {p.triggerOrigin.correlationId}
-              </a>{' '}
-              ({p.triggerOrigin.trigger}, scheduled for {shortInstant(p.triggerOrigin.scheduledFor)})
-            </dd>
-            <dt>Created / started / ended</dt>
-            <dd>
-              {shortInstant(p.createdAt)} / {shortInstant(p.startedAt)} / {shortInstant(p.endedAt)}
-            </dd>
-            <dt>Params</dt>
-            <dd>
-              <code>{JSON.stringify(p.params)}</code>
-            </dd>
-          </dl>
-          {p.initialMessage !== null && (
-            <>
-              <h2>Initial message</h2>
-              <pre class="code">{p.initialMessage}</pre>
-            </>
-          )}
-          {p.outputTail !== null && (
-            <>
-              <h2>Output (tail)</h2>
-              <pre class="code">{p.outputTail}</pre>
-            </>
-          )}
-          {p.errorTail !== null && (
-            <>
-              <h2>Error output (tail)</h2>
-              <pre class="code">{p.errorTail}</pre>
-            </>
-          )}
-        </>
-      )}
-    </section>
-  );
-}
-
-/** A scheduler's system session (`_ursascheduler_<name>`): the runs and processes it holds. */
-export function SessionView({
-  api,
-  scope,
-  scheduler,
-  id,
-}: {
-  api: Api;
-  scope: Scope;
-  scheduler: string;
-  id: string;
-}) {
-  const runs = useLoad(
-    () => api.runs(scope, scheduler, 100),
-    `${scope.tenant}/${scope.project}/${scheduler}/100`,
-  );
-  const inSession = (runs.data?.runs ?? []).filter((r) => r.sessionId === id);
-  return (
-    <section aria-labelledby="session-title">
-      <Crumbs scope={scope} scheduler={scheduler} here={id} />
-      <h1 id="session-title">
-        Session <code>{id}</code>
-      </h1>
-      <p class="muted">The processes {scheduler} started in this session, from its last 100 runs.</p>
-      {runs.error !== undefined && (
-        <p class="error" role="alert">
-          {runs.error.message}
-        </p>
-      )}
-      <ul>
-        {inSession.map((r) => (
-          <li key={r.correlationId}>
-            {r.processId === null ? (
-              'no process'
-            ) : (
-              <a href={routeHash({ view: 'process', ...scope, name: scheduler, id: r.processId })}>
-                {r.processId}
-              </a>
-            )}{' '}
-            — <RunStateBadge run={r} />, scheduled for {shortInstant(r.scheduledFor)} (
-            <a href={routeHash({ view: 'run', ...scope, name: scheduler, id: r.correlationId })}>run</a>)
-          </li>
-        ))}
-      </ul>
     </section>
   );
 }

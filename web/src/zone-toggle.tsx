@@ -1,8 +1,10 @@
-import { shownZone, type ZoneChoice } from './zone.js';
+import { localZone, type ZoneChoice } from './zone.js';
+import { zoneToggleText } from './zone-text.js';
 
 /**
- * The header's zone switch: which zone every time on the page is in, and a toggle button for UTC
- * (pressed: UTC). The choice outlives the tab.
+ * The header's zone switch (issue #23): one button that says which zone every time on the page is
+ * in and which one a press shows (`Times in Europe/Paris · show UTC`); pressed (`aria-pressed`)
+ * while the times are in UTC. The choice outlives the tab.
  */
 export function ZoneToggle({
   choice,
@@ -11,18 +13,19 @@ export function ZoneToggle({
   choice: ZoneChoice;
   onChange: (next: ZoneChoice) => void;
 }) {
+  const text = zoneToggleText(choice, localZone().id);
   return (
-    <span class="zone-toggle">
-      <span id="zone-now">Times in {shownZone().id}</span>
-      <button
-        type="button"
-        class="link"
-        aria-pressed={choice === 'utc'}
-        aria-describedby="zone-now"
-        onClick={() => onChange(choice === 'utc' ? 'local' : 'utc')}
-      >
-        UTC
-      </button>
-    </span>
+    <button
+      type="button"
+      class="link zone-toggle"
+      aria-pressed={choice === 'utc'}
+      onClick={() => onChange(choice === 'utc' ? 'local' : 'utc')}
+    >
+      {/* One flex item (buttons are inline-flex): the space before the dot stays. */}
+      <span>
+        <span id="zone-now">{text.shown}</span>
+        {text.other !== null && ` · ${text.other}`}
+      </span>
+    </button>
   );
 }

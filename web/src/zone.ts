@@ -1,5 +1,6 @@
 import { type TimeZone, timeZone } from '../../src/cron/index.js';
 import { viewerZone } from './cron-preview.js';
+import type { ZoneChoice } from './zone-text.js';
 
 /**
  * The one zone every view shows times in (issue #23): the user's (their `display.timezone`, set
@@ -7,8 +8,7 @@ import { viewerZone } from './cron-preview.js';
  * local storage (no secret).
  */
 
-/** `local`: the user's zone (their display zone, else the browser's); `utc`: UTC. */
-export type ZoneChoice = 'local' | 'utc';
+export type { ZoneChoice };
 
 const KEY = 'ursa.zone';
 const UTC = timeZone('UTC');
@@ -49,7 +49,12 @@ export function setZoneChoice(next: ZoneChoice): void {
   storage()?.setItem(KEY, next);
 }
 
+/** The zone of `local`: the user's display zone, else the browser's. */
+export function localZone(): TimeZone {
+  return userZone ?? viewerZone();
+}
+
 /** The zone times are shown in. */
 export function shownZone(): TimeZone {
-  return choice === 'utc' ? UTC : (userZone ?? viewerZone());
+  return choice === 'utc' ? UTC : localZone();
 }

@@ -1,11 +1,11 @@
 import { type Command, Option } from 'commander';
 import type { RunDetail, UrsaClient } from '../../client/types.js';
+import { fireStory, judged } from '../../contract/fire-story.js';
 import { FIRE_AS_WRITTEN } from '../../contract/index.js';
 import { UrsaError } from '../../errors/index.js';
 import { parseSeconds } from '../arguments.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
-import { fireStory, judged } from './fire-story.js';
 
 /** `ursa fire <name>`: a manual fire through the scheduler's overlap policy (spec §9 `scheduler_fire`). */
 function registerFire(program: Command, io: CliIo): void {

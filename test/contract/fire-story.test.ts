@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fireStory, judged } from '../../src/cli/commands/fire-story.js';
-import type { RunDetail } from '../../src/client/types.js';
+import { fireStory, judged } from '../../src/contract/fire-story.js';
+import type { RunDetail } from '../../src/contract/index.js';
 
 /** A fired run as `GET …/runs/:id` answers it, requested and not judged yet. */
 function fired(fields: Partial<RunDetail> = {}): RunDetail {

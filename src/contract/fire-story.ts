@@ -1,8 +1,10 @@
-import type { RunDetail } from '../../client/types.js';
+import type { RunDetail } from './index.js';
 
 /**
- * What `ursa fire` says happened to the run it asked for (issue #23), pure: the lane's judgement
- * as the run's state, outcome and links show it.
+ * What a manual fire did to the run it asked for (issue #23), pure: the lane's judgement as the
+ * run's state, outcome and links show it. Said by `ursa fire` and by the web editor's Fire, so
+ * both tell the same story; here, below every interface, with nothing but a type import, so the
+ * web bundle takes it without zod or node code.
  */
 
 /**
