@@ -16,6 +16,7 @@ export const UNIT_FOLDERS = [
   'config',
   'cron',
   'decisions',
+  'doctor',
   'errors',
   'recipes',
   'runs',
