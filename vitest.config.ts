@@ -17,6 +17,7 @@ export const UNIT_FOLDERS = [
   'contract',
   'cron',
   'decisions',
+  'doctor',
   'errors',
   'recipes',
   'runs',

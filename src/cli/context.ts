@@ -5,6 +5,7 @@ import { HttpClient } from '../client/http.js';
 import { LocalClient } from '../client/local.js';
 import type { UrsaClient } from '../client/types.js';
 import { type Config, loadConfig } from '../config/load.js';
+import { settingDefinitions, settingKeys } from '../config/schema.js';
 import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Runtime } from '../runtime/context.js';
@@ -21,6 +22,20 @@ export function withStoreOptions(command: Command): Command {
     )
     .option('--tenant <tenant>', 'tenant (default "default", or URSA_TENANT)')
     .option('--project <project>', 'project (default "demo", or URSA_PROJECT)');
+}
+
+/**
+ * Every operator setting's flag (`--misfire-threshold <value>`, …) that `command` does not have
+ * yet, from the setting definitions, so the flags the configuration reference lists exist on the
+ * commands that run the scheduler.
+ */
+export function withSettingFlags(command: Command): Command {
+  const taken = new Set(command.options.map((option) => option.long));
+  for (const key of settingKeys) {
+    const { flag, env, allowed } = settingDefinitions[key];
+    if (!taken.has(flag)) command.option(`${flag} <value>`, `${allowed}; or ${env}`);
+  }
+  return command;
 }
 
 /** The effective configuration for a command: defaults < ursa.yaml < URSA_* < its flags. */

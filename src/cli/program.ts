@@ -4,6 +4,7 @@ import { UrsaError } from '../errors/index.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerConfig } from './commands/config.js';
 import { registerDescribe } from './commands/describe.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerHistoryCommands } from './commands/history.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo): Command {
   registerMcp(program, io);
   registerStoreCommands(program, io);
   registerMigrate(program, io);
+  registerDoctor(program, io);
   registerValidate(program, io);
   registerStoreCopyCommands(program, io);
   registerHistoryCommands(program, io);

@@ -2,6 +2,7 @@ import { isMap, parseDocument } from 'yaml';
 import { type EffectiveScheduler, type LoadFailure, loadProjectSchedulers } from '../catalog/catalog.js';
 import type { Bounds, Pause, SchedulerDetail, SchedulerList, SchedulerSummary } from '../contract/index.js';
 import { boundsSpent, isBounded } from '../decisions/bounds.js';
+import { isOverdue } from '../decisions/overdue.js';
 import type { Runtime } from '../runtime/context.js';
 import type { ScheduleBounds } from '../scheduler/definition.js';
 import { schedulerPath } from '../scheduler/paths.js';
@@ -103,7 +104,7 @@ export async function summaryOf(
     tags: [...d.tags],
     source: s.source,
     nextRunAt: next === null ? null : formatInstant(next),
-    overdue: next !== null && next < rt.clock.now() && !workerLive,
+    overdue: isOverdue(next, rt.clock.now(), workerLive),
     lastRun: last === undefined ? null : await lastRunView(rt, last),
     paused,
     bounds: await boundsView(rt, key, d.bounds),

@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { claimWorker } from '../../app/compose.js';
-import { settingDefinitions, settingKeys } from '../../config/schema.js';
 import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import type { Runtime } from '../../runtime/context.js';
@@ -12,7 +11,14 @@ import { type ApplyEntry, applyDirectory } from '../../service/apply.js';
 import { cliActor } from '../../service/records.js';
 import { documentCount, storeIdentity } from '../../service/store.js';
 import { createFirstAdminToken } from '../../service/tokens.js';
-import { commandConfig, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
+import {
+  commandConfig,
+  openContext,
+  withClient,
+  withClientOptions,
+  withSettingFlags,
+  withStoreOptions,
+} from '../context.js';
 import { type CliIo, ExitCode, printJson } from '../io.js';
 
 /** The demo project `ursa serve --demo` applies: `examples/demo/` of this package. */
@@ -175,20 +181,6 @@ async function runWorker(
     if (holding) await worker?.stop().catch(() => {});
     await close();
   }
-}
-
-/**
- * Every operator setting's flag (`--misfire-threshold <value>`, …) that `command` does not have
- * yet, from the setting definitions, so the flags the configuration reference lists exist on the
- * commands that run the scheduler.
- */
-function withSettingFlags(command: Command): Command {
-  const taken = new Set(command.options.map((option) => option.long));
-  for (const key of settingKeys) {
-    const { flag, env, allowed } = settingDefinitions[key];
-    if (!taken.has(flag)) command.option(`${flag} <value>`, `${allowed}; or ${env}`);
-  }
-  return command;
 }
 
 /** `ursa serve`: the scheduler with the REST API (decisions §7); `--demo` applies `examples/` to an empty store. */
