@@ -3,6 +3,7 @@ import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@o
 import { afterEach, describe, expect, it } from 'vitest';
 import { sdkTracing, type Tracing } from '../../src/app/otel-sdk.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import { runTraceIds, traceparentOf } from '../../src/runs/trace.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { libraryActor } from '../../src/store/audit.js';
@@ -12,6 +13,7 @@ import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine } from '../support/engine.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { until } from '../support/until.js';
 
 // Issue #26 item 3: a span per run from its claim to its end, recorded by whichever process ends
 // the run, from the run as the store holds it; spans for ticks; the run's traceparent handed to
@@ -178,6 +180,103 @@ describe.each(DIALECTS)('traces of runs and ticks on %s (issue #26 item 3)', (di
     // The same span the run's own engine was told about, though another process recorded it.
     const { traceId, spanId } = span.spanContext();
     expect(held.request.context.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+  });
+
+  it('a run skipped for its overlap has its span, from its claim to its skip, with no start', async () => {
+    const { t, engine } = await setUp(dialect);
+    const { rt, spans } = traced(t.rt);
+    const worker = t.worker({ leaseTtlMs: TTL }, rt);
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    const started = engine.started();
+    await worker.tick();
+    const held = await started;
+    // The next occurrence comes while the first run holds the lane: `skip`, the default policy.
+    const second = Date.parse('2026-06-01T08:00:20Z');
+    t.clock.set(second);
+    await worker.tick();
+    await until(() => spans('ursa.run').length > 0, 'the span of the skipped run');
+    const skipped = spans('ursa.run');
+    expect(
+      skipped.map((s) => [s.attributes['ursa.run.occurrence'], s.attributes['ursa.run.outcome']]),
+    ).toEqual([['2026-06-01T08:00:20Z', 'skipped_overlap']]);
+    const [span] = skipped;
+    expect([ms(span?.startTime ?? [0, 0]), ms(span?.endTime ?? [0, 0])]).toEqual([second, second]);
+    expect(span?.events).toEqual([]);
+    expect(span?.attributes['ursa.run.lateness_ms']).toBeUndefined();
+    held.finish();
+    await worker.executor.settled();
+    expect(spans('ursa.run').map((s) => s.attributes['ursa.run.outcome'])).toEqual([
+      'skipped_overlap',
+      'completed',
+    ]);
+  });
+
+  it("the steps of a scheduler's workflow run are handed their run's traceparent", async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const engine = controlledEngine();
+    t.rt.engines.register(engine);
+    await applyDirectory(
+      t.rt,
+      projectFolder({
+        '_vance/recipes/held.yaml': 'description: held by the test\nengine: held\n',
+        '_vance/workflows/w.yaml': 'description: one step\nsteps:\n  - name: only\n    recipe: held\n',
+        '_vance/scheduler/job.yaml': 'description: d\ncron: "*/10 * * * * *"\ntimezone: UTC\nworkflow: w\n',
+      }),
+      T,
+      P,
+      libraryActor('alice'),
+    );
+    const { rt, spans } = traced(t.rt);
+    const worker = t.worker({ leaseTtlMs: TTL }, rt);
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    const started = engine.started();
+    await worker.tick();
+    const step = await started;
+    step.finish();
+    await until(async () => (await theRun(t?.rt as Runtime)).state === 'ended', 'the workflow run ended');
+    await worker.executor.settled();
+    const run = await theRun(t.rt);
+    expect(run).toMatchObject({ outcome: 'completed' });
+    expect(step.request.context.traceparent).toBe(traceparentOf(run.correlationId));
+    const [span] = spans('ursa.run');
+    expect(span?.spanContext()).toMatchObject(runTraceIds(run.correlationId));
+  });
+
+  it('a one-shot whose start is refused has the span of its released run (spec §10a)', async () => {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const at = '2026-06-01T08:30:00Z';
+    await applyDirectory(
+      t.rt,
+      projectFolder({
+        '_vance/recipes/custom.yaml': 'description: a library engine\nengine: custom\n',
+        '_vance/scheduler/once.yaml': `description: once\nat: "${at}"\nrecipe: custom\n`,
+      }),
+      T,
+      P,
+      libraryActor('alice'),
+    );
+    const { rt, spans } = traced(t.rt);
+    const worker = t.worker({}, rt);
+    await worker.bootstrap();
+    t.clock.set(Date.parse(at));
+    await worker.tick();
+    await worker.executor.settled();
+    const [span, ...more] = spans('ursa.run');
+    expect(more).toEqual([]);
+    expect(span?.attributes).toMatchObject({
+      'ursa.scheduler': 'once',
+      'ursa.run.trigger': 'at',
+      'ursa.run.occurrence': at,
+      'ursa.run.outcome': 'refused',
+      'ursa.run.reason': 'engine "custom" is not registered',
+      'ursa.worker.id': worker.id,
+    });
+    expect([ms(span?.startTime ?? [0, 0]), ms(span?.endTime ?? [0, 0])]).toEqual([
+      Date.parse(at),
+      Date.parse(at),
+    ]);
   });
 
   it('without a tracer no engine is handed a traceparent', async () => {
