@@ -1,6 +1,6 @@
 import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sdkTracing, type Tracing } from '../../src/app/otel-sdk.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { runTraceIds, traceparentOf } from '../../src/runs/trace.js';
@@ -27,6 +27,7 @@ const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
 let t: TestRuntime | undefined;
 const tracings: Tracing[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const tracing of tracings.splice(0)) await tracing.shutdown();
   await t?.close();
   t = undefined;
@@ -277,6 +278,22 @@ describe.each(DIALECTS)('traces of runs and ticks on %s (issue #26 item 3)', (di
       Date.parse(at),
       Date.parse(at),
     ]);
+  });
+
+  it("a tick the store fails is an error span in Ursa's words, without the driver's text", async () => {
+    const { t } = await setUp(dialect);
+    const { rt, spans } = traced(t.rt);
+    const worker = t.worker({ leaseTtlMs: TTL }, rt);
+    await worker.bootstrap();
+    t.clock.set(Date.parse('2026-06-01T08:00:10Z'));
+    vi.spyOn(rt.repos.schedules, 'claimDue').mockRejectedValueOnce(
+      new Error('connect ECONNREFUSED db.internal:5432 password=hunter2'),
+    );
+    await expect(worker.tick()).rejects.toThrow('ECONNREFUSED');
+    const [tick, ...more] = spans('ursa.tick');
+    expect(more).toEqual([]);
+    expect(tick?.status).toEqual({ code: 2, message: 'the tick failed' });
+    expect(tick?.attributes).toEqual({ 'ursa.worker.id': worker.id });
   });
 
   it('without a tracer no engine is handed a traceparent', async () => {
