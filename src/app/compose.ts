@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
 import type { Runtime, RuntimeSettings } from '../runtime/context.js';
 import type { Metrics } from '../runtime/metrics.js';
+import type { Tracer } from '../runtime/tracer.js';
 import { Worker } from '../runtime/worker.js';
 import { isPostgresUrl, openStore, type Repositories, repositories, type Store } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
@@ -28,6 +29,8 @@ export interface ComposeOptions {
   readonly log: Logger;
   /** Prometheus metrics, when something scrapes them (`ursa serve`). */
   readonly metrics?: Metrics;
+  /** Where spans go, when tracing is on (`startTracing`, issue #26 item 3). */
+  readonly tracer?: Tracer;
 }
 
 /** An open store with the runtime over it. `close()` closes the store (stop a worker first). */
@@ -70,6 +73,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     engines: options.engines,
     log: options.log,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
   };
   return { store, repos, rt, close: () => store.close() };
 }

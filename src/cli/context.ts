@@ -10,6 +10,7 @@ import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Runtime } from '../runtime/context.js';
 import type { Metrics } from '../runtime/metrics.js';
+import type { Tracer } from '../runtime/tracer.js';
 import { configOverridesFrom } from './commands/config.js';
 import type { CliIo } from './io.js';
 
@@ -59,7 +60,7 @@ export async function openContext(
   command: Command,
   io: CliIo,
   log?: Logger,
-  options: { metrics?: Metrics } = {},
+  options: { metrics?: Metrics; tracer?: Tracer } = {},
 ): Promise<CommandContext> {
   const config = commandConfig(command, io);
   const { rt, close } = await compose({
@@ -70,6 +71,7 @@ export async function openContext(
     engines: configuredEngines(config),
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
   });
   return { config, rt, close };
 }

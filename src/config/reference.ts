@@ -40,5 +40,10 @@ export function configurationReference(): string {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
+    // Traces are OpenTelemetry's to configure (issue #26 item 3), with its standard variables.
+    "Traces are configured by OpenTelemetry's standard variables, not by settings of this table:",
+    '`OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_TRACES_EXPORTER`) turns them on; see',
+    '[operations](operations.md#traces).',
+    '',
   ].join('\n');
 }

@@ -34,6 +34,13 @@ export interface EngineRequest {
     readonly fencingToken?: number;
     /** Which attempt of the run this is: 1 for its first start, then 2, 3, …; absent with `fencingToken`. */
     readonly attempt?: number;
+    /**
+     * The W3C trace context of the run's span (issue #26 item 3), `00-<trace id>-<span id>-01`,
+     * so a process's own spans join the run's trace: the shell engine exports it as `TRACEPARENT`,
+     * the http engine sends it as the `traceparent` header. Absent when tracing is off, and for
+     * the steps of a workflow run started by hand (no scheduler run, so no run span).
+     */
+    readonly traceparent?: string;
   };
   /** Aborted when the process must stop (overlap `cancelPrevious`, shutdown, admin stop); the reason is a string. */
   readonly signal: AbortSignal;

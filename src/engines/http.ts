@@ -142,7 +142,8 @@ export function httpRunPayload(request: EngineRequest): HttpRunPayload {
  * Creates the `http` engine (issue #5). A run POSTs {@link httpRunPayload} as JSON to
  * `recipe.url` with the headers `Content-Type: application/json`, `Idempotency-Key`
  * ({@link idempotencyKey}), `Ursa-Fencing-Token` ({@link FENCING_TOKEN_HEADER}, when the request
- * has a token), the recipe's `headers` and, for each `secretHeaders` entry, the value of
+ * has a token), `traceparent` (the run's span, when tracing is on), the recipe's `headers` and,
+ * for each `secretHeaders` entry, the value of
  * the named environment variable read from `env` at run time. Redirects are not followed (a 3xx
  * ends `failed`), so no header — secret or not — is ever sent to another address.
  *
@@ -270,6 +271,8 @@ function prepare(
   headers.set('Idempotency-Key', idempotencyKey(request.context));
   if (request.context.fencingToken !== undefined)
     headers.set(FENCING_TOKEN_HEADER, String(request.context.fencingToken));
+  // The run's span (issue #26 item 3): the receiver's spans join the run's trace.
+  if (request.context.traceparent !== undefined) headers.set('traceparent', request.context.traceparent);
 
   let body: string;
   try {

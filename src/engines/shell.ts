@@ -51,7 +51,8 @@ export function paramEnvName(name: string): string {
  * context as `URSA_TENANT`, `URSA_PROJECT`, `URSA_SCHEDULER`, `URSA_CORRELATION_ID`,
  * `URSA_FENCING_TOKEN` and `URSA_ATTEMPT` (decimal integers: the fencing token of the run's
  * attempt and its number, see `EngineRequest.context`; left out when the request has none),
- * `URSA_SCHEDULED_FOR` (ISO-8601 UTC), `URSA_PROCESS_ID`, `URSA_RUN_AS`, and each param as
+ * `URSA_SCHEDULED_FOR` (ISO-8601 UTC), `URSA_PROCESS_ID`, `URSA_RUN_AS`, `TRACEPARENT` (the run's
+ * span, when tracing is on), and each param as
  * {@link paramEnvName}: a string verbatim, any other value as JSON; a param whose value has no JSON
  * form (`undefined`, a function) is left out.
  *
@@ -75,6 +76,8 @@ export function shellEnvironment(request: EngineRequest, base: NodeJS.ProcessEnv
   env.URSA_SCHEDULED_FOR = formatInstant(context.scheduledFor);
   env.URSA_PROCESS_ID = request.processId;
   env.URSA_RUN_AS = context.runAs;
+  // W3C trace context's environment form, read by OpenTelemetry SDKs (issue #26 item 3).
+  if (context.traceparent !== undefined) env.TRACEPARENT = context.traceparent;
   for (const [name, value] of Object.entries(request.params)) {
     const text = typeof value === 'string' ? value : paramJson(name, value);
     if (text === undefined) continue;

@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime/context.js';
 import type { WorkflowRunner } from '../runtime/workflow-runner.js';
 import { authenticate } from './auth.js';
 import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
+import { traceRequests } from './request-spans.js';
 import { healthRoutes } from './routes/health.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { recipeRoutes } from './routes/recipes.js';
@@ -54,6 +55,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(null, body);
     },
   );
+  // Before authentication: a refused request is a span too (issue #26 item 3).
+  if (options.rt.tracer !== undefined) traceRequests(app, options.rt.tracer, options.rt.clock);
   app.addHook('onRequest', (request) => authenticate(request, options.rt));
 
   await app.register(fastifySwagger, {

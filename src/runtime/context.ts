@@ -6,6 +6,7 @@ import type { SecretHosts } from '../net/secret-hosts.js';
 import type { Repositories } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
 import type { Metrics } from './metrics.js';
+import type { Tracer } from './tracer.js';
 
 /** The operator settings the scheduler runtime reads (decisions §4, spec §9a). */
 export interface RuntimeSettings {
@@ -41,4 +42,9 @@ export interface Runtime {
   readonly log: Logger;
   /** Prometheus metrics (issue #7); absent where nothing scrapes them (CLI commands, tests). */
   readonly metrics?: Metrics;
+  /**
+   * Where spans go (issue #26 item 3): runs, ticks, REST requests; absent when tracing is off
+   * (no `OTEL_*` exporter configured), and then no span is built.
+   */
+  readonly tracer?: Tracer;
 }

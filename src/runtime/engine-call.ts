@@ -1,6 +1,7 @@
 import { recipeOf } from '../catalog/catalog.js';
 import { type EngineResult, runEngine } from '../engines/engine.js';
 import { LEASE_LOST } from '../fencing/lease.js';
+import { traceparentOf } from '../runs/trace.js';
 import { fenceOf } from '../store/fencing.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { DispatchContext } from './dispatch-context.js';
@@ -66,6 +67,8 @@ export async function callEngine(
         runAs: run.runAs,
         fencingToken: run.fencingToken,
         attempt: run.attempt,
+        // The span recorded when the run ends (by whichever worker) has these ids (issue #26 item 3).
+        ...(rt.tracer === undefined ? {} : { traceparent: traceparentOf(run.correlationId) }),
       },
       signal: controller.signal,
       report: (status) => {

@@ -45,7 +45,7 @@ export async function endFailedAndPromote(
   const { reason, at } = end;
   const ended = failRun(run, reason, at, end.workerId ?? run.workerId);
   const details = end.details ?? { processId: run.processId, reason };
-  if (!(await ctx.recorder.endFailed(ended, end.from, details, end.opening))) return false;
+  if (!(await ctx.recorder.endFailed(ended, end.from, details, end.opening, end.scheduler))) return false;
   if (run.processId !== null) {
     await ctx.rt.repos.processes.transition(run.processId, ACTIVE_STATUSES, {
       status: 'failed',

@@ -86,6 +86,7 @@ export async function refuseOneShot(
   });
   if (!released) return false;
   rt.metrics?.runs.inc({ outcome: REFUSED, trigger: run.trigger });
+  recorder.traced(refused, scheduler);
   log.warn(
     {
       scheduler: run.name,
@@ -154,6 +155,7 @@ export async function releaseUnentered(
   });
   if (!done) return false;
   rt.metrics?.runs.inc({ outcome: 'cancelled', trigger: run.trigger });
+  recorder.traced(released, scheduler);
   log.warn(
     {
       scheduler: run.name,

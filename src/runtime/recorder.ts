@@ -3,6 +3,7 @@ import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { MAX_RETENTION_DAYS } from '../config/schema.js';
 import { nextFireTime } from '../cron/index.js';
 import type { FoldedRuns } from '../runs/run.js';
+import { runSpan } from '../runs/trace.js';
 import { URSA_ACTOR } from '../store/audit.js';
 import { type FeedLine, feedRow } from '../store/feed.js';
 import type { ProcessRecord } from '../store/processes.js';
@@ -170,6 +171,19 @@ export class RunRecorder {
     this.#attempts.set(correlationId, [...(this.#attempts.get(correlationId) ?? []), attempt]);
   }
 
+  /**
+   * Records the span of `run`, final (ended or skipped) by this process's hand, when tracing is
+   * on (issue #26 item 3): every path that ends or skips a run calls it once it has won that move,
+   * so a run ended by another worker (a reap) still gets its one span, from the run's own claim.
+   * `scheduler`, when at hand, gives the count of occurrences a coalesced run absorbed.
+   */
+  traced(run: Run, scheduler: EffectiveScheduler | undefined): void {
+    const { tracer } = this.rt;
+    if (tracer === undefined) return;
+    const absorbed = run.coalesced ? absorbedBy(run, scheduler)?.count : 0;
+    tracer.record(runSpan(run, absorbed));
+  }
+
   /** The run ended: its attempts are in its final log. */
   forgetAttempts(correlationId: string): void {
     this.#attempts.delete(correlationId);
@@ -231,6 +245,7 @@ export class RunRecorder {
     details: Record<string, unknown> = {},
   ): Promise<void> {
     this.rt.metrics?.runs.inc({ outcome: run.outcome, trigger: run.trigger });
+    this.traced(run, scheduler);
     await this.appendLine(run, 'SKIPPED', run.endedAt ?? run.claimedAt, run.outcome, {
       reason: run.reason,
       ...(run.foldedInto === null ? {} : { foldedInto: run.foldedInto }),
@@ -283,6 +298,7 @@ export class RunRecorder {
    *   `workerId` that must still hold it.
    * @param from the state it must still be in.
    * @param opening a START line to append before the END line (see `missingStartLine`).
+   * @param scheduler the run's scheduler when at hand (its span counts what a coalesced run absorbed).
    * @returns whether this call ended it (false: another path moved it first).
    */
   async endFailed(
@@ -290,6 +306,7 @@ export class RunRecorder {
     from: Run['state'],
     details: Record<string, unknown>,
     opening?: Insertable<FeedTable>,
+    scheduler?: EffectiveScheduler,
   ): Promise<boolean> {
     const at = run.endedAt ?? this.rt.clock.now();
     const days = await this.retentionDays(run.tenant, run.project);
@@ -305,6 +322,7 @@ export class RunRecorder {
     ]);
     if (!ended.has(run.correlationId)) return false;
     this.forgetAttempts(run.correlationId);
+    this.traced(run, scheduler);
     await this.notifyFailed(run, at);
     this.rt.log.warn(
       { scheduler: run.name, correlationId: run.correlationId, reason: run.reason },

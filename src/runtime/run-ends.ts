@@ -161,7 +161,7 @@ export interface StartedEnd {
 /**
  * The end of a started run once its engine or workflow run returned — written once for both
  * targets: the end, as the pending end of its lane, retried while the store fails; then its
- * metrics, its log line, the inbox item of a failed run (spec §12), and its lane to the run
+ * metrics, its span (issue #26 item 3), its log line, the inbox item of a failed run (spec §12), and its lane to the run
  * waiting behind it (spec §5). Nothing of it happens when another worker ended the run already
  * (this worker's lease lapsed): its END line stands.
  */
@@ -174,6 +174,7 @@ export async function endStarted(ctx: DispatchContext, end: StartedEnd): Promise
   if (!(await written)) return;
   const { outcome, reason } = run;
   ctx.rt.metrics?.runs.inc({ outcome, trigger: run.trigger });
+  ctx.recorder.traced(run, scheduler);
   ctx.rt.log.info(
     { scheduler: run.name, correlationId: run.correlationId, ...end.logged, outcome, reason },
     'run ended',

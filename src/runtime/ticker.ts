@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
+import { UrsaError } from '../errors/index.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
+import { tickSpan } from '../runs/trace.js';
 import { claimRun, skipMisfire } from '../runs/transitions.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
@@ -51,9 +53,10 @@ interface Candidate {
 }
 
 /**
- * Claims and dispatches due occurrences. Reads the clock once per tick; every decision is the
- * pure `decideDue` of that instant, and the claims of one tick are the compare-and-swaps of
- * decisions §4, made together in one transaction (issue #4).
+ * Claims and dispatches due occurrences. Reads the clock once per tick for its decisions (and
+ * again for its span's end, when traced); every decision is the pure `decideDue` of that instant,
+ * and the claims of one tick are the compare-and-swaps of decisions §4, made together in one
+ * transaction (issue #4).
  */
 export class Ticker {
   readonly #schedulers: SchedulerCache;
@@ -85,10 +88,26 @@ export class Ticker {
    * with `aheadMs` > 0, over those due within the next `aheadMs` milliseconds: claimed now and
    * started at their occurrence, so that the claim's cost is paid before it (decisions §4; Quartz
    * calls this the fire-ahead window). An occurrence claimed ahead is decided as of its own instant.
+   * With tracing on, a tick that found something due, or failed, is a span (issue #26 item 3).
    */
   async tick(aheadMs = 0): Promise<TickResult> {
-    const { repos, clock, log } = this.rt;
+    const { tracer, clock } = this.rt;
+    if (tracer === undefined) return this.#tick(aheadMs, clock.now());
     const now = clock.now();
+    try {
+      const result = await this.#tick(aheadMs, now);
+      if (result.due > 0) tracer.record(tickSpan(this.workerId, now, clock.now(), result));
+      return result;
+    } catch (error) {
+      // Only Ursa's own words: a driver's message may name hosts, files or values.
+      const code = error instanceof UrsaError ? `: ${error.code}` : '';
+      tracer.record(tickSpan(this.workerId, now, clock.now(), undefined, `the tick failed${code}`));
+      throw error;
+    }
+  }
+
+  async #tick(aheadMs: number, now: number): Promise<TickResult> {
+    const { repos, log } = this.rt;
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
     const { due, won } = await repos.schedules.claimDue(now + aheadMs, BATCH, now, async (states) => {

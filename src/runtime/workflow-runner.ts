@@ -7,6 +7,7 @@ import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
+import { traceparentOf } from '../runs/trace.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
 import type { WorkflowDefinition } from '../workflows/definition.js';
@@ -314,6 +315,8 @@ export class WorkflowRunner {
           scheduledFor: run.createdAt,
           runAs: run.runAs,
           ...attempt,
+          // The steps of a scheduler's run join its run's trace (issue #26 item 3).
+          ...(this.rt.tracer && run.correlationId ? { traceparent: traceparentOf(run.correlationId) } : {}),
         },
         runId: run.id,
         signal,

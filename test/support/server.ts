@@ -5,9 +5,12 @@ import { resolve } from 'node:path';
 /** The built `ursa` bin: end-to-end tests run what users run. */
 export const BIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
 
-/** The environment of every child: this one without the settings a developer may have set. */
+/**
+ * The environment of every child: this one without the settings a developer may have set (Ursa's,
+ * and OpenTelemetry's, which would turn traces on).
+ */
 export const ENV: NodeJS.ProcessEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => !key.startsWith('URSA_')),
+  Object.entries(process.env).filter(([key]) => !key.startsWith('URSA_') && !key.startsWith('OTEL_')),
 );
 
 /** A port nothing listens on right now: the kernel's pick for port 0, released again. */
@@ -45,11 +48,12 @@ export interface Server {
   output(): { stdout: string; stderr: string };
 }
 
-export async function serve(cwd: string, db: string): Promise<Server> {
+/** `ursa serve` on `db` and a free port, with `env` over {@link ENV}; resolves once `/healthz` answers. */
+export async function serve(cwd: string, db: string, env: NodeJS.ProcessEnv = {}): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', String(port)], {
     cwd,
-    env: { ...ENV, URSA_LOG_LEVEL: 'info' },
+    env: { ...ENV, URSA_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

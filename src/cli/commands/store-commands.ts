@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { claimWorker } from '../../app/compose.js';
+import { startTracing } from '../../app/tracing.js';
 import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
 import type { Runtime } from '../../runtime/context.js';
@@ -90,7 +91,8 @@ async function listen(app: FastifyInstance, host: string, port: number): Promise
  * worker first takes the store ({@link Worker.takeStore}): a second serving process is refused
  * with `STORE_LOCKED`, and one that loses the store to another stops and exits with it. With `http` (`ursa serve`,
  * decisions §7) it also serves the REST API on `host:port`, with metrics, and on a store without
- * tokens creates the first admin token; the API closes first when the process stops.
+ * tokens creates the first admin token; the API closes first when the process stops. With an
+ * `OTEL_*` trace exporter set, it records spans (issue #26 item 3), flushed after the worker stops.
  */
 async function runWorker(
   command: Command,
@@ -103,12 +105,14 @@ async function runWorker(
   const http = options.http
     ? { ...(await import('../../http/app.js')), ...(await import('../../runtime/metrics.js')) }
     : undefined;
-  const { config, rt, close } = await openContext(
-    command,
-    io,
-    log,
-    http === undefined ? {} : { metrics: new http.Metrics() },
-  );
+  const tracing = await startTracing(io.env, log);
+  const { config, rt, close } = await openContext(command, io, log, {
+    ...(http === undefined ? {} : { metrics: new http.Metrics() }),
+    ...(tracing === undefined ? {} : { tracer: tracing.tracer }),
+  }).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   const store = storeIdentity(rt);
   // Set once the worker holds the store (SQLite) or may claim (PostgreSQL).
   let worker: Worker | undefined;
@@ -180,6 +184,8 @@ async function runWorker(
     // A start that failed after taking the store (a port in use) gives it back.
     if (holding) await worker?.stop().catch(() => {});
     await close();
+    // The spans of the runs the stop ended go out before the process exits.
+    await tracing?.shutdown().catch(() => {});
   }
 }
 
