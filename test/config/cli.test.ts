@@ -99,6 +99,7 @@ describe('ursa config', () => {
         'outboundAllow        URSA_OUTBOUND_ALLOW          none            default',
         'outboundDeny         URSA_OUTBOUND_DENY           none            default',
         'secretHosts          URSA_OUTBOUND_SECRET_HOSTS   none            default',
+        'publicUrl            URSA_PUBLIC_URL              none            default',
         '',
       ].join('\n'),
     );
