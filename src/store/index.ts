@@ -1,4 +1,12 @@
 export {
+  type AgentRunOpening,
+  type AgentRunRecord,
+  AgentRuns,
+  type AgentServiceStatus,
+  credentialMatches,
+  hashCredential,
+} from './agent-runs.js';
+export {
   type Actor,
   type ActorInterface,
   Audit,
@@ -67,6 +75,7 @@ export { hashToken, ROLES, type Role, type TokenRecord, Tokens } from './tokens.
 export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
+import { AgentRuns } from './agent-runs.js';
 import { Audit } from './audit.js';
 import { Backfills } from './backfills.js';
 import { Documents } from './documents.js';
@@ -113,6 +122,8 @@ export interface Repositories {
   readonly pauses: Pauses;
   readonly workflowRuns: WorkflowRuns;
   readonly audit: Audit;
+  /** The agent runs handed to agent services (issue #25). */
+  readonly agentRuns: AgentRuns;
 }
 
 export function repositories(store: Store): Repositories {
@@ -138,5 +149,6 @@ export function repositories(store: Store): Repositories {
     pauses: new Pauses(store),
     workflowRuns: new WorkflowRuns(store),
     audit: new Audit(store),
+    agentRuns: new AgentRuns(store),
   };
 }

@@ -174,7 +174,7 @@ export interface FeedTable {
   tenant: string;
   project: string;
   at: number;
-  /** `START`, `END` or `SKIPPED`. */
+  /** `START`, `END`, `SKIPPED`, or `AGENT` (an agent service's callback, issue #25). */
   kind: string;
   ref_type: string;
   ref_id: string;
@@ -377,6 +377,29 @@ export interface RunAttemptsTable {
   reason: string | null;
 }
 
+/**
+ * An agent run handed to its agent service (issue #25), one row per run, for its latest attempt.
+ * Instants are UTC ms. The credential itself is never stored: only its SHA-256 (hex).
+ */
+export interface AgentRunsTable {
+  correlation_id: string;
+  tenant: string;
+  project: string;
+  /** The process of the attempt the row is for. */
+  process_id: string;
+  attempt: number;
+  fencing_token: number;
+  credential_hash: string;
+  /** The service's own run reference from its 202; null until it answered. */
+  reference: string | null;
+  heartbeat_timeout_ms: number;
+  /** The service's last callback (any callback is a heartbeat); the hand-off at first. */
+  last_heartbeat_at: number;
+  /** `running`, `paused`, `blocked` or `suspended`: the service's last status report. */
+  service_status: string;
+  created_at: number;
+}
+
 export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
@@ -401,4 +424,5 @@ export interface Database {
   workflow_runs: WorkflowRunsTable;
   workflow_steps: WorkflowStepsTable;
   audit_log: AuditLogTable;
+  agent_runs: AgentRunsTable;
 }

@@ -1,0 +1,28 @@
+import type { Kysely } from 'kysely';
+
+// Issue #25: the agent runs handed to an agent service, one row per run (its latest attempt): the
+// hash of the attempt's run credential (never the credential), the service's run reference, the
+// service's last word (a heartbeat, a status) and how long it may stay silent. The run's own row
+// says whether it is still active; the row's attempt and fencing token say whether a callback
+// speaks for the run's current attempt (decisions §5, §6).
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('agent_runs')
+    .addColumn('correlation_id', 'text', (c) => c.primaryKey())
+    .addColumn('tenant', 'text', (c) => c.notNull())
+    .addColumn('project', 'text', (c) => c.notNull())
+    .addColumn('process_id', 'text', (c) => c.notNull())
+    .addColumn('attempt', 'integer', (c) => c.notNull())
+    .addColumn('fencing_token', 'bigint', (c) => c.notNull())
+    .addColumn('credential_hash', 'text', (c) => c.notNull())
+    .addColumn('reference', 'text')
+    .addColumn('heartbeat_timeout_ms', 'bigint', (c) => c.notNull())
+    .addColumn('last_heartbeat_at', 'bigint', (c) => c.notNull())
+    .addColumn('service_status', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('agent_runs').execute();
+}
