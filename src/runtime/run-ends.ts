@@ -18,7 +18,8 @@ import { projectKey } from './run-records.js';
 export type Ended =
   | {
       readonly run: EndedFrom<FencedRun<string>>;
-      readonly scheduler: EffectiveScheduler;
+      /** Undefined only for an agent run whose scheduler no longer loads (its end still stands). */
+      readonly scheduler: EffectiveScheduler | undefined;
       readonly result: EngineResult;
     }
   | {
@@ -111,7 +112,8 @@ export class RunEnds {
         const { result } = end;
         const process = {
           id: end.run.processId,
-          status: result.status,
+          // An `accepted` run (handed to its agent service) is not ended by its engine's return.
+          status: result.status === 'accepted' ? ('running' as const) : result.status,
           endedAt: run.endedAt,
           exitCode: result.exitCode ?? null,
           reason: run.reason,

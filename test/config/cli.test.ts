@@ -70,6 +70,7 @@ describe('ursa config', () => {
       outboundAllow: { value: [], source: 'default' },
       outboundDeny: { value: ['10.0.0.0/8', '*.internal.example'], source: 'env URSA_OUTBOUND_DENY' },
       secretHosts: { value: { URSA_SECRET_HOOK: ['hooks.example.com'] }, source: 'ursa.yaml' },
+      publicUrl: { value: '', source: 'default' },
     });
   });
 

@@ -129,6 +129,7 @@ async function runWorker(
         rt,
         loopRunning: () => loopRunning,
         workflows: claimed.executor.workflows,
+        promoteWaiting: (run) => claimed.executor.promoteWaiting(run),
       });
       const url = await listen(app, config.host, config.port);
       log.info({ url, docs: `${url}/docs` }, 'ursa http api listening');
