@@ -11,7 +11,8 @@
 //   steps (default 3), stepMs (default 200), heartbeatMs (default 100): how long it works;
 //   question: ask it after the first step and wait for the answer;
 //   fail: end `failed` with this reason instead of `done`;
-//   silent: true: accept the run and never call back (Ursa ends it `heartbeat-timeout`).
+//   silent: true: accept the run and never call back (Ursa ends it `heartbeat-timeout`), not even
+//   to confirm a stop (Ursa ends it `cancelled` once the stop's grace period is over).
 // POST /runs/<reference>/stop ends a run `stopped`. GET /runs lists what it received (for tests;
 // the credentials only with AGENT_SERVICE_SHOW_CREDENTIALS=1).
 //
@@ -145,8 +146,8 @@ const server = createServer(async (req, res) => {
     return send(res, 200, { reference: run.reference });
   }
   if (req.method === 'POST' && match?.[2] === 'stop') {
-    // Idempotent: a stop of a run already over answers the same.
-    if (!run.over) {
+    // Idempotent: a stop of a run already over answers the same. A silent run takes it and never confirms.
+    if (!run.over && run.params.silent !== true) {
       run.over = true;
       run.answered?.('');
       void callback(run, 'complete', { status: 'stopped', reason: String(body?.reason ?? 'stopped') });

@@ -1,5 +1,5 @@
 import { type Dispatcher, fetch as undiciFetch } from 'undici';
-import type { Engine, EngineRequest, EngineResult } from './engine.js';
+import type { Engine, EngineRequest, EngineResult, HandOffStop } from './engine.js';
 import { type HttpEngineOptions, type HttpRunPayload, httpRunPayload, outboundRulesOf } from './http.js';
 import { networkCode, type Prepared, prepare, readPrefix } from './http-request.js';
 import { guardedAgent, OutboundRefused } from './outbound-connect.js';
@@ -50,7 +50,11 @@ export function agentRunPayload(request: EngineRequest): AgentRunPayload | undef
  * - No `request.callback` (the worker has no `publicUrl`) → `failed` before anything is sent.
  * - `request.signal` aborted → `stopped`.
  *
- * The promise never rejects; secret values never reach a reason.
+ * Its `stop` POSTs `{"reason", "correlationId", "fencingToken", "attempt"}` to
+ * `<url>/<reference>/stop` with the same headers: a 2xx is taken (the service confirms with its
+ * `complete` callback, status `stopped`).
+ *
+ * The promises never reject; secret values never reach a reason.
  *
  * @throws UrsaError `ARGUMENT_INVALID` when an `outbound` entry is neither a host pattern nor an
  *   address range.
@@ -79,6 +83,71 @@ export function createAgentEngine(options: HttpEngineOptions = {}): Engine {
         return failed(secrets.redact(`agent engine error: ${(error as Error)?.message ?? String(error)}`));
       }
     },
+    stop: async (stop) => {
+      let secrets = new Secrets([]);
+      try {
+        const request = stopRequest(stop);
+        if (request === undefined) return { taken: false, reason: 'recipe has no usable url' };
+        const body = { reason: stop.reason, correlationId: stop.context.correlationId, ...attemptOf(stop) };
+        const prepared = prepare(request, options.env ?? process.env, secretHosts, body);
+        if (typeof prepared === 'string') return { taken: false, reason: prepared };
+        secrets = prepared.secrets;
+        agent ??= guardedAgent(rules, options.lookup);
+        const doFetch = options.fetch ?? (undiciFetch as unknown as typeof fetch);
+        const response = await doFetch(prepared.url, {
+          method: 'POST',
+          headers: prepared.headers,
+          body: prepared.body,
+          redirect: 'manual',
+          signal: request.signal,
+          dispatcher: agent as unknown as NonNullable<RequestInit['dispatcher']>,
+        });
+        await response.body?.cancel().catch(() => {});
+        if (response.status >= 200 && response.status <= 299) return { taken: true };
+        return {
+          taken: false,
+          reason: secrets.redact(`HTTP ${response.status} ${response.statusText}`.trim()),
+        };
+      } catch (error) {
+        const refused = (error as { cause?: unknown })?.cause;
+        if (refused instanceof OutboundRefused) return { taken: false, reason: refused.message };
+        return {
+          taken: false,
+          reason: secrets.redact(`cannot reach the agent service: ${networkCode(error)}`),
+        };
+      }
+    },
+  };
+}
+
+/**
+ * The stop of a handed-off run as a request to prepare: `POST <url path>/<reference>/stop` (the
+ * recipe's URL with the reference and `stop` appended to its path, its query kept), within
+ * {@link AGENT_START_TIMEOUT_MS}; undefined when the recipe's URL does not parse.
+ */
+function stopRequest(stop: HandOffStop): EngineRequest | undefined {
+  let url: URL;
+  try {
+    url = new URL(stop.recipe.url ?? '');
+  } catch {
+    return undefined;
+  }
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(stop.reference)}/stop`;
+  return {
+    processId: stop.processId,
+    recipe: { ...stop.recipe, url: url.href },
+    params: {},
+    initialMessage: undefined,
+    context: stop.context,
+    signal: AbortSignal.timeout(AGENT_START_TIMEOUT_MS),
+  };
+}
+
+function attemptOf(stop: HandOffStop): { fencingToken?: number; attempt?: number } {
+  const { fencingToken, attempt } = stop.context;
+  return {
+    ...(fencingToken === undefined ? {} : { fencingToken }),
+    ...(attempt === undefined ? {} : { attempt }),
   };
 }
 

@@ -84,6 +84,18 @@ export interface EngineResult {
   readonly errorOutput?: string;
 }
 
+/**
+ * A stop of a run an engine handed to a service ({@link Engine.handsOff}, issue #25): its recipe,
+ * context and the service's `reference`, and why it stops (`scheduler-overlap`, `stopped`, …).
+ */
+export interface HandOffStop {
+  readonly processId: string;
+  readonly recipe: RecipeDefinition;
+  readonly context: EngineRequest['context'];
+  readonly reference: string;
+  readonly reason: string;
+}
+
 /** Engines are code (decisions §2): `shell` and `noop` built in, more registered by library users. */
 export interface Engine {
   readonly name: string;
@@ -93,6 +105,14 @@ export interface Engine {
    * its return, until a callback or a heartbeat timeout ends it. Absent: false.
    */
   readonly handsOff?: boolean;
+  /**
+   * Asks the service of a run this engine handed off to stop it (issue #25): resolves to `taken`
+   * when the service took the request (it confirms by its `complete` callback), or to why not.
+   * Never rejects. Only for an engine that {@link handsOff}.
+   */
+  stop?(
+    stop: HandOffStop,
+  ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }>;
   /** Runs one process to its end. Never rejects: failures are an `EngineResult` with status `failed`. */
   run(request: EngineRequest): Promise<EngineResult>;
 }

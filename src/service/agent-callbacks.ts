@@ -91,7 +91,8 @@ export async function authorizeCallback(
  * - `output`: the text is appended to the process's output (its last 8 KiB kept), with an
  *   `AGENT` feed line of its length.
  * - `complete`: the run ends through the one end of every run (`endAgentRun`): `done` completed,
- *   `failed` with its reason, `stopped` cancelled; a `summary` is appended to its output first.
+ *   `failed` with its reason, `stopped` cancelled (with the reason of the stop Ursa asked for,
+ *   if it did); a `summary` is appended to its output first.
  *
  * @throws UrsaError `UNAUTHENTICATED` (see {@link authorizeCallback}); `ATTEMPT_STALE` (409)
  *   when its fencing token or attempt is not the run's current one, or the run moved on while it
@@ -142,7 +143,14 @@ export async function applyAgentCallback(
     case 'complete': {
       const { status: end, reason, summary } = callback.body;
       if (summary !== undefined) await appendOutput(rt, run, processId, summary);
-      const ended = await endAgentRun(rt, run, { status: end, reason: reason ?? null }, hooks.promoteWaiting);
+      // A stop Ursa asked for ends with Ursa's reason (`scheduler-overlap`, …), not the service's words.
+      const [requested] = end === 'stopped' ? await rt.repos.processes.stopRequested([processId]) : [];
+      const ended = await endAgentRun(
+        rt,
+        run,
+        { status: end, reason: requested?.stopReason ?? reason ?? null },
+        hooks.promoteWaiting,
+      );
       if (!ended) throw stale(agentRun);
       return { runId, state: 'ended', status: end };
     }

@@ -21,6 +21,17 @@ export interface AgentRunRecord {
   readonly serviceStatus: AgentServiceStatus;
 }
 
+/** An agent run whose stop was requested, with how far the stop's delivery to its service got. UTC ms. */
+export interface AgentRunStop extends AgentRunRecord {
+  readonly stopRequestedAt: number;
+  readonly stopReason: string | null;
+  /** When the service took the stop; null until then. */
+  readonly stopSentAt: number | null;
+  readonly stopTries: number;
+  /** When the next send may go; null: at once. */
+  readonly nextStopAt: number | null;
+}
+
 /** What the store records when an agent run's attempt is handed to its service. */
 export interface AgentRunOpening {
   readonly correlationId: string;
@@ -102,6 +113,9 @@ export class AgentRuns {
       last_heartbeat_at: o.at,
       service_status: 'running',
       created_at: o.at,
+      stop_sent_at: null,
+      stop_tries: 0,
+      next_stop_at: null,
     };
     const { correlation_id: _, ...update } = values;
     await this.store.db
@@ -175,6 +189,51 @@ export class AgentRuns {
       .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .execute();
     return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * The active handed-off agent runs whose process a stop was requested for (a `cancelPrevious`
+   * run of their scheduler, a stop request), at most `limit`, the oldest request first.
+   */
+  async stopping(limit: number): Promise<AgentRunStop[]> {
+    const rows = await this.store.db
+      .selectFrom('agent_runs')
+      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+      .innerJoin('processes', 'processes.id', 'agent_runs.process_id')
+      .selectAll('agent_runs')
+      .select(['processes.stop_requested_at', 'processes.stop_reason'])
+      .where('agent_runs.reference', 'is not', null)
+      .where('runs.state', '=', 'started')
+      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
+      .where('processes.stop_requested_at', 'is not', null)
+      .orderBy('processes.stop_requested_at')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      ...toRecord(row),
+      stopRequestedAt: Number(row.stop_requested_at),
+      stopReason: row.stop_reason,
+      stopSentAt: row.stop_sent_at === null ? null : Number(row.stop_sent_at),
+      stopTries: Number(row.stop_tries),
+      nextStopAt: row.next_stop_at === null ? null : Number(row.next_stop_at),
+    }));
+  }
+
+  /**
+   * Records a send of the stop to the service for the attempt of `fencingToken`: taken at `at`
+   * (`nextAt` undefined), or failed, to be sent again from `nextAt` (UTC ms).
+   */
+  async stopSent(correlationId: string, fencingToken: number, at: number, nextAt?: number): Promise<void> {
+    await this.store.db
+      .updateTable('agent_runs')
+      .set((eb) =>
+        nextAt === undefined
+          ? { stop_sent_at: at }
+          : { stop_tries: eb('stop_tries', '+', 1), next_stop_at: nextAt },
+      )
+      .where('correlation_id', '=', correlationId)
+      .where('fencing_token', '=', fencingToken)
+      .execute();
   }
 
   /** The process ids of the active agent runs handed off (see {@link handedOff}) among `processIds`. */

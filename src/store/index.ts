@@ -1,6 +1,7 @@
 export {
   type AgentRunOpening,
   type AgentRunRecord,
+  type AgentRunStop,
   AgentRuns,
   type AgentServiceStatus,
   credentialMatches,

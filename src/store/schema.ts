@@ -398,6 +398,12 @@ export interface AgentRunsTable {
   /** `running`, `paused`, `blocked` or `suspended`: the service's last status report. */
   service_status: string;
   created_at: number;
+  /** When the service took the stop of the run (2xx to its stop request); null until then. */
+  stop_sent_at: number | null;
+  /** How many sends of the stop failed so far. */
+  stop_tries: Generated<number>;
+  /** When the next send of the stop may go (backoff); null: at once. */
+  next_stop_at: number | null;
 }
 
 export interface Database {

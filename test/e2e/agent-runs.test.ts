@@ -5,7 +5,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import type { Worker } from '../../src/runtime/worker.js';
 import { applyDirectory } from '../../src/service/apply.js';
-import { fireScheduler } from '../../src/service/runs.js';
+import { fireScheduler, stopProcess } from '../../src/service/runs.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { type AgentService, type ServiceRun, startAgentService } from '../support/agent-service.js';
 import { DIALECTS } from '../support/dialects.js';
@@ -27,9 +27,9 @@ function agentRecipe(service: AgentService): string {
 }
 
 /** A scheduler that fires only by hand (its cron once a year), with `params`. */
-function manualScheduler(params: Record<string, unknown>): string {
+function manualScheduler(params: Record<string, unknown>, extra = ''): string {
   const lines = Object.entries(params).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`);
-  return cronScheduler('0 0 0 1 1 *', 'agent', `params:\n${lines.join('\n')}\n`);
+  return cronScheduler('0 0 0 1 1 *', 'agent', `${extra}params:\n${lines.join('\n')}\n`);
 }
 
 describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
@@ -42,7 +42,8 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
 
   beforeAll(async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-    app = await buildApp({ rt: t.rt });
+    // As `ursa serve`: a run a callback ends gives its lane to the waiting run through the worker.
+    app = await buildApp({ rt: t.rt, promoteWaiting: (run) => worker.executor.promoteWaiting(run) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     callbackBase = `http://127.0.0.1:${port}`;
@@ -55,6 +56,10 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
         '_vance/recipes/agent.yaml': agentRecipe(service),
         '_vance/scheduler/steps.yaml': manualScheduler({ steps: 2, stepMs: 20, heartbeatMs: 20 }),
         '_vance/scheduler/silent.yaml': manualScheduler({ silent: true }),
+        '_vance/scheduler/long.yaml': manualScheduler(
+          { steps: 500, stepMs: 20, heartbeatMs: 20 },
+          'overlap: cancelPrevious\n',
+        ),
         '_vance/scheduler/asks.yaml': manualScheduler({
           steps: 2,
           stepMs: 20,
@@ -69,6 +74,7 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     expect(entries.map((e) => [e.path, e.status])).toEqual([
       ['_vance/recipes/agent.yaml', 'created'],
       ['_vance/scheduler/asks.yaml', 'created'],
+      ['_vance/scheduler/long.yaml', 'created'],
       ['_vance/scheduler/silent.yaml', 'created'],
       ['_vance/scheduler/steps.yaml', 'created'],
     ]);
@@ -171,15 +177,15 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
   it('refuses a forged credential, another run’s, a stale fencing token or attempt and a body of the wrong shape, changing nothing; a blocked run waits for its answer', async () => {
     const { correlationId, serviceRun } = await handedOff('asks');
     const run = await t.rt.repos.runs.get(correlationId);
-    // The service asked its question: the process is blocked, still active.
-    await until(
-      async () => (await t.rt.repos.processes.get(run?.processId as string))?.status === 'blocked',
-      'the run is blocked',
-    );
-    const blocked = (await t.rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'asks', 100)).find(
-      (l) => l.traceId === correlationId && l.payload.status === 'blocked',
-    );
-    expect(blocked?.payload.message).toBe('Which branch?');
+    // The service asked its question: a feed line says so (written after the status), and the
+    // process is blocked, still active.
+    const blockedLine = async () =>
+      (await t.rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'asks', 100)).find(
+        (l) => l.traceId === correlationId && l.payload.status === 'blocked',
+      );
+    await until(async () => (await blockedLine()) !== undefined, 'the run is blocked');
+    expect((await blockedLine())?.payload.message).toBe('Which branch?');
+    expect((await t.rt.repos.processes.get(run?.processId as string))?.status).toBe('blocked');
     const attempt = { fencingToken: serviceRun.fencingToken, attempt: 1 };
     const before = await t.rt.repos.agentRuns.getWithHash(correlationId);
     const other = (await service.runs()).find((r) => r.correlationId !== correlationId);
@@ -257,5 +263,58 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     expect((await t.rt.repos.processes.get(ended?.processId as string))?.outputTail).toContain(
       'answer: main',
     );
+  });
+  it('cancelPrevious while an agent run runs: the service gets the stop, the run ends cancelled, and the next starts only after; a stop request ends it too', async () => {
+    const first = await handedOff('long');
+    // A second fire of a cancelPrevious scheduler: the first is asked to stop, the second waits.
+    const second = await fireScheduler(rt, T, P, 'long');
+    await worker.reap();
+    await worker.executor.settled();
+    expect(await stateOf(second.correlationId)).toBe('queued');
+    // The next pass sends the stop; the service confirms by its complete callback.
+    await worker.reap();
+    await until(async () => (await stateOf(first.correlationId)) === 'ended', 'the first run ended');
+    const ended = await t.rt.repos.runs.get(first.correlationId);
+    expect([ended?.outcome, ended?.reason]).toEqual(['cancelled', 'scheduler-overlap']);
+    // The service heard the stop, and its confirmation was taken (its record of the answer may trail the end).
+    const completes = async () =>
+      (await service.runs())
+        .find((r) => r.correlationId === first.correlationId)
+        ?.calls.filter((c) => c.kind === 'complete') ?? [];
+    await until(async () => (await completes()).length > 0, 'the service recorded its confirmation');
+    expect(await completes()).toEqual([{ kind: 'complete', status: 200 }]);
+    // The second starts once the first ended, never beside it.
+    await until(async () => (await stateOf(second.correlationId)) === 'started', 'the second run started');
+    const started = await t.rt.repos.runs.get(second.correlationId);
+    expect(started?.startedAt).toBeGreaterThanOrEqual(ended?.endedAt as number);
+    await until(
+      async () => (await service.runs()).some((r) => r.correlationId === second.correlationId),
+      'the service took the second',
+    );
+    // A stop request (REST, CLI) reaches the service the same way.
+    expect(await stopProcess(rt, T, started?.processId as string, 'stopped by ada')).toEqual({
+      stopping: true,
+    });
+    await worker.reap();
+    await until(async () => (await stateOf(second.correlationId)) === 'ended', 'the second run ended');
+    const stopped = await t.rt.repos.runs.get(second.correlationId);
+    expect([stopped?.outcome, stopped?.reason]).toEqual(['cancelled', 'stopped by ada']);
+  });
+
+  it('ends a stopping run cancelled when its service never confirms, once the grace period is over (stepped clock)', async () => {
+    const { correlationId } = await handedOff('silent');
+    const run = await t.rt.repos.runs.get(correlationId);
+    await stopProcess(rt, T, run?.processId as string, 'stopped by ada');
+    const since = t.clock.now();
+    await worker.reap();
+    // The silent service took the stop (200) but never confirms: the run is still active.
+    expect(await stateOf(correlationId)).toBe('started');
+    expect((await t.rt.repos.agentRuns.stopping(10)).map((s) => [s.correlationId, s.stopSentAt])).toEqual([
+      [correlationId, since],
+    ]);
+    t.clock.set(since + rt.settings.shutdownGraceMs);
+    await worker.reap();
+    const ended = await t.rt.repos.runs.get(correlationId);
+    expect([ended?.outcome, ended?.reason]).toEqual(['cancelled', 'stopped by ada']);
   });
 });

@@ -66,4 +66,30 @@ describe('agent engine (issue #25)', () => {
     expect(result.reason).toMatch(/^outbound policy refuses 127\.0\.0\.1/);
     expect(server.received).toHaveLength(0);
   });
+  it('stops a handed-off run by POSTing its reason to <url>/<reference>/stop; a 2xx is taken, anything else says why', async () => {
+    const server = await startHookServer((request, response) => {
+      response.writeHead(request.url?.includes('svc-9') ? 200 : 404);
+      response.end();
+    });
+    const engine = createAgentEngine();
+    const request = agentRequest(`${server.origin}/runs?team=ops`);
+    const stop = {
+      processId: request.processId,
+      recipe: request.recipe,
+      context: request.context,
+      reason: 'scheduler-overlap',
+    };
+    expect(await engine.stop?.({ ...stop, reference: 'svc-9' })).toEqual({ taken: true });
+    expect(server.received[0]?.url).toBe('/runs/svc-9/stop?team=ops');
+    expect(JSON.parse(server.received[0]?.body ?? '{}')).toEqual({
+      reason: 'scheduler-overlap',
+      correlationId: 'corr-0001',
+      fencingToken: 7,
+      attempt: 2,
+    });
+    expect(await engine.stop?.({ ...stop, reference: 'svc-other' })).toEqual({
+      taken: false,
+      reason: 'HTTP 404 Not Found',
+    });
+  });
 });

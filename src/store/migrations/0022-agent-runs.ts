@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 // hash of the attempt's run credential (never the credential), the service's run reference, the
 // service's last word (a heartbeat, a status) and how long it may stay silent. The run's own row
 // says whether it is still active; the row's attempt and fencing token say whether a callback
-// speaks for the run's current attempt (decisions §5, §6).
+// speaks for the run's current attempt (decisions §5, §6). A stop of the run is sent to the service,
+// retried with backoff, and recorded here once taken.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('agent_runs')
@@ -20,6 +21,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_heartbeat_at', 'bigint', (c) => c.notNull())
     .addColumn('service_status', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
+    // A stop of the run (its process's stop request) sent to the service: when it was taken (2xx),
+    // how many sends failed, and when the next may go.
+    .addColumn('stop_sent_at', 'bigint')
+    .addColumn('stop_tries', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_stop_at', 'bigint')
     .execute();
 }
 
