@@ -29,10 +29,13 @@ let counter = 0;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** POSTs one callback, retried with backoff while Ursa cannot be reached or answers 5xx. */
+/**
+ * POSTs one callback, retried with backoff (0.1 s doubling to 2 s, for about 17 s in all) while Ursa
+ * cannot be reached or answers 5xx: Ursa restarting is a pause, not the end of the run.
+ */
 async function callback(run, kind, fields = {}) {
   const body = JSON.stringify({ fencingToken: run.fencingToken, attempt: run.attempt, ...fields });
-  for (let attempt = 0; attempt < 6; attempt++) {
+  for (let attempt = 0; attempt < 12; attempt++) {
     try {
       const response = await fetch(`${run.callbackUrl}/${kind}`, {
         method: 'POST',
@@ -49,7 +52,7 @@ async function callback(run, kind, fields = {}) {
     } catch {
       // Ursa restarting or unreachable: retried below.
     }
-    await sleep(100 * 2 ** attempt);
+    await sleep(Math.min(100 * 2 ** attempt, 2000));
   }
   return 0;
 }

@@ -45,11 +45,19 @@ export interface Server {
   output(): { stdout: string; stderr: string };
 }
 
-export async function serve(cwd: string, db: string): Promise<Server> {
-  const port = await freePort();
+/** Options of {@link serve}: a port to listen on (default a free one), more environment, how long to wait for it. */
+export interface ServeOptions {
+  readonly port?: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** How long to wait for `/healthz`, ms (default 10 s; a restart after SIGKILL waits for the lease). */
+  readonly waitMs?: number;
+}
+
+export async function serve(cwd: string, db: string, options: ServeOptions = {}): Promise<Server> {
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', String(port)], {
     cwd,
-    env: { ...ENV, URSA_LOG_LEVEL: 'info' },
+    env: { ...ENV, URSA_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -68,7 +76,7 @@ export async function serve(cwd: string, db: string): Promise<Server> {
       }
     },
     'GET /healthz',
-    10_000,
+    options.waitMs ?? 10_000,
   );
   return { child, url, exit, output: () => ({ stdout, stderr }) };
 }
