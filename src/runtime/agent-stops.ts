@@ -18,8 +18,9 @@ export function nextStopAt(now: number, tries: number): number {
 }
 
 /**
- * Delivers the stops of agent runs (issue #25): for each handed-off run whose process a stop was
- * requested for (`cancelPrevious`, a stop request), its engine's `stop` goes to the service,
+ * Delivers the stops of agent runs (issue #25): first a run past its recipe's `timeout` (from its
+ * hand-off) gets a stop request, reason `timeout after N ms`; then, for each handed-off run whose
+ * process a stop was requested for (`cancelPrevious`, a stop request, its timeout), its engine's `stop` goes to the service,
  * retried with backoff ({@link nextStopAt}) until the service takes it (idempotent on its side: a
  * repeat is harmless). The service confirms with its `complete` callback (the run ends `cancelled`
  * there); one that has not confirmed `shutdownGrace` after the request is ended `cancelled` here,
@@ -32,6 +33,9 @@ export async function stopAgentRuns(
   now: number,
   promote: (run: Run) => Promise<unknown>,
 ): Promise<number> {
+  // A run past its recipe's timeout is asked to stop, as a stop request would (the http engine's reason).
+  for (const overdue of await rt.repos.agentRuns.overdue(now, STOP_LIMIT))
+    await rt.repos.processes.requestStop(overdue.processId, `timeout after ${overdue.timeoutMs} ms`, now);
   let ended = 0;
   for (const stopping of await rt.repos.agentRuns.stopping(STOP_LIMIT)) {
     const run = await rt.repos.runs.get(stopping.correlationId);

@@ -44,6 +44,7 @@ export async function openHandOff(
     fencingToken: run.fencingToken,
     credential,
     heartbeatTimeoutMs: recipe.heartbeatTimeoutMs ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
+    ...(recipe.timeoutMs === undefined || recipe.timeoutMs === 0 ? {} : { timeoutMs: recipe.timeoutMs }),
     at: rt.clock.now(),
   });
   return { url: callbackUrl(publicUrl, run.correlationId), credential };

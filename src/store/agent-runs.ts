@@ -43,6 +43,8 @@ export interface AgentRunOpening {
   /** The attempt's run credential; only its hash is stored. */
   readonly credential: string;
   readonly heartbeatTimeoutMs: number;
+  /** The recipe's `timeout`, ms, or undefined for none. */
+  readonly timeoutMs?: number;
   readonly at: number;
 }
 
@@ -113,6 +115,7 @@ export class AgentRuns {
       last_heartbeat_at: o.at,
       service_status: 'running',
       created_at: o.at,
+      timeout_ms: o.timeoutMs ?? null,
       stop_sent_at: null,
       stop_tries: 0,
       next_stop_at: null,
@@ -234,6 +237,27 @@ export class AgentRuns {
       .where('correlation_id', '=', correlationId)
       .where('fencing_token', '=', fencingToken)
       .execute();
+  }
+
+  /**
+   * Active handed-off agent runs past their recipe's `timeout` at `now` (from their hand-off) whose
+   * process no stop was requested for yet, at most `limit`: each is asked to stop.
+   */
+  async overdue(now: number, limit: number): Promise<(AgentRunRecord & { readonly timeoutMs: number })[]> {
+    const rows = await this.store.db
+      .selectFrom('agent_runs')
+      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+      .innerJoin('processes', 'processes.id', 'agent_runs.process_id')
+      .selectAll('agent_runs')
+      .where('agent_runs.reference', 'is not', null)
+      .where('runs.state', '=', 'started')
+      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
+      .where('processes.stop_requested_at', 'is', null)
+      .where('agent_runs.timeout_ms', 'is not', null)
+      .where(sql<boolean>`agent_runs.created_at + agent_runs.timeout_ms <= ${now}`)
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ ...toRecord(row), timeoutMs: Number(row.timeout_ms) }));
   }
 
   /** The process ids of the active agent runs handed off (see {@link handedOff}) among `processIds`. */

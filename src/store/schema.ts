@@ -398,6 +398,8 @@ export interface AgentRunsTable {
   /** `running`, `paused`, `blocked` or `suspended`: the service's last status report. */
   service_status: string;
   created_at: number;
+  /** The recipe's `timeout`, ms: past `created_at` + it, the run is asked to stop; null: no limit. */
+  timeout_ms: number | null;
   /** When the service took the stop of the run (2xx to its stop request); null until then. */
   stop_sent_at: number | null;
   /** How many sends of the stop failed so far. */

@@ -27,9 +27,9 @@ function agentRecipe(service: AgentService): string {
 }
 
 /** A scheduler that fires only by hand (its cron once a year), with `params`. */
-function manualScheduler(params: Record<string, unknown>, extra = ''): string {
+function manualScheduler(params: Record<string, unknown>, extra = '', recipe = 'agent'): string {
   const lines = Object.entries(params).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`);
-  return cronScheduler('0 0 0 1 1 *', 'agent', `${extra}params:\n${lines.join('\n')}\n`);
+  return cronScheduler('0 0 0 1 1 *', recipe, `${extra}params:\n${lines.join('\n')}\n`);
 }
 
 describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
@@ -54,6 +54,12 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
       rt,
       projectFolder({
         '_vance/recipes/agent.yaml': agentRecipe(service),
+        '_vance/recipes/agent-timed.yaml': `${agentRecipe(service)}timeout: PT20S\n`,
+        '_vance/scheduler/timed.yaml': manualScheduler(
+          { steps: 500, stepMs: 20, heartbeatMs: 20 },
+          '',
+          'agent-timed',
+        ),
         '_vance/scheduler/steps.yaml': manualScheduler({ steps: 2, stepMs: 20, heartbeatMs: 20 }),
         '_vance/scheduler/silent.yaml': manualScheduler({ silent: true }),
         '_vance/scheduler/long.yaml': manualScheduler(
@@ -72,11 +78,13 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
       libraryActor('ada'),
     );
     expect(entries.map((e) => [e.path, e.status])).toEqual([
+      ['_vance/recipes/agent-timed.yaml', 'created'],
       ['_vance/recipes/agent.yaml', 'created'],
       ['_vance/scheduler/asks.yaml', 'created'],
       ['_vance/scheduler/long.yaml', 'created'],
       ['_vance/scheduler/silent.yaml', 'created'],
       ['_vance/scheduler/steps.yaml', 'created'],
+      ['_vance/scheduler/timed.yaml', 'created'],
     ]);
     worker = t.worker(undefined, rt);
     await worker.bootstrap();
@@ -316,5 +324,17 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     await worker.reap();
     const ended = await t.rt.repos.runs.get(correlationId);
     expect([ended?.outcome, ended?.reason]).toEqual(['cancelled', 'stopped by ada']);
+  });
+  it("stops a run past its recipe's timeout through its service: cancelled, reason timeout (stepped clock)", async () => {
+    const { correlationId } = await handedOff('timed');
+    const since = t.clock.now();
+    t.clock.set(since + 19_999);
+    await worker.reap();
+    expect(await stateOf(correlationId)).toBe('started');
+    t.clock.set(since + 20_000);
+    await worker.reap();
+    await until(async () => (await stateOf(correlationId)) === 'ended', 'the run ended');
+    const ended = await t.rt.repos.runs.get(correlationId);
+    expect([ended?.outcome, ended?.reason]).toEqual(['cancelled', 'timeout after 20000 ms']);
   });
 });

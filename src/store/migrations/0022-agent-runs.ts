@@ -21,6 +21,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_heartbeat_at', 'bigint', (c) => c.notNull())
     .addColumn('service_status', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
+    // The recipe's `timeout`, ms, from the hand-off: past it the run is asked to stop; null: none.
+    .addColumn('timeout_ms', 'bigint')
     // A stop of the run (its process's stop request) sent to the service: when it was taken (2xx),
     // how many sends failed, and when the next may go.
     .addColumn('stop_sent_at', 'bigint')
