@@ -9,7 +9,8 @@
 //
 // Params of the run (the recipe's and the scheduler's `params`) steer it, for demos and tests:
 //   steps (default 3), stepMs (default 200), heartbeatMs (default 100): how long it works;
-//   question: ask it after the first step and wait for the answer;
+//   question: ask it after the first step (it reaches the run's user in Ursa's inbox) and wait for
+//   the answer, which Ursa POSTs to /runs/<reference>/answer;
 //   fail: end `failed` with this reason instead of `done`;
 //   silent: true: accept the run and never call back (Ursa ends it `heartbeat-timeout`), not even
 //   to confirm a stop (Ursa ends it `cancelled` once the stop's grace period is over).
@@ -73,7 +74,8 @@ async function work(run) {
       if (run.over) break;
       if ((await callback(run, 'output', { text: `step ${step} of ${steps} done\n` })) >= 400) return;
       if (step === 1 && typeof params.question === 'string') {
-        await callback(run, 'status', { status: 'blocked', message: params.question });
+        // The question reaches the run's user in Ursa's inbox; the answer comes back to /answer.
+        await callback(run, 'status', { status: 'blocked', question: params.question });
         run.answer = await new Promise((resolve) => {
           run.answered = resolve;
         });

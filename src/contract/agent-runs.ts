@@ -29,12 +29,26 @@ const attemptFields = {
     .describe("The attempt number, as the run's start sent it (trigger.attempt)"),
 };
 
-/** `POST …/status`: the service's run is running, paused, blocked or suspended (spec §4.1). */
-export const agentStatusBody = z.strictObject({
-  ...attemptFields,
-  status: z.enum(['running', 'paused', 'blocked', 'suspended']),
-  message: z.string().min(1).max(2000).optional().describe('What the run is doing or waiting for'),
-});
+/**
+ * `POST …/status`: the service's run is running, paused, blocked or suspended (spec §4.1); a
+ * blocked run may ask its `runAs` user a question, which becomes an item of their inbox.
+ */
+export const agentStatusBody = z
+  .strictObject({
+    ...attemptFields,
+    status: z.enum(['running', 'paused', 'blocked', 'suspended']),
+    message: z.string().min(1).max(2000).optional().describe('What the run is doing or waiting for'),
+    question: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .describe("With blocked: a question for the run's runAs user, asked in their inbox"),
+  })
+  .superRefine((body, ctx) => {
+    if (body.question !== undefined && body.status !== 'blocked')
+      ctx.addIssue({ code: 'custom', path: ['question'], message: 'is only for status blocked' });
+  });
 
 /** `POST …/heartbeat`: the service still works on the run (every callback also counts as one). */
 export const agentHeartbeatBody = z.strictObject({ ...attemptFields });

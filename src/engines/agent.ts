@@ -1,5 +1,5 @@
 import { type Dispatcher, fetch as undiciFetch } from 'undici';
-import type { Engine, EngineRequest, EngineResult, HandOffStop } from './engine.js';
+import type { Engine, EngineRequest, EngineResult, HandOffAnswer, HandOffStop } from './engine.js';
 import { type HttpEngineOptions, type HttpRunPayload, httpRunPayload, outboundRulesOf } from './http.js';
 import { networkCode, type Prepared, prepare, readPrefix } from './http-request.js';
 import { guardedAgent, OutboundRefused } from './outbound-connect.js';
@@ -52,7 +52,8 @@ export function agentRunPayload(request: EngineRequest): AgentRunPayload | undef
  *
  * Its `stop` POSTs `{"reason", "correlationId", "fencingToken", "attempt"}` to
  * `<url>/<reference>/stop` with the same headers: a 2xx is taken (the service confirms with its
- * `complete` callback, status `stopped`).
+ * `complete` callback, status `stopped`). Its `answer` POSTs `{"questionId", "answer",
+ * "answeredBy", "correlationId", "fencingToken", "attempt"}` to `<url>/<reference>/answer`.
  *
  * The promises never reject; secret values never reach a reason.
  *
@@ -63,6 +64,47 @@ export function createAgentEngine(options: HttpEngineOptions = {}): Engine {
   const rules = outboundRulesOf(options);
   let agent: Dispatcher | undefined;
   const secretHosts = options.secretHosts ?? {};
+  // A POST to `<url>/<reference>/<what>` of a handed-off run, with the run's headers: taken on 2xx.
+  const postToRun = async (
+    run: HandOffStop | HandOffAnswer,
+    what: 'stop' | 'answer',
+    fields: Record<string, unknown>,
+  ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }> => {
+    let secrets = new Secrets([]);
+    try {
+      const request = runRequest(run, what);
+      if (request === undefined) return { taken: false, reason: 'recipe has no usable url' };
+      const prepared = prepare(request, options.env ?? process.env, secretHosts, {
+        ...fields,
+        ...attemptOf(run),
+      });
+      if (typeof prepared === 'string') return { taken: false, reason: prepared };
+      secrets = prepared.secrets;
+      agent ??= guardedAgent(rules, options.lookup);
+      const doFetch = options.fetch ?? (undiciFetch as unknown as typeof fetch);
+      const response = await doFetch(prepared.url, {
+        method: 'POST',
+        headers: prepared.headers,
+        body: prepared.body,
+        redirect: 'manual',
+        signal: request.signal,
+        dispatcher: agent as unknown as NonNullable<RequestInit['dispatcher']>,
+      });
+      await response.body?.cancel().catch(() => {});
+      if (response.status >= 200 && response.status <= 299) return { taken: true };
+      return {
+        taken: false,
+        reason: secrets.redact(`HTTP ${response.status} ${response.statusText}`.trim()),
+      };
+    } catch (error) {
+      const refused = (error as { cause?: unknown })?.cause;
+      if (refused instanceof OutboundRefused) return { taken: false, reason: refused.message };
+      return {
+        taken: false,
+        reason: secrets.redact(`cannot reach the agent service: ${networkCode(error)}`),
+      };
+    }
+  };
   return {
     name: 'agent',
     handsOff: true,
@@ -83,56 +125,31 @@ export function createAgentEngine(options: HttpEngineOptions = {}): Engine {
         return failed(secrets.redact(`agent engine error: ${(error as Error)?.message ?? String(error)}`));
       }
     },
-    stop: async (stop) => {
-      let secrets = new Secrets([]);
-      try {
-        const request = stopRequest(stop);
-        if (request === undefined) return { taken: false, reason: 'recipe has no usable url' };
-        const body = { reason: stop.reason, correlationId: stop.context.correlationId, ...attemptOf(stop) };
-        const prepared = prepare(request, options.env ?? process.env, secretHosts, body);
-        if (typeof prepared === 'string') return { taken: false, reason: prepared };
-        secrets = prepared.secrets;
-        agent ??= guardedAgent(rules, options.lookup);
-        const doFetch = options.fetch ?? (undiciFetch as unknown as typeof fetch);
-        const response = await doFetch(prepared.url, {
-          method: 'POST',
-          headers: prepared.headers,
-          body: prepared.body,
-          redirect: 'manual',
-          signal: request.signal,
-          dispatcher: agent as unknown as NonNullable<RequestInit['dispatcher']>,
-        });
-        await response.body?.cancel().catch(() => {});
-        if (response.status >= 200 && response.status <= 299) return { taken: true };
-        return {
-          taken: false,
-          reason: secrets.redact(`HTTP ${response.status} ${response.statusText}`.trim()),
-        };
-      } catch (error) {
-        const refused = (error as { cause?: unknown })?.cause;
-        if (refused instanceof OutboundRefused) return { taken: false, reason: refused.message };
-        return {
-          taken: false,
-          reason: secrets.redact(`cannot reach the agent service: ${networkCode(error)}`),
-        };
-      }
-    },
+    stop: (stop) =>
+      postToRun(stop, 'stop', { reason: stop.reason, correlationId: stop.context.correlationId }),
+    answer: (answer) =>
+      postToRun(answer, 'answer', {
+        questionId: answer.questionId,
+        answer: answer.answer,
+        answeredBy: answer.answeredBy,
+        correlationId: answer.context.correlationId,
+      }),
   };
 }
 
 /**
- * The stop of a handed-off run as a request to prepare: `POST <url path>/<reference>/stop` (the
- * recipe's URL with the reference and `stop` appended to its path, its query kept), within
+ * A stop or an answer of a handed-off run as a request to prepare: `POST <url path>/<reference>/<what>`
+ * (the recipe's URL with the reference and `stop` or `answer` appended to its path, its query kept), within
  * {@link AGENT_START_TIMEOUT_MS}; undefined when the recipe's URL does not parse.
  */
-function stopRequest(stop: HandOffStop): EngineRequest | undefined {
+function runRequest(stop: HandOffStop | HandOffAnswer, what: 'stop' | 'answer'): EngineRequest | undefined {
   let url: URL;
   try {
     url = new URL(stop.recipe.url ?? '');
   } catch {
     return undefined;
   }
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(stop.reference)}/stop`;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(stop.reference)}/${what}`;
   return {
     processId: stop.processId,
     recipe: { ...stop.recipe, url: url.href },
@@ -143,7 +160,7 @@ function stopRequest(stop: HandOffStop): EngineRequest | undefined {
   };
 }
 
-function attemptOf(stop: HandOffStop): { fencingToken?: number; attempt?: number } {
+function attemptOf(stop: HandOffStop | HandOffAnswer): { fencingToken?: number; attempt?: number } {
   const { fencingToken, attempt } = stop.context;
   return {
     ...(fencingToken === undefined ? {} : { fencingToken }),

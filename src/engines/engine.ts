@@ -96,6 +96,17 @@ export interface HandOffStop {
   readonly reason: string;
 }
 
+/** The answer to a question a handed-off run asked (issue #25): which question (its inbox id), what, who. */
+export interface HandOffAnswer {
+  readonly processId: string;
+  readonly recipe: RecipeDefinition;
+  readonly context: EngineRequest['context'];
+  readonly reference: string;
+  readonly questionId: number;
+  readonly answer: string;
+  readonly answeredBy: string;
+}
+
 /** Engines are code (decisions §2): `shell` and `noop` built in, more registered by library users. */
 export interface Engine {
   readonly name: string;
@@ -112,6 +123,13 @@ export interface Engine {
    */
   stop?(
     stop: HandOffStop,
+  ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }>;
+  /**
+   * Delivers the answer to a question a run this engine handed off asked (issue #25): `taken` when
+   * the service took it, or why not. Never rejects. Only for an engine that {@link handsOff}.
+   */
+  answer?(
+    answer: HandOffAnswer,
   ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }>;
   /** Runs one process to its end. Never rejects: failures are an `EngineResult` with status `failed`. */
   run(request: EngineRequest): Promise<EngineResult>;

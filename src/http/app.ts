@@ -9,6 +9,7 @@ import { authenticate } from './auth.js';
 import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
 import { agentRunRoutes } from './routes/agent-runs.js';
 import { healthRoutes } from './routes/health.js';
+import { inboxAnswerRoutes } from './routes/inbox-answers.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { recipeRoutes } from './routes/recipes.js';
 import { resourceRoutes } from './routes/resources.js';
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await recipeRoutes(app, options);
   await mcpRoutes(app, options);
   await agentRunRoutes(app, options);
+  await inboxAnswerRoutes(app, options);
   await webRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,10 +1,8 @@
-import { recipeOf } from '../catalog/catalog.js';
-import type { EngineRequest } from '../engines/engine.js';
 import type { Run } from '../runs/run.js';
 import type { AgentRunStop } from '../store/agent-runs.js';
 import { endAgentRun } from './agent-end.js';
 import type { Runtime } from './context.js';
-import { schedulerOfRun } from './run-scheduler.js';
+import { handOffContext, handOffEngine } from './hand-off.js';
 
 /** How many stopping agent runs one pass looks at. */
 const STOP_LIMIT = 100;
@@ -59,25 +57,14 @@ export async function stopAgentRuns(
 
 /** Sends one stop to the service and records whether it took it. */
 async function sendStop(rt: Runtime, run: Run, stopping: AgentRunStop, reason: string, now: number) {
-  const scheduler = await schedulerOfRun(rt.repos, run).catch(() => undefined);
-  const recipe = scheduler === undefined ? undefined : recipeOf(scheduler);
-  const engine = recipe === undefined ? undefined : rt.engines.get(recipe.engine);
-  const context: EngineRequest['context'] = {
-    tenant: run.tenant,
-    project: run.project,
-    scheduler: run.name,
-    correlationId: run.correlationId,
-    scheduledFor: run.scheduledFor,
-    runAs: run.runAs,
-    fencingToken: stopping.fencingToken,
-    attempt: stopping.attempt,
-  };
+  const loaded = await handOffEngine(rt, run);
+  const context = handOffContext(run, stopping.fencingToken, stopping.attempt);
   const sent =
-    recipe === undefined || engine?.stop === undefined || stopping.reference === null
+    loaded?.engine.stop === undefined || stopping.reference === null
       ? ({ taken: false, reason: 'its recipe or engine cannot be loaded' } as const)
-      : await engine.stop({
+      : await loaded.engine.stop({
           processId: stopping.processId,
-          recipe,
+          recipe: loaded.recipe,
           context,
           reference: stopping.reference,
           reason,

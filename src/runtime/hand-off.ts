@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { EngineRequest, EngineResult } from '../engines/engine.js';
+import { recipeOf } from '../catalog/catalog.js';
+import type { Engine, EngineRequest, EngineResult } from '../engines/engine.js';
 import type { RecipeDefinition } from '../recipes/recipe.js';
-import type { FencedRun } from '../runs/run.js';
+import type { FencedRun, Run } from '../runs/run.js';
 import type { Runtime } from './context.js';
+import { schedulerOfRun } from './run-scheduler.js';
 
 /** How long a service may stay silent when its engine's recipe says nothing (a library engine), ms: 5 min. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 300_000;
@@ -61,4 +63,33 @@ export async function recordAccepted(
 ): Promise<void> {
   if (result.status !== 'accepted' || result.reference === undefined) return;
   await rt.repos.agentRuns.accepted(run.correlationId, run.fencingToken, result.reference, rt.clock.now());
+}
+
+/** The context a handed-off run's engine is given, for its attempt of `fencingToken` and `attempt`. */
+export function handOffContext(run: Run, fencingToken: number, attempt: number): EngineRequest['context'] {
+  return {
+    tenant: run.tenant,
+    project: run.project,
+    scheduler: run.name,
+    correlationId: run.correlationId,
+    scheduledFor: run.scheduledFor,
+    runAs: run.runAs,
+    fencingToken,
+    attempt,
+  };
+}
+
+/**
+ * The recipe and engine of a handed-off run, as its scheduler names them now; undefined when they
+ * cannot be loaded (its document is gone or broken, the store failed, the engine is not here).
+ */
+export async function handOffEngine(
+  rt: Pick<Runtime, 'repos' | 'engines'>,
+  run: Run,
+): Promise<{ readonly recipe: RecipeDefinition; readonly engine: Engine } | undefined> {
+  const scheduler = await schedulerOfRun(rt.repos, run).catch(() => undefined);
+  if (scheduler?.recipe === undefined) return undefined;
+  const recipe = recipeOf(scheduler);
+  const engine = rt.engines.get(recipe.engine);
+  return engine === undefined ? undefined : { recipe, engine };
 }

@@ -3,6 +3,7 @@ import { EndReason } from '../runs/outcomes.js';
 import { type Liveness, leaseLiveness } from '../store/liveness.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { deliverAnswers } from './agent-answers.js';
 import { stopAgentRuns } from './agent-stops.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
@@ -165,6 +166,8 @@ export async function reap(
   await endSilentAgentRuns(rt, executor, now);
   // Stops of agent runs (cancelPrevious, a stop request) go to their services (issue #25).
   await stopAgentRuns(rt, now, (run) => executor.promoteWaiting(run));
+  // Answers given in the inbox go to the services that asked.
+  await deliverAnswers(rt, now);
   await executor.applyStopRequests();
   const retired = othersDead ? [] : await repos.workers.retireLapsed(now, deadAfterMs);
   const takenOver = resumed - manualFires - released;

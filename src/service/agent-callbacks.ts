@@ -87,7 +87,8 @@ export async function authorizeCallback(
  *
  * - `heartbeat`: nothing more (no feed line: a service may beat every few seconds for hours).
  * - `status`: the run's process takes the status (`running`, `paused`, `blocked`, `suspended`;
- *   a `blocked` run stays active for the overlap policy), and an `AGENT` feed line says it.
+ *   a `blocked` run stays active for the overlap policy), and an `AGENT` feed line says it; a
+ *   blocked run's `question` becomes a `question` item of its `runAs` user's inbox.
  * - `output`: the text is appended to the process's output (its last 8 KiB kept), with an
  *   `AGENT` feed line of its length.
  * - `complete`: the run ends through the one end of every run (`endAgentRun`): `done` completed,
@@ -116,15 +117,17 @@ export async function applyAgentCallback(
     case 'heartbeat':
       return { runId, state: 'started', status: agentRun.serviceStatus };
     case 'status': {
-      const { status: next, message } = callback.body;
+      const { status: next, message, question } = callback.body;
       if (!(await rt.repos.processes.transition(processId, ACTIVE_STATUSES, { status: next }, fence)))
         throw stale(agentRun);
+      const inboxId = question === undefined ? undefined : await ask(rt, run, question, now);
       await rt.repos.feed.append(
         feedLineOf(run, 'AGENT', now, 'pending', {
           processId,
           callback: 'status',
           status: next,
           ...(message === undefined ? {} : { message }),
+          ...(question === undefined ? {} : { question, inboxId }),
         }),
       );
       return { runId, state: 'started', status: next };
@@ -155,6 +158,23 @@ export async function applyAgentCallback(
       return { runId, state: 'ended', status: end };
     }
   }
+}
+
+/** A blocked run's question as an item of its `runAs` user's inbox, linked to the run; its id. */
+function ask(rt: Runtime, run: Run, question: string, at: number): Promise<number> {
+  const firstLine = question.split(/\r?\n/, 1)[0] ?? '';
+  return rt.repos.inbox.add({
+    tenant: run.tenant,
+    user: run.runAs,
+    kind: 'question',
+    title: `${run.name} asks: ${firstLine.length > 200 ? `${firstLine.slice(0, 200)}…` : firstLine}`,
+    body: question,
+    project: run.project,
+    scheduler: run.name,
+    correlationId: run.correlationId,
+    logPath: run.logPath,
+    createdAt: at,
+  });
 }
 
 /** Refuses a body whose fencing token or attempt is not the run's current attempt. */

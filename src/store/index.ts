@@ -38,6 +38,7 @@ export {
   type InboxListOptions,
   type NewInboxItem,
 } from './inbox.js';
+export { type AnswerOutcome, InboxAnswers, type PendingAnswer } from './inbox-answers.js';
 export type { LaneRequest, LaneResult } from './lane-records.js';
 export { Lanes } from './lanes.js';
 export { MIGRATION_NAMES } from './migrations/index.js';
@@ -82,6 +83,7 @@ import { Backfills } from './backfills.js';
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
 import { Inbox } from './inbox.js';
+import { InboxAnswers } from './inbox-answers.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { StoreOwner } from './owner.js';
@@ -125,6 +127,8 @@ export interface Repositories {
   readonly audit: Audit;
   /** The agent runs handed to agent services (issue #25). */
   readonly agentRuns: AgentRuns;
+  /** The answers of blocked agent runs' questions (issue #25). */
+  readonly inboxAnswers: InboxAnswers;
 }
 
 export function repositories(store: Store): Repositories {
@@ -151,5 +155,6 @@ export function repositories(store: Store): Repositories {
     workflowRuns: new WorkflowRuns(store),
     audit: new Audit(store),
     agentRuns: new AgentRuns(store),
+    inboxAnswers: new InboxAnswers(store),
   };
 }

@@ -166,6 +166,12 @@ export interface InboxTable {
   correlation_id: string | null;
   log_path: string | null;
   read_at: number | null;
+  /** A `question` item's answer (issue #25), who gave it and when; null until answered. */
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: number | null;
+  /** When the answer reached the agent service that asked; null until then. */
+  answer_delivered_at: number | null;
 }
 
 /** Activity feed (spec §7): START/END lines per run, and lines for skipped or coalesced occurrences. */

@@ -182,7 +182,7 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     expect((await t.rt.repos.runs.get(next.correlationId))?.reason).toBe('heartbeat-timeout');
   });
 
-  it('refuses a forged credential, another run’s, a stale fencing token or attempt and a body of the wrong shape, changing nothing; a blocked run waits for its answer', async () => {
+  it('refuses a forged credential, another run’s, a stale fencing token or attempt and a body of the wrong shape, changing nothing; a blocked run’s question reaches the inbox and its answer the service', async () => {
     const { correlationId, serviceRun } = await handedOff('asks');
     const run = await t.rt.repos.runs.get(correlationId);
     // The service asked its question: a feed line says so (written after the status), and the
@@ -192,7 +192,7 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
         (l) => l.traceId === correlationId && l.payload.status === 'blocked',
       );
     await until(async () => (await blockedLine()) !== undefined, 'the run is blocked');
-    expect((await blockedLine())?.payload.message).toBe('Which branch?');
+    expect((await blockedLine())?.payload.question).toBe('Which branch?');
     expect((await t.rt.repos.processes.get(run?.processId as string))?.status).toBe('blocked');
     const attempt = { fencingToken: serviceRun.fencingToken, attempt: 1 };
     const before = await t.rt.repos.agentRuns.getWithHash(correlationId);
@@ -263,13 +263,51 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     expect((await t.rt.repos.agentRuns.getWithHash(correlationId))?.credentialHash).toBe(
       before?.credentialHash,
     );
-    // The answer reaches the service; it goes on and completes.
-    await service.answer(serviceRun.reference, 'main');
+    // The question is an item of the run's user's inbox, linked to the run; ada answers it there.
+    const items = await t.rt.repos.inbox.list(T, 'ada', { limit: 100 });
+    const question = items.find((i) => i.kind === 'question' && i.correlationId === correlationId);
+    expect([question?.title, question?.body, question?.scheduler]).toEqual([
+      'asks asks: Which branch?',
+      'Which branch?',
+      'asks',
+    ]);
+    const { secret } = await t.rt.repos.tokens.create(
+      { tenant: T, role: 'write', user: 'ada' },
+      t.clock.now(),
+    );
+    const answer = (id: number, text: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/brain/${T}/inbox/${id}/answer`,
+        headers: { authorization: `Bearer ${secret}` },
+        payload: { answer: text },
+      });
+    // Only a question takes an answer.
+    const failedItem = items.find((i) => i.kind === 'run-failed');
+    const notQuestion = await answer(failedItem?.id as number, 'main');
+    expect([notQuestion.statusCode, notQuestion.json().code]).toEqual([409, 'NOT_A_QUESTION']);
+    const answered = await answer(question?.id as number, 'main');
+    expect([answered.statusCode, answered.json().answeredBy]).toEqual([200, 'ada']);
+    const again = await answer(question?.id as number, 'develop');
+    expect([again.statusCode, again.json().code]).toEqual([409, 'CONFLICT']);
+    // A worker's next pass delivers it to the service, which goes on and completes.
+    await worker.reap();
     await until(async () => (await stateOf(correlationId)) === 'ended', 'the run ended');
     const ended = await t.rt.repos.runs.get(correlationId);
     expect(ended?.outcome).toBe('completed');
     expect((await t.rt.repos.processes.get(ended?.processId as string))?.outputTail).toContain(
       'answer: main',
+    );
+    // The feed shows the question, the answer and who gave it, and its delivery.
+    const agentLines = (await t.rt.repos.feed.listForRef(T, P, 'SCHEDULER', 'asks', 100))
+      .filter((l) => l.traceId === correlationId && l.kind === 'AGENT')
+      .map((l) => [l.payload.callback, l.payload.question ?? l.payload.answeredBy ?? null]);
+    expect(agentLines).toEqual(
+      expect.arrayContaining([
+        ['status', 'Which branch?'],
+        ['answer', 'ada'],
+        ['answer-delivered', 'ada'],
+      ]),
     );
   });
   it('cancelPrevious while an agent run runs: the service gets the stop, the run ends cancelled, and the next starts only after; a stop request ends it too', async () => {

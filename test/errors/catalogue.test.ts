@@ -67,6 +67,7 @@ describe('error catalogue', () => {
       'SCHEDULER_PAUSED',
       'SCHEDULER_INHERITED',
       'ATTEMPT_STALE',
+      'NOT_A_QUESTION',
     ]);
     // Every code that asks the caller to come back later (503, 507) is infrastructure.
     for (const [code, e] of Object.entries(errorCatalogue))

@@ -44,6 +44,7 @@ const BODIES: Record<string, unknown> = {
   // The seed's trashed document.
   'POST /brain/{tenant}/project/{project}/documents/restore': (s: Seeded) => ({ path: s.trashPath }),
   'POST /brain/{tenant}/inbox/read': { ids: [1] },
+  'POST /brain/{tenant}/inbox/{id}/answer': { answer: 'scope matrix' },
   'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
 };
 
@@ -103,6 +104,7 @@ function requestFor(route: string, s: Seeded, project: string) {
     if (name === '*') return s.logPath;
     if (name === 'id' && template.includes('/processes/')) return s.processId;
     if (name === 'id' && template.includes('/workflow-runs/')) return s.workflowRunId;
+    if (name === 'id' && template.includes('/inbox/')) return '1';
     throw new Error(`${route}: the scope matrix has no value for {${name}}; add one`);
   });
   const isMcp = template === '/mcp';

@@ -26,8 +26,6 @@ export interface AgentService {
   readonly origin: string;
   /** What it received and did, credentials shown. */
   runs(): Promise<ServiceRun[]>;
-  /** Answers the question a run of it waits on. */
-  answer(reference: string, answer: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,14 +42,6 @@ export async function startAgentService(): Promise<AgentService> {
   return {
     origin,
     runs: async () => (await (await fetch(`${origin}/runs`)).json()) as ServiceRun[],
-    answer: async (reference, answer) => {
-      const response = await fetch(`${origin}/runs/${reference}/answer`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ answer }),
-      });
-      if (response.status !== 200) throw new Error(`answer: HTTP ${response.status}`);
-    },
     close: async () => {
       lines.close();
       if (child.exitCode !== null) return;

@@ -286,7 +286,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
  *
  * @throws UrsaError `FORBIDDEN` for another user without admin.
  */
-function whose(caller: { user: string; role: string }, user: string | undefined): string {
+export function whose(caller: { user: string; role: string }, user: string | undefined): string {
   if (user === undefined || user === caller.user) return caller.user;
   if (caller.role !== 'admin') {
     throw new UrsaError(

@@ -29,8 +29,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('stop_tries', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_stop_at', 'bigint')
     .execute();
+  // A `question` inbox item (a blocked agent run's question) keeps its answer, who gave it, when,
+  // and when the answer reached the service.
+  for (const [column, type] of [
+    ['answer', 'text'],
+    ['answered_by', 'text'],
+    ['answered_at', 'bigint'],
+    ['answer_delivered_at', 'bigint'],
+  ] as const)
+    await db.schema.alterTable('inbox').addColumn(column, type).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const column of ['answer_delivered_at', 'answered_at', 'answered_by', 'answer'])
+    await db.schema.alterTable('inbox').dropColumn(column).execute();
   await db.schema.dropTable('agent_runs').execute();
 }
