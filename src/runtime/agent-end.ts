@@ -4,8 +4,10 @@ import type { FencedRun } from '../runs/run.js';
 import { endRun } from '../runs/transitions.js';
 import type { Run } from '../store/runs.js';
 import type { Runtime } from './context.js';
+import { inlineLiteral } from './markdown-literal.js';
 import { RunRecorder } from './recorder.js';
 import { RunEnds } from './run-ends.js';
+import type { RunLogNote } from './run-log.js';
 import { schedulerOfRun } from './run-scheduler.js';
 
 /** How an agent service ended its run (issue #25): what its `complete` callback said. */
@@ -46,7 +48,8 @@ export async function endAgentRun(
     ...(end.reason === null ? {} : { reason: end.reason }),
     ...(process?.outputTail == null ? {} : { output: process.outputTail }),
   };
-  const written = await new RunEnds(rt, recorder).add({ run: ended, scheduler, result });
+  const agentEvents = await agentEventsOf(rt, run);
+  const written = await new RunEnds(rt, recorder).add({ run: ended, scheduler, result, agentEvents });
   if (!written) return false;
   rt.metrics?.runs.inc({ outcome: ended.outcome, trigger: ended.trigger });
   rt.log.info(
@@ -62,4 +65,45 @@ export async function endAgentRun(
   if (ended.outcome === 'failed') await recorder.notifyFailed(ended, at);
   await promote?.(ended);
   return true;
+}
+
+/** Lines of the feed an agent run's timeline shows at most. */
+const EVENTS_SHOWN = 200;
+
+/**
+ * An agent run's reports as its run log's timeline shows them (issue #25), oldest first: its
+ * status changes, questions, answers with who gave them, and their delivery, from its `AGENT` feed
+ * lines. Text a service or a user wrote goes in as literal text.
+ */
+export async function agentEventsOf(rt: Pick<Runtime, 'repos'>, run: Run): Promise<RunLogNote[]> {
+  const lines = await rt.repos.feed.list(
+    run.tenant,
+    run.project,
+    { traceId: run.correlationId, kinds: ['AGENT'] },
+    EVENTS_SHOWN,
+  );
+  return lines.reverse().flatMap((line) => {
+    const p = line.payload;
+    const text = (value: unknown) => inlineLiteral(String(value));
+    switch (p.callback) {
+      case 'status':
+        return [
+          {
+            at: line.at,
+            text:
+              `status=${text(p.status)}` +
+              (p.question === undefined ? '' : ` question=${text(p.question)}`) +
+              (p.message === undefined ? '' : ` message=${text(p.message)}`),
+          },
+        ];
+      case 'answer':
+        return [{ at: line.at, text: `answered by ${text(p.answeredBy)} (inbox item ${text(p.inboxId)})` }];
+      case 'answer-delivered':
+        return [
+          { at: line.at, text: `answer delivered to the agent service (inbox item ${text(p.inboxId)})` },
+        ];
+      default:
+        return [];
+    }
+  });
 }

@@ -9,6 +9,7 @@ import { Batcher } from './batcher.js';
 import type { Runtime } from './context.js';
 import { type DispatchContext, persist } from './dispatch-context.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';
+import type { RunLogNote } from './run-log.js';
 import { projectKey } from './run-records.js';
 
 /**
@@ -21,6 +22,8 @@ export type Ended =
       /** Undefined only for an agent run whose scheduler no longer loads (its end still stands). */
       readonly scheduler: EffectiveScheduler | undefined;
       readonly result: EngineResult;
+      /** An agent run's reports, for its run log's timeline (issue #25). */
+      readonly agentEvents?: readonly RunLogNote[];
     }
   | {
       readonly run: EndedFrom<FencedRun<null>>;
@@ -133,6 +136,7 @@ export class RunEnds {
             process,
             undefined,
             folds.get(run.correlationId),
+            end.agentEvents,
           ),
         };
       }),

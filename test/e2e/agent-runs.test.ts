@@ -309,6 +309,13 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
         ['answer-delivered', 'ada'],
       ]),
     );
+    // So does the run log's timeline: the question, who answered, the delivery.
+    const log = (await t.rt.repos.documents.get({ tenant: T, project: P, path: ended?.logPath as string }))
+      ?.body;
+    // (Text a service wrote is a literal code span: it cannot forge the document's structure.)
+    expect(log).toMatch(/AGENT +status=blocked question=` Which branch\? `/);
+    expect(log).toMatch(/AGENT +answered by ada \(inbox item \d+\)/);
+    expect(log).toMatch(/AGENT +answer delivered to the agent service/);
   });
   it('cancelPrevious while an agent run runs: the service gets the stop, the run ends cancelled, and the next starts only after; a stop request ends it too', async () => {
     const first = await handedOff('long');
