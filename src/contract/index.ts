@@ -24,7 +24,13 @@ import type {
   historyEntrySchema,
   historySchema,
 } from './documents.js';
-import type { inboxItemSchema, inboxPageSchema, markReadBody, markReadResultSchema } from './inbox.js';
+import type {
+  answerResultSchema,
+  inboxItemSchema,
+  inboxPageSchema,
+  markReadBody,
+  markReadResultSchema,
+} from './inbox.js';
 import type { recipeDetailSchema, recipeListSchema, recipeSummarySchema } from './recipes.js';
 import type { processSchema, runDetailSchema, stopBody, stopResultSchema } from './runs.js';
 import type {
@@ -77,6 +83,7 @@ export type AgentStatusBody = z.infer<typeof agentStatusBody>;
 export type AgentOutputBody = z.infer<typeof agentOutputBody>;
 export type AgentCompleteBody = z.infer<typeof agentCompleteBody>;
 export type AgentCallbackResult = z.infer<typeof agentCallbackResultSchema>;
+export type AnswerView = z.infer<typeof answerResultSchema>;
 
 /** A scheduler's last run in a listing. */
 export type LastRun = z.infer<typeof lastRunSchema>;

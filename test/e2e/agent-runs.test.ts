@@ -8,6 +8,7 @@ import { applyDirectory } from '../../src/service/apply.js';
 import { fireScheduler, stopProcess } from '../../src/service/runs.js';
 import { libraryActor } from '../../src/store/audit.js';
 import { type AgentService, type ServiceRun, startAgentService } from '../support/agent-service.js';
+import { injectFetch, ursa } from '../support/cli.js';
 import { DIALECTS } from '../support/dialects.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
@@ -286,8 +287,27 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     const failedItem = items.find((i) => i.kind === 'run-failed');
     const notQuestion = await answer(failedItem?.id as number, 'main');
     expect([notQuestion.statusCode, notQuestion.json().code]).toEqual([409, 'NOT_A_QUESTION']);
-    const answered = await answer(question?.id as number, 'main');
-    expect([answered.statusCode, answered.json().answeredBy]).toEqual([200, 'ada']);
+    // ada answers with `ursa inbox answer` against the server (REST underneath).
+    const answered = await ursa(
+      [
+        'inbox',
+        'answer',
+        String(question?.id),
+        'main',
+        '--url',
+        callbackBase,
+        '--token',
+        secret,
+        '--tenant',
+        T,
+      ],
+      { fetch: injectFetch(app) },
+    );
+    expect(answered).toEqual({
+      code: 0,
+      stdout: `answered ${question?.id} as ada; it goes to the agent service at the next pass\n`,
+      stderr: '',
+    });
     const again = await answer(question?.id as number, 'develop');
     expect([again.statusCode, again.json().code]).toEqual([409, 'CONFLICT']);
     // A worker's next pass delivers it to the service, which goes on and completes.
