@@ -96,8 +96,8 @@ export async function authorizeCallback(
  *   if it did); a `summary` is appended to its output first.
  *
  * @throws UrsaError `UNAUTHENTICATED` (see {@link authorizeCallback}); `ATTEMPT_STALE` (409)
- *   when its fencing token or attempt is not the run's current one, or the run moved on while it
- *   was applied. Nothing changes when it throws.
+ *   when its fencing token or attempt is not the run's current one (nothing changes), or the run
+ *   moved on while it was applied (its heartbeat may be recorded, nothing else).
  */
 export async function applyAgentCallback(
   rt: Runtime,
