@@ -167,11 +167,10 @@ export interface InboxTable {
   correlation_id: string | null;
   log_path: string | null;
   read_at: number | null;
-  /** A `question` item's answer (issue #25), who gave it and when; null until answered. */
+  /** A `question` item's answer, who gave it, when, and when it reached the agent service (issue #25). */
   answer: string | null;
   answered_by: string | null;
   answered_at: number | null;
-  /** When the answer reached the agent service that asked; null until then. */
   answer_delivered_at: number | null;
 }
 
