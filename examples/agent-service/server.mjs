@@ -11,7 +11,8 @@
 //   steps (default 3), stepMs (default 200), heartbeatMs (default 100): how long it works;
 //   question: ask it after the first step (it reaches the run's user in Ursa's inbox) and wait for
 //   the answer, which Ursa POSTs to /runs/<reference>/answer;
-//   fail: end `failed` with this reason instead of `done`;
+//   fail: end `failed` with this reason instead of `done`; failAttempts: n: the first n attempts
+//   of a run end `failed` (a scheduler's `retry` then tries it again);
 //   silent: true: accept the run and never call back (Ursa ends it `heartbeat-timeout`), not even
 //   to confirm a stop (Ursa ends it `cancelled` once the stop's grace period is over).
 // POST /runs/<reference>/stop ends a run `stopped`. GET /runs lists what it received (for tests;
@@ -86,8 +87,12 @@ async function work(run) {
     }
     if (run.over) return;
     run.over = true;
-    if (typeof params.fail === 'string')
-      await callback(run, 'complete', { status: 'failed', reason: params.fail });
+    const failing = typeof params.fail === 'string' || run.attempt <= Number(params.failAttempts ?? 0);
+    if (failing)
+      await callback(run, 'complete', {
+        status: 'failed',
+        reason: params.fail ?? `attempt ${run.attempt} failed`,
+      });
     else await callback(run, 'complete', { status: 'done', summary: `finished ${steps} steps\n` });
   } finally {
     clearInterval(beat);

@@ -32,6 +32,8 @@ export interface AppOptions {
    * run ended by its service's callback, issue #25); absent: the next reap of any worker does.
    */
   readonly promoteWaiting?: (run: Run) => Promise<unknown>;
+  /** Retries an agent run its service reported failed, on the worker of this process (issue #25). */
+  readonly retryAgentRun?: (run: Run, reason: string) => Promise<boolean>;
 }
 
 /**

@@ -21,6 +21,8 @@ export async function endSilentAgentRuns(rt: Runtime, executor: Executor, now: n
     if (verdict.kind === 'alive') break;
     const run = await rt.repos.runs.get(agentRun.correlationId);
     if (run?.state !== 'started' || run.fencingToken !== agentRun.fencingToken) continue;
+    // A scheduler with retries left tries the run again, as after any failed attempt (issue #22).
+    if (await executor.retryHandedOff(run, EndReason.HEARTBEAT_TIMEOUT)) continue;
     const done = await executor.endFailed(run, {
       reason: EndReason.HEARTBEAT_TIMEOUT,
       from: 'started',

@@ -35,6 +35,11 @@ interface Attempt {
 /** What a callback may reach besides the store: a worker of this process, to hand on a freed lane. */
 export interface CallbackHooks {
   readonly promoteWaiting?: (run: Run) => Promise<unknown>;
+  /**
+   * Retries a run its service reported failed, when the worker of this process holds it and its
+   * scheduler's `retry` leaves an attempt (`Executor.retryHandedOff`); whether it took it on.
+   */
+  readonly retry?: (run: Run, reason: string) => Promise<boolean>;
 }
 
 /** Bytes of output a run keeps (the run log's tail), as the shell engine keeps by default. */
@@ -93,7 +98,8 @@ export async function authorizeCallback(
  *   `AGENT` feed line of its length.
  * - `complete`: the run ends through the one end of every run (`endAgentRun`): `done` completed,
  *   `failed` with its reason, `stopped` cancelled (with the reason of the stop Ursa asked for,
- *   if it did); a `summary` is appended to its output first.
+ *   if it did); a `summary` is appended to its output first. A `failed` one whose scheduler has
+ *   retries left is tried again instead, when the worker of this process holds it (`hooks.retry`).
  *
  * @throws UrsaError `UNAUTHENTICATED` (see {@link authorizeCallback}); `ATTEMPT_STALE` (409)
  *   when its fencing token or attempt is not the run's current one (nothing changes), or the run
@@ -146,6 +152,9 @@ export async function applyAgentCallback(
     case 'complete': {
       const { status: end, reason, summary } = callback.body;
       if (summary !== undefined) await appendOutput(rt, run, processId, summary);
+      // A failed attempt with retries left goes on as the run's next attempt (issue #22).
+      if (end === 'failed' && (await hooks.retry?.(run, reason ?? 'failed')) === true)
+        return { runId, state: 'started', status: end };
       // A stop Ursa asked for ends with Ursa's reason (`scheduler-overlap`, …), not the service's words.
       const [requested] = end === 'stopped' ? await rt.repos.processes.stopRequested([processId]) : [];
       const ended = await endAgentRun(

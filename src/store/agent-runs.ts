@@ -128,6 +128,19 @@ export class AgentRuns {
       .execute();
   }
 
+  /**
+   * Takes the attempt of `fencingToken` off its service (its reference cleared): it failed and
+   * waits for a retry, so no heartbeat check, stop or answer goes to it any more.
+   */
+  async retrying(correlationId: string, fencingToken: number): Promise<void> {
+    await this.store.db
+      .updateTable('agent_runs')
+      .set({ reference: null })
+      .where('correlation_id', '=', correlationId)
+      .where('fencing_token', '=', fencingToken)
+      .execute();
+  }
+
   /** Records the service's run reference from its 202, for the attempt of `fencingToken`. */
   async accepted(
     correlationId: string,

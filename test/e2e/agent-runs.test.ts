@@ -44,7 +44,11 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
   beforeAll(async () => {
     t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
     // As `ursa serve`: a run a callback ends gives its lane to the waiting run through the worker.
-    app = await buildApp({ rt: t.rt, promoteWaiting: (run) => worker.executor.promoteWaiting(run) });
+    app = await buildApp({
+      rt: t.rt,
+      promoteWaiting: (run) => worker.executor.promoteWaiting(run),
+      retryAgentRun: (run, reason) => worker.executor.retryHandedOff(run, reason),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     callbackBase = `http://127.0.0.1:${port}`;
@@ -63,6 +67,10 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
         ),
         '_vance/scheduler/steps.yaml': manualScheduler({ steps: 2, stepMs: 20, heartbeatMs: 20 }),
         '_vance/scheduler/silent.yaml': manualScheduler({ silent: true }),
+        '_vance/scheduler/flaky.yaml': manualScheduler(
+          { steps: 1, stepMs: 10, heartbeatMs: 20, failAttempts: 1 },
+          'retry:\n  attempts: 2\n  backoff: PT5S\n',
+        ),
         '_vance/scheduler/long.yaml': manualScheduler(
           { steps: 500, stepMs: 20, heartbeatMs: 20 },
           'overlap: cancelPrevious\n',
@@ -82,6 +90,7 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
       ['_vance/recipes/agent-timed.yaml', 'created'],
       ['_vance/recipes/agent.yaml', 'created'],
       ['_vance/scheduler/asks.yaml', 'created'],
+      ['_vance/scheduler/flaky.yaml', 'created'],
       ['_vance/scheduler/long.yaml', 'created'],
       ['_vance/scheduler/silent.yaml', 'created'],
       ['_vance/scheduler/steps.yaml', 'created'],
@@ -401,5 +410,23 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     await until(async () => (await stateOf(correlationId)) === 'ended', 'the run ended');
     const ended = await t.rt.repos.runs.get(correlationId);
     expect([ended?.outcome, ended?.reason]).toEqual(['cancelled', 'timeout after 20000 ms']);
+  });
+  it('retries a run its service reported failed as a new attempt: a new delivery with the same Idempotency-Key, the next attempt and token (stepped clock)', async () => {
+    const first = await handedOff('flaky');
+    // The service fails attempt 1: the run keeps its lane and waits for its retry, 5 s on.
+    await until(
+      async () => (await t.rt.repos.agentRuns.getWithHash(first.correlationId))?.reference === null,
+      'the failed attempt is off its service',
+    );
+    expect(await stateOf(first.correlationId)).toBe('started');
+    t.clock.set(t.clock.now() + 5_000);
+    await until(async () => (await stateOf(first.correlationId)) === 'ended', 'the run ended');
+    const run = await t.rt.repos.runs.get(first.correlationId);
+    expect([run?.outcome, run?.attempt]).toEqual(['completed', 2]);
+    const deliveries = (await service.runs()).filter((r) => r.correlationId === first.correlationId);
+    expect(deliveries.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(new Set(deliveries.map((r) => r.idempotencyKey)).size).toBe(1);
+    expect(deliveries[1]?.fencingToken).toBeGreaterThan(deliveries[0]?.fencingToken as number);
+    expect(deliveries[1]?.credential).not.toBe(deliveries[0]?.credential);
   });
 });

@@ -51,7 +51,10 @@ const CALLBACKS = [
 export async function agentRunRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { rt } = options;
-  const hooks = options.promoteWaiting === undefined ? {} : { promoteWaiting: options.promoteWaiting };
+  const hooks = {
+    ...(options.promoteWaiting === undefined ? {} : { promoteWaiting: options.promoteWaiting }),
+    ...(options.retryAgentRun === undefined ? {} : { retry: options.retryAgentRun }),
+  };
   for (const { kind, body, summary } of CALLBACKS) {
     r.post(
       `${AGENT_CALLBACK_PREFIX}/:runId/${kind}`,
