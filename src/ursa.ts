@@ -55,7 +55,7 @@ export type EngineFunction = (
 export interface UrsaOptions {
   /** The store: a SQLite file path (default `./data/ursa.db`) or a `postgres://` URL. */
   readonly db?: string;
-  /** Engines of the application, by name, added to the built-in `shell`, `http` and `noop`. */
+  /** Engines of the application, by name, added to the built-in `shell`, `http`, `agent` and `noop`. */
   readonly engines?: Readonly<Record<string, EngineFunction>>;
   /** The clock (default: the system clock). Tests pass a stepped one. */
   readonly clock?: Clock;

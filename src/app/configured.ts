@@ -20,6 +20,7 @@ export function runtimeSettingsOf(config: Config): RuntimeSettings {
     },
     workflowsEnabled: config.workflows,
     secretHosts: config.secretHosts,
+    publicUrl: config.publicUrl,
     templateLimits: templateLimitsOf(config),
   };
 }

@@ -266,6 +266,11 @@ export class HttpClient implements C.UrsaClient {
     return { user: user ?? null, count: body.marked };
   }
 
+  inboxAnswer(user: string | undefined, id: number, answer: string): Promise<C.AnswerView> {
+    const body = user === undefined ? { answer } : { answer, user };
+    return this.#call({ method: 'POST', path: this.#tenant(`inbox/${id}/answer`), body });
+  }
+
   processStop(processId: string, reason: string): Promise<StopView> {
     const body: StopBody = { reason };
     return this.#call({

@@ -7,6 +7,7 @@ import { describeScheduler } from '../service/describe.js';
 import { documentHistoryPage, getDocument, listDocuments } from '../service/documents.js';
 import { projectEventPage, schedulerEventPage } from '../service/feed.js';
 import { inboxPage, markInboxRead } from '../service/inbox.js';
+import { answerQuestion } from '../service/inbox-answers.js';
 import { getSchedulerDetail, listSchedulers } from '../service/listing.js';
 import { pauseScheduler, resumeScheduler } from '../service/pauses.js';
 import { deleteRecipe, getRecipe, listRecipes, setRecipe } from '../service/recipes.js';
@@ -32,6 +33,7 @@ import {
   stopWorkflowRun,
 } from '../service/workflows.js';
 import type {
+  AnswerView,
   BackfillView,
   ClientScope,
   DocumentSummary,
@@ -211,6 +213,11 @@ export class LocalClient implements UrsaClient {
     const whose = user ?? LOCAL_DEFAULT_USER;
     const count = await markInboxRead(this.rt, this.scope.tenant, whose, ids);
     return { user: whose, count };
+  }
+
+  inboxAnswer(user: string | undefined, id: number, answer: string): Promise<AnswerView> {
+    const whose = user ?? LOCAL_DEFAULT_USER;
+    return answerQuestion(this.rt, this.scope.tenant, whose, id, answer, this.#caller.user);
   }
 
   processStop(processId: string, reason: string): Promise<{ stopping: boolean }> {

@@ -9,6 +9,7 @@
  */
 
 import type {
+  AnswerView,
   BackfillView,
   DeleteView,
   DocumentSummary,
@@ -37,6 +38,7 @@ import type {
 import type { ProjectFeedRequest } from '../service/feed.js';
 
 export type {
+  AnswerView,
   BackfillView,
   Bounds,
   DeleteView,
@@ -170,6 +172,13 @@ export interface UrsaClient {
     user: string | undefined,
     ids: readonly number[],
   ): Promise<{ readonly user: string | null; readonly count: number }>;
+  /**
+   * Answers a question an agent run asked in `user`'s inbox (undefined: the caller's), as the
+   * caller; the agent service gets it at a worker's next pass (issue #25).
+   *
+   * @throws UrsaError `NOT_FOUND`, `NOT_A_QUESTION`, `CONFLICT` (answered already, or its run ended).
+   */
+  inboxAnswer(user: string | undefined, id: number, answer: string): Promise<AnswerView>;
   processStop(processId: string, reason: string): Promise<StopView>;
   /** The recipes the project can name: its own, `_tenant`'s, built in (see `listRecipes`). */
   listRecipes(): Promise<RecipeList>;

@@ -26,7 +26,9 @@ function cell(text: string): string {
 export function configurationReference(): string {
   const rows = settingKeys.map((key) => {
     const d = settingDefinitions[key];
-    return `| \`${d.yamlKey}\` | \`${d.env}\` | \`${d.flag}\` | \`${cell(defaultText(key))}\` | ${cell(d.allowed)} | ${cell(d.doc)} |`;
+    // An empty default (publicUrl) is unset: "none", not an empty code span.
+    const shown = defaultText(key) === '' ? 'none' : `\`${cell(defaultText(key))}\``;
+    return `| \`${d.yamlKey}\` | \`${d.env}\` | \`${d.flag}\` | ${shown} | ${cell(d.allowed)} | ${cell(d.doc)} |`;
   });
   return [
     '# Configuration reference',

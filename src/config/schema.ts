@@ -9,6 +9,7 @@ import {
   logLevelSchema,
   nameSchema,
   OUTBOUND_LIST,
+  publicUrlSchema,
   redactDb,
   secretHostsMap,
   secretHostsText,
@@ -295,6 +296,17 @@ export const settingDefinitions: { readonly [K in SettingKey]: SettingDefinition
     doc: 'The hosts each secret variable may be sent to; a recipe naming it for another host is refused.',
     fromYaml: secretHostsMap,
     fromText: secretHostsText,
+  },
+  publicUrl: {
+    default: '',
+    type: 'string',
+    env: 'URSA_PUBLIC_URL',
+    yamlKey: 'publicUrl',
+    flag: '--public-url',
+    allowed: 'an absolute http:// or https:// URL without credentials, query or fragment, or empty',
+    doc: 'The address agent services reach this server at for their callbacks; without it, agent recipes are refused.',
+    fromYaml: publicUrlSchema,
+    fromText: publicUrlSchema,
   },
 };
 

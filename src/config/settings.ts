@@ -78,6 +78,12 @@ export interface Settings {
    * variable not named may go to any host. Default none.
    */
   readonly secretHosts: SecretHosts;
+  /**
+   * Where agent services call this server back (issue #25): an absolute http(s) URL without a
+   * trailing `/`, e.g. `https://ursa.example.com`; empty for none, and then agent recipes are
+   * refused when written. Default empty.
+   */
+  readonly publicUrl: string;
 }
 
 /** The name of one setting, as a key of {@link Settings}. */

@@ -95,6 +95,32 @@ export const hostSchema = z
   .string({ error: 'is not a text value' })
   .regex(/^[^\s/]+$/, { error: 'is not a host name or IP address' });
 
+/**
+ * `publicUrl` (issue #25): empty (none), or the absolute http:// or https:// URL agent services
+ * call back at, without credentials, query or fragment; a trailing `/` is dropped.
+ */
+export const publicUrlSchema = z
+  .string({ error: 'is not a text value' })
+  .superRefine((text, ctx) => {
+    const problem = text === '' ? undefined : publicUrlProblem(text);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((text) => text.replace(/\/+$/, ''));
+
+/** Why `text` is no public URL Ursa can be called back at, or undefined when it is one. */
+export function publicUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'is not an http:// or https:// URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+  if (url.search !== '' || url.hash !== '') return 'must have no query or fragment';
+  return undefined;
+}
+
 /** One of {@link LogLevel}. */
 export const logLevelSchema = z.enum(LogLevel, { error: 'is not a log level' });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, limitQuery, userName } from './common.js';
+import { instant, limitQuery, segment, userName } from './common.js';
 import { INBOX_KINDS } from './vocabulary.js';
 
 /** A user's inbox (decisions §2) on the wire: `GET /brain/:tenant/inbox`, `POST …/inbox/read`. */
@@ -41,3 +41,22 @@ export const markReadBody = z.strictObject({
 
 /** How many items a mark-read changed. */
 export const markReadResultSchema = z.object({ marked: z.number() });
+
+/** `POST /brain/:tenant/inbox/:id/answer`: the answer to a question item (issue #25), and whose item. */
+export const answerBody = z.strictObject({
+  answer: z.string().min(1).max(16_384),
+  user: userName.optional().describe("Whose item; default the token's user (another user needs admin)"),
+});
+
+/** The item a question's answer is for. */
+export const inboxItemParams = z.strictObject({
+  tenant: segment,
+  id: z.coerce.number().int().min(1).describe('The inbox item id'),
+});
+
+/** What an answer did: recorded now, delivered to the agent service that asked by a worker's next pass. */
+export const answerResultSchema = z.object({
+  id: z.number(),
+  answeredBy: z.string(),
+  answeredAt: instant,
+});

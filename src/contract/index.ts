@@ -9,6 +9,12 @@
  * the web bundle can take its types without node code.
  */
 import type { z } from 'zod';
+import type {
+  agentCallbackResultSchema,
+  agentCompleteBody,
+  agentOutputBody,
+  agentStatusBody,
+} from './agent-runs.js';
 import type { meSchema } from './caller.js';
 import type { problemSchema } from './common.js';
 import type {
@@ -18,7 +24,13 @@ import type {
   historyEntrySchema,
   historySchema,
 } from './documents.js';
-import type { inboxItemSchema, inboxPageSchema, markReadBody, markReadResultSchema } from './inbox.js';
+import type {
+  answerResultSchema,
+  inboxItemSchema,
+  inboxPageSchema,
+  markReadBody,
+  markReadResultSchema,
+} from './inbox.js';
 import type { recipeDetailSchema, recipeListSchema, recipeSummarySchema } from './recipes.js';
 import type { processSchema, runDetailSchema, stopBody, stopResultSchema } from './runs.js';
 import type {
@@ -53,6 +65,7 @@ import type {
   workflowStopResultSchema,
 } from './workflows.js';
 
+export * from './agent-runs.js';
 export * from './caller.js';
 export * from './common.js';
 export * from './documents.js';
@@ -66,6 +79,11 @@ export * from './workflows.js';
 
 /** An `application/problem+json` answer (RFC 9457) with Ursa's stable `code`. */
 export type Problem = z.infer<typeof problemSchema>;
+export type AgentStatusBody = z.infer<typeof agentStatusBody>;
+export type AgentOutputBody = z.infer<typeof agentOutputBody>;
+export type AgentCompleteBody = z.infer<typeof agentCompleteBody>;
+export type AgentCallbackResult = z.infer<typeof agentCallbackResultSchema>;
+export type AnswerView = z.infer<typeof answerResultSchema>;
 
 /** A scheduler's last run in a listing. */
 export type LastRun = z.infer<typeof lastRunSchema>;

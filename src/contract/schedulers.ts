@@ -204,8 +204,8 @@ export const tenantRefreshSchema = z.object({
   projects: z.array(refreshSchema.extend({ project: z.string() })),
 });
 
-/** The kinds of feed line (spec §7). */
-export const FEED_KINDS = ['START', 'END', 'SKIPPED'] as const;
+/** The kinds of feed line (spec §7); `AGENT`: a callback of an agent run's service (issue #25). */
+export const FEED_KINDS = ['START', 'END', 'SKIPPED', 'AGENT'] as const;
 
 /** One kind or several, comma-separated. */
 const KINDS_LIST = new RegExp(`^(${FEED_KINDS.join('|')})(,(${FEED_KINDS.join('|')}))*$`);

@@ -28,6 +28,7 @@ export const INBOX_KINDS = [
   'document-invalid',
   'scheduler-paused',
   'budget-exceeded',
+  'question',
 ] as const;
 
 /**
@@ -36,7 +37,8 @@ export const INBOX_KINDS = [
  * refused and it stays scheduled, spec §10a), `document-invalid` (a scheduler or recipe document
  * failed validation, spec §8), `scheduler-paused` (a scheduler paused itself after failed runs,
  * its `pauseOnFailure`, issue #22), `budget-exceeded` (a project's run budget skipped a run, once per
- * window, issue #22).
+ * window, issue #22), `question` (a blocked agent run asks its `runAs` user; answered in the inbox,
+ * issue #25).
  */
 export type InboxKind = (typeof INBOX_KINDS)[number];
 

@@ -62,12 +62,25 @@ export interface EngineRequest {
    * outlives the run (decisions §5 fencing). Engines that start no OS process never call it.
    */
   readonly spawned?: (pgid: number) => void;
+  /**
+   * For an engine that hands its run to a service ({@link Engine.handsOff}, issue #25): where the
+   * service calls back (the run's callback URL, no trailing `/`) and the attempt's run credential
+   * (decisions §6: valid for this run's callbacks until it ends; the store keeps only its hash).
+   * Absent for every other engine.
+   */
+  readonly callback?: { readonly url: string; readonly credential: string };
 }
 
-/** How a process ended. */
+/** How a process ended, or (`accepted`) that a service took it over. */
 export interface EngineResult {
-  /** `done`: success; `failed`: error or non-zero exit; `stopped`: the signal was aborted. */
-  readonly status: 'done' | 'failed' | 'stopped';
+  /**
+   * `done`: success; `failed`: error or non-zero exit; `stopped`: the signal was aborted;
+   * `accepted`: a service took the run over ({@link Engine.handsOff}, issue #25) and reports its
+   * end by callbacks: the run stays active, owned by the store.
+   */
+  readonly status: 'done' | 'failed' | 'stopped' | 'accepted';
+  /** `accepted`: the service's own reference of the run (from its 202). */
+  readonly reference?: string;
   /** Process exit code (shell engine), when there was one. */
   readonly exitCode?: number;
   /** Why it failed or stopped, e.g. `exit code 3`, `timeout after 30000 ms`, `killed by SIGTERM`. */
@@ -78,9 +91,53 @@ export interface EngineResult {
   readonly errorOutput?: string;
 }
 
+/**
+ * A stop of a run an engine handed to a service ({@link Engine.handsOff}, issue #25): its recipe,
+ * context and the service's `reference`, and why it stops (`scheduler-overlap`, `stopped`, …).
+ */
+export interface HandOffStop {
+  readonly processId: string;
+  readonly recipe: RecipeDefinition;
+  readonly context: EngineRequest['context'];
+  readonly reference: string;
+  readonly reason: string;
+}
+
+/** The answer to a question a handed-off run asked (issue #25): which question (its inbox id), what, who. */
+export interface HandOffAnswer {
+  readonly processId: string;
+  readonly recipe: RecipeDefinition;
+  readonly context: EngineRequest['context'];
+  readonly reference: string;
+  readonly questionId: number;
+  readonly answer: string;
+  readonly answeredBy: string;
+}
+
 /** Engines are code (decisions §2): `shell` and `noop` built in, more registered by library users. */
 export interface Engine {
   readonly name: string;
+  /**
+   * True for an engine that hands its run to a service and returns `accepted` at once (the
+   * `agent` engine, issue #25): the worker gives it a `callback` and the run stays active after
+   * its return, until a callback or a heartbeat timeout ends it. Absent: false.
+   */
+  readonly handsOff?: boolean;
+  /**
+   * Asks the service of a run this engine handed off to stop it (issue #25): resolves to `taken`
+   * when the service took the request (it confirms by its `complete` callback), or to why not.
+   * Never rejects. Only for an engine that {@link handsOff}.
+   */
+  stop?(
+    stop: HandOffStop,
+  ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }>;
+  /**
+   * Delivers the answer to a question a run this engine handed off asked (issue #25): `taken` when
+   * the service took it, or why not. Never rejects. Only for an engine that {@link handsOff}.
+   */
+  answer?(
+    answer: HandOffAnswer,
+  ): Promise<{ readonly taken: true } | { readonly taken: false; readonly reason: string }>;
   /** Runs one process to its end. Never rejects: failures are an `EngineResult` with status `failed`. */
   run(request: EngineRequest): Promise<EngineResult>;
 }

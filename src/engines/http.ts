@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { type Dispatcher, fetch as undiciFetch } from 'undici';
 import { UrsaError } from '../errors/index.js';
-import { urlHost } from '../net/host-pattern.js';
 import {
   type Listener,
   OUTBOUND_ENTRY_ALLOWED,
@@ -9,15 +7,10 @@ import {
   type OutboundRules,
   parseOutboundEntry,
 } from '../net/outbound-policy.js';
-import { type SecretHosts, secretHostRefusal } from '../net/secret-hosts.js';
-import {
-  headerNameProblem,
-  headerValueProblem,
-  httpUrlProblem,
-  secretEnvNameProblem,
-} from '../recipes/http-fields.js';
+import type { SecretHosts } from '../net/secret-hosts.js';
 import { formatInstant } from '../time/instant.js';
 import type { Engine, EngineRequest, EngineResult } from './engine.js';
+import { networkCode, type Prepared, prepare, readPrefix } from './http-request.js';
 import { guardedAgent, type HostLookup, OutboundRefused } from './outbound-connect.js';
 import { Secrets } from './secret-forms.js';
 import { stopReason } from './stop-reason.js';
@@ -55,11 +48,11 @@ export interface HttpEngineOptions {
   readonly bodyExcerptBytes?: number;
 }
 
-/** The occurrence an `Idempotency-Key` is derived from: {@link EngineRequest}'s `context`, or part of it. */
-export type IdempotencyKeyParts = Pick<
-  EngineRequest['context'],
-  'tenant' | 'project' | 'scheduler' | 'scheduledFor'
->;
+export {
+  FENCING_TOKEN_HEADER,
+  type IdempotencyKeyParts,
+  idempotencyKey,
+} from './http-request.js';
 
 /** The JSON document an `http` run POSTs (issue #5). */
 export interface HttpRunPayload {
@@ -87,36 +80,12 @@ export interface HttpRunPayload {
   };
 }
 
-/**
- * The header an `http` run carries its attempt's fencing token in, as a decimal integer (see
- * `EngineRequest.context`): the same occurrence keeps its `Idempotency-Key` across attempts, and a
- * later attempt carries a larger token.
- */
-export const FENCING_TOKEN_HEADER = 'Ursa-Fencing-Token';
-
 /** How long an `http` run may take when its recipe sets no `timeout`: 30 s. */
 export const HTTP_DEFAULT_TIMEOUT_MS = 30_000;
 
 const DEFAULT_BODY_EXCERPT_BYTES = 4096;
 /** Longest delay a Node timer honours; a larger one would fire after 1 ms. */
 const MAX_TIMER_MS = 2_147_483_647;
-
-/**
- * The `Idempotency-Key` of an occurrence: the first 32 hex digits (128 bits) of the SHA-256 of
- * the UTF-8 JSON text `[tenant, project, scheduler, scheduledFor]` as `JSON.stringify` writes it
- * (no spaces; `scheduledFor` as integer epoch milliseconds), e.g.
- * `["acme","web","nightly-report",1774699200000]` → `7cc28e753e020a52711c9250952f2a03`.
- *
- * Every delivery of one occurrence (a retry, a second worker, a coalesced run of the same
- * `scheduledFor`) carries the same key; another scheduler, project, tenant or occurrence gets
- * another, so a receiver can drop a repeat. The JSON array keeps the parts apart: no choice of
- * names can make two occurrences collide the way a joined string could.
- */
-export function idempotencyKey(occurrence: IdempotencyKeyParts): string {
-  const { tenant, project, scheduler, scheduledFor } = occurrence;
-  const text = JSON.stringify([tenant, project, scheduler, scheduledFor]);
-  return createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
-}
 
 /** The document an `http` run POSTs for `request` (see {@link HttpRunPayload}). */
 export function httpRunPayload(request: EngineRequest): HttpRunPayload {
@@ -174,11 +143,7 @@ export function httpRunPayload(request: EngineRequest): HttpRunPayload {
  */
 export function createHttpEngine(options: HttpEngineOptions = {}): Engine {
   const excerptBytes = nonNegativeInteger(options.bodyExcerptBytes);
-  const rules: OutboundRules = {
-    allow: outboundEntries('outbound.allow', options.outbound?.allow),
-    deny: outboundEntries('outbound.deny', options.outbound?.deny),
-    listeners: options.outbound?.listeners ?? [],
-  };
+  const rules = outboundRulesOf(options);
   let agent: Dispatcher | undefined;
   const secretHosts = options.secretHosts ?? {};
   return {
@@ -187,7 +152,7 @@ export function createHttpEngine(options: HttpEngineOptions = {}): Engine {
       if (request.signal.aborted) return { status: 'stopped', reason: stopReason(request.signal) };
       let secrets: Secrets = new Secrets([]);
       try {
-        const prepared = prepare(request, options.env ?? process.env, secretHosts);
+        const prepared = prepare(request, options.env ?? process.env, secretHosts, httpRunPayload(request));
         if (typeof prepared === 'string') return failed(prepared);
         secrets = prepared.secrets;
         // One agent per engine, made at the first run: it keeps connections it checked for reuse.
@@ -202,6 +167,20 @@ export function createHttpEngine(options: HttpEngineOptions = {}): Engine {
   };
 }
 
+/**
+ * The outbound policy of `options` (issue #19), as the `http` and `agent` engines apply it.
+ *
+ * @throws UrsaError `ARGUMENT_INVALID` when an `outbound` entry is neither a host pattern nor an
+ *   address range.
+ */
+export function outboundRulesOf(options: HttpEngineOptions): OutboundRules {
+  return {
+    allow: outboundEntries('outbound.allow', options.outbound?.allow),
+    deny: outboundEntries('outbound.deny', options.outbound?.deny),
+    listeners: options.outbound?.listeners ?? [],
+  };
+}
+
 /** The entries of one outbound list, parsed. */
 function outboundEntries(field: string, texts: readonly string[] | undefined): OutboundEntry[] {
   return (texts ?? []).map((text, i) => {
@@ -213,74 +192,6 @@ function outboundEntries(field: string, texts: readonly string[] | undefined): O
       allowed: OUTBOUND_ENTRY_ALLOWED,
     });
   });
-}
-
-interface Prepared {
-  readonly url: URL;
-  readonly headers: Headers;
-  readonly body: string;
-  readonly secrets: Secrets;
-}
-
-/** Everything to send, or the reason nothing is sent. No reason holds a header value. */
-function prepare(
-  request: EngineRequest,
-  env: NodeJS.ProcessEnv,
-  secretHosts: SecretHosts,
-): Prepared | string {
-  const { recipe } = request;
-  if (recipe.url === undefined || recipe.url === '') return 'recipe has no url';
-  const urlProblem = httpUrlProblem(recipe.url);
-  if (urlProblem !== undefined) return `url ${urlProblem}`;
-  const url = new URL(recipe.url);
-
-  const headers = new Headers();
-  const given = new Set<string>();
-  const add = (kind: string, name: string, value: string, valueProblem: string | undefined): string => {
-    const problem =
-      headerNameProblem(name) ??
-      (given.has(name.toLowerCase()) ? 'is given more than once' : undefined) ??
-      valueProblem;
-    if (problem !== undefined) return `${kind} ${JSON.stringify(name)}: ${problem}`;
-    given.add(name.toLowerCase());
-    headers.set(name, value);
-    return '';
-  };
-  for (const [name, value] of Object.entries(recipe.headers ?? {})) {
-    const problem = add('header', name, value, headerValueProblem(value));
-    if (problem !== '') return problem;
-  }
-  const values: string[] = [];
-  for (const [name, variable] of Object.entries(recipe.secretHeaders ?? {})) {
-    const nameProblem =
-      secretEnvNameProblem(variable) ?? secretHostRefusal(secretHosts, variable, urlHost(url));
-    if (nameProblem !== undefined) return `secret header ${JSON.stringify(name)}: ${nameProblem}`;
-    const value = env[variable];
-    if (value === undefined || value === '') {
-      return `secret header ${JSON.stringify(name)}: environment variable ${variable} is not set`;
-    }
-    const valueProblem =
-      headerValueProblem(value) === undefined
-        ? undefined
-        : `environment variable ${variable} holds a character a header value cannot (a line break, NUL, another control character or one beyond Latin-1)`;
-    const problem = add('secret header', name, value, valueProblem);
-    if (problem !== '') return problem;
-    values.push(value);
-  }
-  headers.set('Content-Type', 'application/json');
-  headers.set('Idempotency-Key', idempotencyKey(request.context));
-  if (request.context.fencingToken !== undefined)
-    headers.set(FENCING_TOKEN_HEADER, String(request.context.fencingToken));
-  // The run's span (issue #26 item 3): the receiver's spans join the run's trace.
-  if (request.context.traceparent !== undefined) headers.set('traceparent', request.context.traceparent);
-
-  let body: string;
-  try {
-    body = JSON.stringify(httpRunPayload(request));
-  } catch (error) {
-    return `params cannot be written as JSON: ${(error as Error).message}`;
-  }
-  return { url, headers, body, secrets: new Secrets(values) };
 }
 
 /** Why the engine gave up on a request before it ended by itself. */
@@ -339,46 +250,6 @@ async function send(
   if (response.status >= 200 && response.status <= 299) return { status: 'done', output };
   const reason = `HTTP ${response.status} ${response.statusText}`.trim();
   return { status: 'failed', reason: secrets.redact(reason), output };
-}
-
-/**
- * Reads the first `limit` bytes of a response body (fewer when it is shorter), then cancels the
- * rest. A body that breaks off (reset, abort, timeout) gives what arrived before.
- */
-async function readPrefix(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer> {
-  if (body === null) return Buffer.alloc(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    while (total < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.length;
-    }
-  } catch {
-    // The body broke off; the caller looks at the signal to say why when it was the engine.
-  }
-  await reader.cancel().catch(() => {});
-  return Buffer.concat(chunks);
-}
-
-/**
- * The OS or client code of a failed `fetch` (`ECONNREFUSED`, `ENOTFOUND`, `UND_ERR_SOCKET`,
- * `CERT_HAS_EXPIRED`, …): undici rejects with `TypeError('fetch failed')` whose `cause` says why.
- */
-function networkCode(error: unknown): string {
-  const cause = (error as { cause?: unknown })?.cause ?? error;
-  const code = codeOf(cause) ?? codeOf((cause as { errors?: unknown[] })?.errors?.[0]);
-  if (code !== undefined) return code;
-  const message = (cause as Error)?.message;
-  return typeof message === 'string' && message !== '' ? message : 'network error';
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
 function failed(reason: string): EngineResult {

@@ -1,8 +1,14 @@
 /**
  * Engines run the processes schedulers fire (decisions §2): the `Engine` interface, the built-in
- * `shell`, `noop` and `http` engines, and the registry a worker looks engines up in.
+ * `shell`, `noop`, `http` and `agent` engines, and the registry a worker looks engines up in.
  */
 
+export {
+  AGENT_START_TIMEOUT_MS,
+  type AgentRunPayload,
+  agentRunPayload,
+  createAgentEngine,
+} from './agent.js';
 export type { Engine, EngineRequest, EngineResult } from './engine.js';
 export {
   createHttpEngine,

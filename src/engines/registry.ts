@@ -1,4 +1,5 @@
 import { UrsaError } from '../errors/index.js';
+import { createAgentEngine } from './agent.js';
 import type { Engine } from './engine.js';
 import { createHttpEngine, type HttpEngineOptions } from './http.js';
 import { noopEngine } from './noop.js';
@@ -48,14 +49,18 @@ export class EngineRegistry {
 
 /** Options of {@link defaultEngines}. */
 export interface DefaultEnginesOptions {
-  /** Options of the `http` engine: the operator's outbound policy and secret bindings (issue #19). */
+  /**
+   * Options of the `http` and `agent` engines: the operator's outbound policy and secret bindings
+   * (issue #19).
+   */
   readonly http?: HttpEngineOptions;
 }
 
 /**
- * A new registry with the built-in engines (decisions §2), in this order: `shell`, `noop` and
- * `http` (issue #5), `shell` with default options, `http` with `options.http` (by default it reads
- * secret headers from `process.env` and refuses only the ranges denied by default).
+ * A new registry with the built-in engines (decisions §2), in this order: `shell`, `noop`, `http`
+ * (issue #5) and `agent` (issue #25), `shell` with default options, `http` and `agent` with
+ * `options.http` (by default they read secret headers from `process.env` and refuse only the
+ * ranges denied by default).
  *
  * @throws UrsaError `ARGUMENT_INVALID` for bad `http` options (see `createHttpEngine`).
  */
@@ -63,5 +68,6 @@ export function defaultEngines(options: DefaultEnginesOptions = {}): EngineRegis
   return new EngineRegistry()
     .register(createShellEngine())
     .register(noopEngine)
-    .register(createHttpEngine(options.http));
+    .register(createHttpEngine(options.http))
+    .register(createAgentEngine(options.http));
 }

@@ -203,6 +203,16 @@ export const errorCatalogue = {
     kind: 'state',
     doc: 'A pause or resume in a project of a scheduler that comes from `_tenant`: pause it in `_tenant` to pause it in every project, or write a project document of that name (an override) to pause it in this project only.',
   },
+  ATTEMPT_STALE: {
+    status: 409,
+    kind: 'state',
+    doc: "A callback of an agent service carried a fencing token or attempt that is not its run's current attempt (an earlier attempt, a worker that lost the run): refused, and nothing changed; the message names the current attempt.",
+  },
+  NOT_A_QUESTION: {
+    status: 409,
+    kind: 'state',
+    doc: 'An answer was given to an inbox item that is not a question (only a `question` item, asked by a blocked agent run, takes one); nothing changed.',
+  },
 } as const satisfies Record<string, { status: number; kind: ErrorKind; doc: string }>;
 
 /** A stable error code from {@link errorCatalogue}. */

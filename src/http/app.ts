@@ -2,12 +2,15 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Run } from '../runs/run.js';
 import type { Runtime } from '../runtime/context.js';
 import type { WorkflowRunner } from '../runtime/workflow-runner.js';
 import { authenticate } from './auth.js';
 import { MAX_PARAM_LENGTH, sendProblem } from './problem.js';
 import { traceRequests } from './request-spans.js';
+import { agentRunRoutes } from './routes/agent-runs.js';
 import { healthRoutes } from './routes/health.js';
+import { inboxAnswerRoutes } from './routes/inbox-answers.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { recipeRoutes } from './routes/recipes.js';
 import { resourceRoutes } from './routes/resources.js';
@@ -25,6 +28,13 @@ export interface AppOptions {
   readonly bodyLimit?: number;
   /** Where workflow runs started through the API run: the worker's runner (absent: one of the API's own). */
   readonly workflows?: WorkflowRunner;
+  /**
+   * Gives a scheduler's lane to its waiting run, when a worker runs in this process (an agent
+   * run ended by its service's callback, issue #25); absent: the next reap of any worker does.
+   */
+  readonly promoteWaiting?: (run: Run) => Promise<unknown>;
+  /** Retries an agent run its service reported failed, on the worker of this process (issue #25). */
+  readonly retryAgentRun?: (run: Run, reason: string) => Promise<boolean>;
 }
 
 /**
@@ -68,7 +78,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description:
           'A durable scheduler for agent runs. Errors are application/problem+json (RFC 9457) with a stable `code`.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          // Issue #25: an agent run's callbacks take its run credential, never a token.
+          runCredential: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The run credential the run was started with (callback.credential); valid for that run until it ends',
+          },
+        },
+      },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
@@ -82,6 +103,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await workflowRoutes(app, options);
   await recipeRoutes(app, options);
   await mcpRoutes(app, options);
+  await agentRunRoutes(app, options);
+  await inboxAnswerRoutes(app, options);
   await webRoutes(app, options);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

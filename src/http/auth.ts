@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { UrsaError } from '../errors/index.js';
 import type { Runtime } from '../runtime/context.js';
+import { AGENT_CALLBACK_PREFIX } from '../runtime/hand-off.js';
 import type { Caller } from '../service/caller.js';
 import { type Role, TENANT_PROJECT, type TokenRecord } from '../service/records.js';
 import { checkToken } from '../service/tokens.js';
@@ -29,6 +30,8 @@ declare module 'fastify' {
 export async function authenticate(request: FastifyRequest, rt: Runtime): Promise<void> {
   const secret = bearer(request);
   if (secret === undefined) return;
+  // An agent callback carries a run credential, no token (decisions §6): not looked up as one.
+  if (request.url.startsWith(`${AGENT_CALLBACK_PREFIX}/`)) return;
   try {
     const checked = await checkToken(rt, secret);
     if (checked.state === 'live') request.token = checked.token;

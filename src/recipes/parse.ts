@@ -24,6 +24,12 @@ export interface RecipeDocumentOptions {
    * `secretHeaders.<name>`. Absent when a stored recipe is read for a run: the engine checks then.
    */
   readonly secretHosts?: SecretHosts;
+  /**
+   * The server's `publicUrl` (issue #25), when the document is being written: `null` when none is
+   * configured, and then an `agent` recipe is refused at `engine`, since its service could never
+   * call back. Absent when a stored recipe is read for a run.
+   */
+  readonly publicUrl?: string | null;
 }
 
 /** A validated recipe, or every reason the document was refused. */
@@ -58,8 +64,10 @@ function commandRule(document: Readonly<Record<string, unknown>>): ValidationIss
   return [];
 }
 
-/** The fields only the `http` engine takes (issue #5). */
+/** The fields only the `http` and `agent` engines take (issues #5, #25). */
 const HTTP_FIELDS = ['url', 'headers', 'secretHeaders'] as const;
+/** The built-in engines that POST to a `url` (issues #5, #25). */
+const URL_ENGINES: readonly string[] = ['http', 'agent'];
 
 /**
  * `url`, `headers` and `secretHeaders` belong to the `http` engine (issue #5): `url` is required
@@ -72,18 +80,18 @@ function httpRule(document: Readonly<Record<string, unknown>>): ValidationIssue[
   if (typeof engine !== 'string') return [];
   const present = (value: unknown): boolean => value !== undefined && value !== null;
   const issues: ValidationIssue[] = [];
-  if (engine === 'http' && !present(url)) {
+  if (URL_ENGINES.includes(engine) && !present(url)) {
     issues.push({
       path: 'url',
-      message: `is required when engine is http: the absolute http:// or https:// URL to POST to, e.g. https://hooks.example.com/briefing`,
+      message: `is required when engine is ${engine}: the absolute http:// or https:// URL to POST to, e.g. https://hooks.example.com/briefing`,
     });
   }
-  if (engine !== 'http' && BUILTIN_ENGINES.includes(engine)) {
+  if (!URL_ENGINES.includes(engine) && BUILTIN_ENGINES.includes(engine)) {
     for (const field of HTTP_FIELDS) {
       if (present(document[field])) {
         issues.push({
           path: field,
-          message: `is only for the http engine; engine ${JSON.stringify(engine)} takes none`,
+          message: `is only for the http and agent engines; engine ${JSON.stringify(engine)} takes none`,
         });
       }
     }
@@ -123,6 +131,42 @@ function secretHostRule(
   });
 }
 
+/**
+ * `heartbeatTimeout` belongs to the `agent` engine (issue #25): required there, refused for the
+ * other built-in engines. Written with no `publicUrl` configured (`publicUrl: null`), an agent
+ * recipe is refused at `engine`: its service would have nowhere to call back.
+ */
+function agentRule(
+  document: Readonly<Record<string, unknown>>,
+  publicUrl: string | null | undefined,
+): ValidationIssue[] {
+  const { engine, heartbeatTimeout } = document;
+  if (typeof engine !== 'string') return [];
+  const present = heartbeatTimeout !== undefined && heartbeatTimeout !== null;
+  const issues: ValidationIssue[] = [];
+  if (engine === 'agent' && !present) {
+    issues.push({
+      path: 'heartbeatTimeout',
+      message:
+        'is required when engine is agent: how long the agent service may stay silent before the run fails, an ISO-8601 duration such as PT5M',
+    });
+  }
+  if (engine !== 'agent' && present && BUILTIN_ENGINES.includes(engine)) {
+    issues.push({
+      path: 'heartbeatTimeout',
+      message: `is only for the agent engine; engine ${JSON.stringify(engine)} takes none`,
+    });
+  }
+  if (engine === 'agent' && (publicUrl === null || publicUrl === '')) {
+    issues.push({
+      path: 'engine',
+      message:
+        'agent needs the server to have a public URL for the callbacks of agent services (operator setting publicUrl, URSA_PUBLIC_URL), and none is configured',
+    });
+  }
+  return issues;
+}
+
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -131,10 +175,12 @@ function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
  * Validates a recipe document already read into plain values (decisions §2, issue #5):
  * `description` (required), `engine` (required), `params` (mapping, default {}), `command` (argv
  * list, required for `shell`, refused for `http` and `noop`), `url` (absolute http:// or https://
- * URL without credentials, required for `http`), `headers` (header name → literal value) and
- * `secretHeaders` (header name → environment variable name), all three refused for `shell` and
- * `noop`, `timeout` (ISO-8601 duration of fixed length). Strict: other fields are refused. With
- * `options.secretHosts`, a secret header bound to other hosts than the url's is refused.
+ * URL without credentials, required for `http` and `agent`), `headers` (header name → literal
+ * value) and `secretHeaders` (header name → environment variable name), all three refused for
+ * `shell` and `noop`, `timeout` (ISO-8601 duration of fixed length), `heartbeatTimeout` (the same,
+ * required for `agent` and refused for the other built-in engines, issue #25). Strict: other
+ * fields are refused. With `options.secretHosts`, a secret header bound to other hosts than the
+ * url's is refused; with `options.publicUrl` null, an `agent` recipe is refused.
  * Collects every issue.
  *
  * @throws UrsaError `NAME_INVALID` when `options.name` breaks the name rule (decisions §6).
@@ -147,13 +193,15 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
     issues.push(
       ...commandRule(value),
       ...httpRule(value),
+      ...agentRule(value, options.publicUrl),
       ...secretHostRule(value, options.secretHosts ?? {}),
     );
   }
   const parsed = recipeSchema.safeParse(value, { error: issueMessage });
   if (!parsed.success) issues.push(...fromZodIssues(parsed.error.issues, recipeSchema));
   if (!parsed.success || issues.length > 0) return { ok: false, issues: sortIssues(issues, RECIPE_FIELDS) };
-  const { description, engine, params, command, url, headers, secretHeaders, timeout } = parsed.data;
+  const { description, engine, params, command, url, headers, secretHeaders, timeout, heartbeatTimeout } =
+    parsed.data;
   return {
     ok: true,
     recipe: {
@@ -166,6 +214,7 @@ export function validateRecipeObject(value: unknown, options: RecipeDocumentOpti
       headers,
       secretHeaders,
       timeoutMs: timeout?.ms,
+      ...(heartbeatTimeout === undefined ? {} : { heartbeatTimeoutMs: heartbeatTimeout.ms }),
       source: options.source,
     },
   };

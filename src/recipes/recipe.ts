@@ -11,7 +11,7 @@ export interface RecipeDefinition {
   readonly params: Readonly<Record<string, unknown>>;
   /** `shell` engine: the argv array to execute (never a shell string). */
   readonly command: readonly string[] | undefined;
-  /** `http` engine (issue #5): the absolute http:// or https:// URL the run POSTs to. */
+  /** `http` and `agent` engines (issues #5, #25): the absolute http:// or https:// URL the run POSTs to. */
   readonly url: string | undefined;
   /** `http` engine: header name → literal value, sent with every request. */
   readonly headers: Readonly<Record<string, string>> | undefined;
@@ -26,6 +26,11 @@ export interface RecipeDefinition {
    * `shell`, 30 s for `http`.
    */
   readonly timeoutMs: number | undefined;
+  /**
+   * `agent` engine (issue #25): longest the agent service may stay silent (no callback), ms; a
+   * run silent longer fails with reason `heartbeat-timeout`. Absent for other engines.
+   */
+  readonly heartbeatTimeoutMs?: number;
   /** Where the recipe came from. */
   readonly source: 'project' | 'tenant' | 'builtin';
 }

@@ -4,7 +4,7 @@ import { describeValue } from '../yaml/issues.js';
 import { headersField, httpUrlField, secretHeadersField } from './http-fields.js';
 
 /** Engines Ursa ships (decisions §2); library users may register more under other names. */
-export const BUILTIN_ENGINES: readonly string[] = ['shell', 'http', 'noop'];
+export const BUILTIN_ENGINES: readonly string[] = ['shell', 'http', 'noop', 'agent'];
 
 /** `command:`: the argv list the `shell` engine runs; never a shell string (decisions §6). */
 const commandField = z
@@ -18,8 +18,9 @@ const commandField = z
 
 /**
  * The recipe document's fields (decisions §2, issue #5) with their types and defaults. Strict: any
- * other field is an error. The rules tying `command` (shell) and `url`, `headers`, `secretHeaders`
- * (http) to `engine` are checked beside it, in `parse.ts`.
+ * other field is an error. The rules tying `command` (shell), `url`, `headers`, `secretHeaders`
+ * (http, agent) and `heartbeatTimeout` (agent, issue #25) to `engine` are checked beside it, in
+ * `parse.ts`.
  */
 export const recipeSchema = z.strictObject({
   description: nonBlankString,
@@ -30,6 +31,7 @@ export const recipeSchema = z.strictObject({
   headers: headersField.optional(),
   secretHeaders: secretHeadersField.optional(),
   timeout: durationField.optional(),
+  heartbeatTimeout: durationField.optional(),
 });
 
 /** The recipe document's fields in schema order. */

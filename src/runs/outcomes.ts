@@ -79,6 +79,8 @@ export const EndReason = {
   RUNS_PER_HOUR: 'runs-per-hour',
   /** Its project had started `scheduler.budget.runsPerDay` runs in the rolling day (issue #22). */
   RUNS_PER_DAY: 'runs-per-day',
+  /** Its agent service stayed silent longer than its recipe's `heartbeatTimeout` (issue #25). */
+  HEARTBEAT_TIMEOUT: 'heartbeat-timeout',
 } as const;
 export type EndReason = (typeof EndReason)[keyof typeof EndReason];
 

@@ -29,6 +29,12 @@ export interface RuntimeSettings {
    * `http` engine checks again when it sends, with its own copy (`HttpEngineOptions.secretHosts`).
    */
   readonly secretHosts?: SecretHosts;
+  /**
+   * Where agent services call back (operator setting `publicUrl`, issue #25): an absolute http(s)
+   * URL without a trailing `/`. Absent or empty: agent recipes are refused when written, and an
+   * agent run that finds none fails before anything is sent.
+   */
+  readonly publicUrl?: string;
   /** Bounds of workflow templates (issue #19); absent means `DEFAULT_TEMPLATE_LIMITS`. */
   readonly templateLimits?: TemplateLimits;
 }

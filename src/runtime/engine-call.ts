@@ -4,9 +4,10 @@ import { LEASE_LOST } from '../fencing/lease.js';
 import { traceparentOf } from '../runs/trace.js';
 import { fenceOf } from '../store/fencing.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
-import type { DispatchContext } from './dispatch-context.js';
+import { type DispatchContext, persist } from './dispatch-context.js';
 import type { Launching } from './enter.js';
 import { stoppedBeforeEntry } from './final-stop.js';
+import { openHandOff, recordAccepted } from './hand-off.js';
 
 /**
  * Runs a started run's engine (a recipe target) and resolves to what it returned, or to why it was
@@ -15,7 +16,9 @@ import { stoppedBeforeEntry } from './final-stop.js';
  * worker ended or released since is not started — and a stop requested before it was registered
  * here applies. `entry` is told once, at the engine's entry (true) or when the run ends without
  * entering it (false). Nothing is entered once the lease is lost, or once a stop was requested or
- * the drain's final stop came.
+ * the drain's final stop came. An engine that hands its run to a service (issue #25) gets its
+ * callback and run credential, recorded before its entry, and its `accepted` is recorded with
+ * the service's reference before this resolves.
  */
 export async function callEngine(
   ctx: DispatchContext,
@@ -51,6 +54,8 @@ export async function callEngine(
     // Stopped before its engine was entered (a final stop, a stop request): nothing starts.
     const stopped = stoppedBeforeEntry(controller.signal);
     if (stopped !== undefined) return stopped;
+    // An engine that hands its run to a service gets its callback, recorded first (issue #25).
+    const callback = engine.handsOff === true ? await openHandOff(rt, run, recipe) : undefined;
     // In flight from here until it returns; without a process group, only this thread can stop it.
     calls.enter(processId);
     const running = runEngine(engine, {
@@ -95,10 +100,15 @@ export async function callEngine(
         );
       },
       spawned: (pgid) => calls.spawned(processId, pgid),
+      ...(callback === undefined ? {} : { callback }),
     });
     entry(true);
     ctx.faults.afterStart?.(run);
-    return await running;
+    const result = await running;
+    // Handed off: the run is the store's from here (decisions §5), and its silence counts from now.
+    if (result.status === 'accepted')
+      await persist(ctx, 'the hand-off of an agent run', () => recordAccepted(rt, run, result));
+    return result;
   } finally {
     entry(false);
     calls.returned(processId);

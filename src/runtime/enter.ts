@@ -68,7 +68,8 @@ export async function enter(
   const returned = new Set<string>();
   for (const { run, scheduler, running, entering } of entered) {
     const done = () => returned.add(run.correlationId);
-    running.then(done, done);
+    // A run handed to an agent service (issue #25) goes on: its pending log is written as any other's.
+    running.then((result) => result.status !== 'accepted' && done(), done);
     ended(run, launched(ctx, run, scheduler, running, recorded, entering));
   }
   await confirmAttempts(ctx, entered)

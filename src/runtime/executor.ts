@@ -6,6 +6,7 @@ import { RunningGroups } from '../fencing/running-groups.js';
 import type { PendingRun } from '../runs/run.js';
 import type { Run } from '../store/runs.js';
 import { PendingJudgements } from './admission-order.js';
+import { retryHandedOff } from './agent-retry.js';
 import { startBatch } from './batch-start.js';
 import type { Runtime } from './context.js';
 import type { Dispatch, DispatchContext } from './dispatch-context.js';
@@ -242,6 +243,14 @@ export class Executor {
    */
   endFailed(run: Run, end: FailedEnd): Promise<boolean> {
     return endFailedAndPromote(this.#ctx, run, end);
+  }
+
+  /**
+   * Retries an agent run that failed at its service, when this worker holds it and its scheduler's
+   * `retry` leaves an attempt: see `agent-retry.ts`. Whether a retry was taken on.
+   */
+  retryHandedOff(run: Run, reason: string): Promise<boolean> {
+    return retryHandedOff(this.#ctx, run, reason);
   }
 
   #track(task: Promise<void>): void {

@@ -57,6 +57,20 @@ export async function launched(
     await releaseOneShotRun(ctx, started, scheduler, result.reason, true);
     return;
   }
+  // Handed to its agent service (issue #25): the run stays active, owned by the store; a callback
+  // or its silence ends it (`agent-end.ts`), on whichever server or worker hears of it.
+  if (result.status === 'accepted') {
+    log.info(
+      {
+        scheduler: started.name,
+        correlationId: started.correlationId,
+        processId,
+        reference: result.reference,
+      },
+      'run handed to its agent service',
+    );
+    return;
+  }
   const endedAt = clock.now();
   const run = endRun(started, engineOutcome(result.status), result.reason ?? null, endedAt);
   // A failed attempt goes to retry (issue #22): a next attempt that ran carries the run to its end.

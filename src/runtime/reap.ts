@@ -3,8 +3,11 @@ import { EndReason } from '../runs/outcomes.js';
 import { type Liveness, leaseLiveness } from '../store/liveness.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { deliverAnswers } from './agent-answers.js';
+import { stopAgentRuns } from './agent-stops.js';
 import type { Runtime } from './context.js';
 import type { Executor } from './executor.js';
+import { endSilentAgentRuns } from './heartbeats.js';
 import { missingStartLine } from './lost-start.js';
 import { releaseUnentered } from './one-shot-refusal.js';
 import { resumeClaimed } from './resume.js';
@@ -84,7 +87,11 @@ export async function reap(
   // again. Only runs whose processes were looked for above are ended.
   const looked = new Set(lostRuns.map((run) => run.correlationId));
   const stillLost = looked.size === 0 ? [] : await repos.runs.orphaned('started', liveness, LOST_LIMIT);
+  // Runs handed to an agent service are the store's, not their worker's (decisions §5, issue #25):
+  // they go on without it, and their service's callbacks or silence end them.
+  const storeOwned = await repos.agentRuns.handedOff(stillLost.map((run) => run.correlationId));
   for (const run of stillLost) {
+    if (storeOwned.has(run.correlationId)) continue;
     if (looked.has(run.correlationId) && (await endLost(rt, executor, run, now, defer))) lost++;
   }
   // Claimed runs of lost workers (and manual fires): a few queries for the lot. A store error
@@ -118,8 +125,13 @@ export async function reap(
   // dispatched when the read began is carried, even if it ended before the read returned: the
   // read shows it as it was (a noop run is claimed, started and ended within one read).
   const carried = executor.dispatchingNow();
-  for (const run of await repos.runs.heldBy(workerId, ['claimed', 'started'], RECOVER_LIMIT)) {
+  const held = await repos.runs.heldBy(workerId, ['claimed', 'started'], RECOVER_LIMIT);
+  const handedOff = await repos.agentRuns.handedOff(
+    held.filter((run) => run.state === 'started').map((run) => run.correlationId),
+  );
+  for (const run of held) {
     if (
+      handedOff.has(run.correlationId) ||
       carried.has(run.correlationId) ||
       executor.dispatching(run.correlationId) ||
       (run.processId !== null && executor.runsProcess(run.processId))
@@ -135,9 +147,11 @@ export async function reap(
       lost++;
     }
   }
-  // Processes whose run another worker already ended, or whose worker is gone.
-  for (const processId of await repos.processes.orphaned(liveness, LOST_LIMIT)) {
-    if (executor.runsProcess(processId)) continue;
+  // Processes whose run another worker already ended, or whose worker is gone (not an agent run's).
+  const orphanedProcesses = await repos.processes.orphaned(liveness, LOST_LIMIT);
+  const agentProcesses = await repos.agentRuns.handedOffProcesses(orphanedProcesses);
+  for (const processId of orphanedProcesses) {
+    if (executor.runsProcess(processId) || agentProcesses.has(processId)) continue;
     await repos.processes.transition(processId, ACTIVE_STATUSES, {
       status: 'failed',
       ended_at: now,
@@ -148,6 +162,12 @@ export async function reap(
   for (const id of await repos.workflowRuns.orphaned(liveness, 100)) {
     if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
   }
+  // Agent runs whose service stayed silent too long (issue #25), whichever worker holds them.
+  await endSilentAgentRuns(rt, executor, now);
+  // Stops of agent runs (cancelPrevious, a stop request) go to their services (issue #25).
+  await stopAgentRuns(rt, now, (run) => executor.promoteWaiting(run));
+  // Answers given in the inbox go to the services that asked.
+  await deliverAnswers(rt, now);
   await executor.applyStopRequests();
   const retired = othersDead ? [] : await repos.workers.retireLapsed(now, deadAfterMs);
   const takenOver = resumed - manualFires - released;

@@ -210,6 +210,8 @@ export class RunRecorder {
     process?: RunLogProcess,
     workflowRun?: WorkflowRun,
     folded?: FoldedRuns,
+    /** An agent run's reports for its timeline (issue #25). */
+    agentEvents?: readonly RunLogNote[],
   ) {
     if (days < 0) return undefined;
     return {
@@ -224,6 +226,7 @@ export class RunRecorder {
         undefined,
         this.#attempts.get(run.correlationId),
         folded,
+        agentEvents,
       ),
       created_by: 'ursa',
       version: 1,

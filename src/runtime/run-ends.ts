@@ -9,6 +9,7 @@ import { Batcher } from './batcher.js';
 import type { Runtime } from './context.js';
 import { type DispatchContext, persist } from './dispatch-context.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';
+import type { RunLogNote } from './run-log.js';
 import { projectKey } from './run-records.js';
 
 /**
@@ -18,8 +19,11 @@ import { projectKey } from './run-records.js';
 export type Ended =
   | {
       readonly run: EndedFrom<FencedRun<string>>;
-      readonly scheduler: EffectiveScheduler;
+      /** Undefined only for an agent run whose scheduler no longer loads (its end still stands). */
+      readonly scheduler: EffectiveScheduler | undefined;
       readonly result: EngineResult;
+      /** An agent run's reports, for its run log's timeline (issue #25). */
+      readonly agentEvents?: readonly RunLogNote[];
     }
   | {
       readonly run: EndedFrom<FencedRun<null>>;
@@ -111,7 +115,8 @@ export class RunEnds {
         const { result } = end;
         const process = {
           id: end.run.processId,
-          status: result.status,
+          // An `accepted` run (handed to its agent service) is not ended by its engine's return.
+          status: result.status === 'accepted' ? ('running' as const) : result.status,
           endedAt: run.endedAt,
           exitCode: result.exitCode ?? null,
           reason: run.reason,
@@ -131,6 +136,7 @@ export class RunEnds {
             process,
             undefined,
             folds.get(run.correlationId),
+            end.agentEvents,
           ),
         };
       }),

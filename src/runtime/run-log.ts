@@ -89,6 +89,8 @@ export function renderRunLog(
   earlier: readonly EarlierAttempt[] = [],
   /** For a run that waited in its lane: the later requests folded into it (issue #23). */
   folded?: FoldedRuns,
+  /** An agent run's reports (issue #25), oldest first: their texts are literal already. */
+  agentEvents: readonly RunLogNote[] = [],
 ): string {
   const durationMs = run.startedAt !== null && run.endedAt !== null ? run.endedAt - run.startedAt : null;
   const front: Record<string, FlatScalar> = {
@@ -193,6 +195,7 @@ export function renderRunLog(
         : `workflowRun=${workflowRun.id} session=${workflowRun.sessionId}`;
     lines.push(`- ${formatInstant(run.startedAt)}  STARTED    ${what}`);
   }
+  for (const e of agentEvents) lines.push(`- ${formatInstant(e.at)}  AGENT      ${e.text}`);
   if (run.endedAt !== null) {
     lines.push(`- ${formatInstant(run.endedAt)}  TERMINATED outcome=${run.outcome}`);
   }

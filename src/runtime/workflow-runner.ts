@@ -375,6 +375,12 @@ export class WorkflowRunner {
       if (!lease.held) controller.abort(LEASE_LOST);
       const stopped = stoppedBeforeEntry(controller.signal);
       if (stopped !== undefined) return stopped;
+      // A workflow step runs to its end within its workflow run: it cannot be handed to a service.
+      if (engine.handsOff === true)
+        return {
+          status: 'failed',
+          reason: `engine ${JSON.stringify(engine.name)} hands its runs to a service, and a workflow step cannot be handed off; run it from a scheduler`,
+        };
       // In flight from here until it returns; without a process group, only this thread can stop it.
       calls.enter(call.processId);
       return await runEngine(engine, {

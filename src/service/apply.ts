@@ -82,7 +82,14 @@ export async function applyDirectory(
       if (path.startsWith(RECIPE_PREFIX)) {
         const name = validateName(path.slice(RECIPE_PREFIX.length, -'.yaml'.length));
         const { secretHosts } = rt.settings;
-        parseRecipeDocument(body, { name, path, source: 'project', ...(secretHosts ? { secretHosts } : {}) });
+        parseRecipeDocument(body, {
+          name,
+          path,
+          source: 'project',
+          ...(secretHosts ? { secretHosts } : {}),
+          // An agent recipe needs somewhere to be called back (issue #25).
+          publicUrl: rt.settings.publicUrl || null,
+        });
       } else {
         const name = validateName(path.slice(WORKFLOW_PREFIX.length, -'.yaml'.length));
         parseWorkflowDocument(body, { name, path, limits: rt.settings.templateLimits });

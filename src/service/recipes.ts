@@ -159,7 +159,8 @@ export async function getRecipe(
 /**
  * Creates or replaces the recipe `name` of the caller's project (decisions §2), validated as a
  * document loaded into the store is (`ursa apply`), with the operator's secret bindings
- * (`secretHosts`): a refused document changes nothing. One transaction with `guard`'s
+ * (`secretHosts`) and public URL (an `agent` recipe needs one, issue #25): a refused document
+ * changes nothing. One transaction with `guard`'s
  * compare-and-swap and the audit row (issue #19). Schedulers that name it run it from their next
  * run on (their cached check follows the document's version).
  *
@@ -180,6 +181,7 @@ export function setRecipe(
     path: `${caller.project}/${path}`,
     source: caller.project === TENANT_PROJECT ? 'tenant' : 'project',
     ...(secretHosts ? { secretHosts } : {}),
+    publicUrl: rt.settings.publicUrl || null,
   });
   return putNamedDocument(rt, caller, path, yaml, guard);
 }

@@ -11,7 +11,8 @@ export interface FeedLine {
   readonly project: string;
   /** UTC epoch ms. */
   readonly at: number;
-  readonly kind: 'START' | 'END' | 'SKIPPED';
+  /** `AGENT`: a status report or output of an agent run's service (issue #25). */
+  readonly kind: 'START' | 'END' | 'SKIPPED' | 'AGENT';
   readonly refType: 'SCHEDULER';
   readonly refId: string;
   /** The run's correlationId. */

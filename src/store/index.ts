@@ -1,4 +1,13 @@
 export {
+  type AgentRunOpening,
+  type AgentRunRecord,
+  type AgentRunStop,
+  AgentRuns,
+  type AgentServiceStatus,
+  credentialMatches,
+  hashCredential,
+} from './agent-runs.js';
+export {
   type Actor,
   type ActorInterface,
   Audit,
@@ -29,6 +38,7 @@ export {
   type InboxListOptions,
   type NewInboxItem,
 } from './inbox.js';
+export { type AnswerOutcome, InboxAnswers, type PendingAnswer } from './inbox-answers.js';
 export type { LaneRequest, LaneResult } from './lane-records.js';
 export { Lanes } from './lanes.js';
 export { MIGRATION_NAMES } from './migrations/index.js';
@@ -67,11 +77,13 @@ export { hashToken, ROLES, type Role, type TokenRecord, Tokens } from './tokens.
 export { type User, Users } from './users.js';
 export { type WorkerRecord, Workers } from './workers.js';
 
+import { AgentRuns } from './agent-runs.js';
 import { Audit } from './audit.js';
 import { Backfills } from './backfills.js';
 import { Documents } from './documents.js';
 import { Feed } from './feed.js';
 import { Inbox } from './inbox.js';
+import { InboxAnswers } from './inbox-answers.js';
 import { Lanes } from './lanes.js';
 import type { Store } from './open.js';
 import { StoreOwner } from './owner.js';
@@ -113,6 +125,10 @@ export interface Repositories {
   readonly pauses: Pauses;
   readonly workflowRuns: WorkflowRuns;
   readonly audit: Audit;
+  /** The agent runs handed to agent services (issue #25). */
+  readonly agentRuns: AgentRuns;
+  /** The answers of blocked agent runs' questions (issue #25). */
+  readonly inboxAnswers: InboxAnswers;
 }
 
 export function repositories(store: Store): Repositories {
@@ -138,5 +154,7 @@ export function repositories(store: Store): Repositories {
     pauses: new Pauses(store),
     workflowRuns: new WorkflowRuns(store),
     audit: new Audit(store),
+    agentRuns: new AgentRuns(store),
+    inboxAnswers: new InboxAnswers(store),
   };
 }

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { AuditLogTable, TokensTable, UsersTable } from './schema-access.js';
+import type { AgentRunsTable } from './schema-agents.js';
 import type { WorkflowRunsTable, WorkflowStepsTable } from './schema-workflows.js';
 
 export type { AuditLogTable, TokensTable, UsersTable } from './schema-access.js';
@@ -169,6 +170,11 @@ export interface InboxTable {
   correlation_id: string | null;
   log_path: string | null;
   read_at: number | null;
+  /** A `question` item's answer, who gave it, when, and when it reached the agent service (issue #25). */
+  answer: string | null;
+  answered_by: string | null;
+  answered_at: number | null;
+  answer_delivered_at: number | null;
 }
 
 /** Activity feed (spec §7): START/END lines per run, and lines for skipped or coalesced occurrences. */
@@ -177,7 +183,7 @@ export interface FeedTable {
   tenant: string;
   project: string;
   at: number;
-  /** `START`, `END` or `SKIPPED`. */
+  /** `START`, `END`, `SKIPPED`, or `AGENT` (an agent service's callback, issue #25). */
   kind: string;
   ref_type: string;
   ref_id: string;
@@ -344,4 +350,5 @@ export interface Database {
   workflow_runs: WorkflowRunsTable;
   workflow_steps: WorkflowStepsTable;
   audit_log: AuditLogTable;
+  agent_runs: AgentRunsTable;
 }

@@ -28,6 +28,7 @@ const NOT_READ = new Set([
   'refresh',
   'doc restore',
   'inbox read',
+  'inbox answer',
   'process stop',
   'project pin',
   'project unpin',

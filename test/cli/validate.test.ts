@@ -84,7 +84,7 @@ describe.each(DIALECTS)('ursa validate against a store on %s', (dialect) => {
     const own = await ursa(['validate', 'more/_vance/recipes/odd.yaml', '--db', db], { cwd: dir });
     expect(own.code).toBe(2);
     expect(own.stderr).toBe(
-      'ursa: more/_vance/recipes/odd.yaml: engine: recipe "odd" runs on engine "shel", which this Ursa does not have (did you mean "shell"?); the engines are shell, noop, http [ENGINE_NOT_FOUND]\n',
+      'ursa: more/_vance/recipes/odd.yaml: engine: recipe "odd" runs on engine "shel", which this Ursa does not have (did you mean "shell"?); the engines are shell, noop, http, agent [ENGINE_NOT_FOUND]\n',
     );
     expect((await ursa(['apply', 'more', '--db', db], { cwd: dir })).code).toBe(0);
     writeFileSync(join(dir, 'job.yaml'), scheduler('recipe: odd\n'));

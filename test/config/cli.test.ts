@@ -70,6 +70,7 @@ describe('ursa config', () => {
       outboundAllow: { value: [], source: 'default' },
       outboundDeny: { value: ['10.0.0.0/8', '*.internal.example'], source: 'env URSA_OUTBOUND_DENY' },
       secretHosts: { value: { URSA_SECRET_HOOK: ['hooks.example.com'] }, source: 'ursa.yaml' },
+      publicUrl: { value: '', source: 'default' },
     });
   });
 
@@ -99,6 +100,7 @@ describe('ursa config', () => {
         'outboundAllow        URSA_OUTBOUND_ALLOW          none            default',
         'outboundDeny         URSA_OUTBOUND_DENY           none            default',
         'secretHosts          URSA_OUTBOUND_SECRET_HOSTS   none            default',
+        'publicUrl            URSA_PUBLIC_URL              none            default',
         '',
       ].join('\n'),
     );

@@ -69,6 +69,7 @@ const DEFAULTS = {
   outboundAllow: [],
   outboundDeny: [],
   secretHosts: {},
+  publicUrl: '',
 };
 
 const allFrom = (source: string) => Object.fromEntries(settingKeys.map((k) => [k, source]));
@@ -274,7 +275,27 @@ describe('loadConfig: every setting from each source', () => {
       flag: 'URSA_SECRET_HOOK=hooks.example.com,*.example.org;URSA_SECRET_B=10.0.0.5',
       expected: { URSA_SECRET_HOOK: ['hooks.example.com', '*.example.org'], URSA_SECRET_B: ['10.0.0.5'] },
     },
+    {
+      key: 'publicUrl',
+      yaml: 'publicUrl: https://ursa.example.com/',
+      env: ['URSA_PUBLIC_URL', 'https://ursa.example.com'],
+      flag: 'https://ursa.example.com',
+      expected: 'https://ursa.example.com',
+    },
   ];
+
+  // issue #25: where agent services call back; a URL they could not use is refused with why.
+  it('refuses a publicUrl that agent services could not call back at (issue #25)', () => {
+    expect(configError(() => load('publicUrl: ftp://ursa.example.com\n')).message).toMatch(
+      /^ursa\.yaml: publicUrl: "ftp:\/\/ursa\.example\.com" is not an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(configError(() => load('publicUrl: https://u:p@ursa.example.com\n')).message).toMatch(
+      /publicUrl: .* must not carry credentials/,
+    );
+    expect(configError(() => load('publicUrl: ursa.example.com\n')).message).toMatch(
+      /publicUrl: .* is not an absolute URL/,
+    );
+  });
 
   it('covers every setting', () => {
     expect(cases.map((c) => c.key)).toEqual([...settingKeys]);
@@ -351,7 +372,7 @@ describe('loadConfig: refused input (CONFIG_INVALID)', () => {
       'ursa.yaml: prot: unknown setting (did you mean port?); allowed: db, logLevel, misfireThreshold, runLogRetentionDays, ' +
         'budgetRunsPerHour, budgetRunsPerDay, shutdownGrace, workflows, templateParseLimit, templateRenderLimit, templateMemoryLimit, ' +
         'templateListLimit, templateParamLimit, templateRunLimit, host, port, tenant, project, ' +
-        'outboundAllow, outboundDeny, secretHosts',
+        'outboundAllow, outboundDeny, secretHosts, publicUrl',
     );
     // issue #23: a slip of a letter or two is a near miss too.
     expect(configError(() => load('shutdownGrase: PT1M\n')).message).toMatch(

@@ -90,10 +90,12 @@ describe('ursa serve exports traces by OTLP (issue #26 item 3)', () => {
     const scope = ['--tenant', 'acme', '--project', 'ops'];
     expect((await cli(['apply', '.', '--db', db, ...scope], cwd)).code).toBe(0);
     const server = await serve(cwd, db, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_SERVICE_NAME: 'ursa-e2e',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'ursa-e2e',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
     });
     try {
       const token = /admin token for all tenants .*: (ursa_[A-Za-z0-9_-]{43})$/m.exec(

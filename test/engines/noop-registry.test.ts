@@ -68,13 +68,14 @@ describe('EngineRegistry (decisions §2: engines are code, more registered by li
     expect(error.message).toBe('engine: a non-empty name is required');
   });
 
-  it('defaultEngines() holds shell, noop and http (issue #5), and a fresh registry each call', async () => {
+  it('defaultEngines() holds shell, noop, http (issue #5) and agent (issue #25), and a fresh registry each call', async () => {
     const registry = defaultEngines();
-    expect(registry.names()).toEqual(['shell', 'noop', 'http']);
+    expect(registry.names()).toEqual(['shell', 'noop', 'http', 'agent']);
+    expect(registry.get('agent')?.handsOff).toBe(true);
     expect(registry.get('noop')).toBe(noopEngine);
     expect(registry.get('shell')?.name).toBe('shell');
     expect(registry.get('http')?.name).toBe('http');
     registry.register(custom);
-    expect(defaultEngines().names()).toEqual(['shell', 'noop', 'http']);
+    expect(defaultEngines().names()).toEqual(['shell', 'noop', 'http', 'agent']);
   });
 });

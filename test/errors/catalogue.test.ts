@@ -66,6 +66,8 @@ describe('error catalogue', () => {
       'ONE_SHOT_FIRED',
       'SCHEDULER_PAUSED',
       'SCHEDULER_INHERITED',
+      'ATTEMPT_STALE',
+      'NOT_A_QUESTION',
     ]);
     // Every code that asks the caller to come back later (503, 507) is infrastructure.
     for (const [code, e] of Object.entries(errorCatalogue))

@@ -37,6 +37,12 @@ const BODIES: Readonly<Record<string, unknown>> = {
   'POST /brain/:tenant/project/:project/scheduler/:name/restore': { version: 1 },
   'POST /brain/:tenant/project/:project/documents/restore': { path: '_vance/trash/none_job.yaml' },
   'POST /brain/:tenant/inbox/read': { ids: [1] },
+  'POST /brain/:tenant/inbox/:id/answer': { answer: 'main' },
+  // The agent callbacks (issue #25): their credential is checked in the store too.
+  'POST /v1/agent-runs/:runId/heartbeat': { fencingToken: 1, attempt: 1 },
+  'POST /v1/agent-runs/:runId/status': { fencingToken: 1, attempt: 1, status: 'running' },
+  'POST /v1/agent-runs/:runId/output': { fencingToken: 1, attempt: 1, text: 'x' },
+  'POST /v1/agent-runs/:runId/complete': { fencingToken: 1, attempt: 1, status: 'done' },
   'POST /mcp': {
     jsonrpc: '2.0',
     id: 1,
@@ -73,7 +79,12 @@ function routesOf(app: FastifyInstance): Route[] {
 }
 
 function request(app: FastifyInstance, route: Route, token?: string) {
-  const url = route.path.replace(/:(\w+)/g, (_, p: string) => VALUES[p] ?? 'x').replace('*', 'x');
+  // An inbox item's id is a number (issue #25); the other ids are text.
+  const url = route.path
+    .replace(/:(\w+)/g, (_, p: string) =>
+      p === 'id' && route.path.includes('/inbox/') ? '1' : (VALUES[p] ?? 'x'),
+    )
+    .replace('*', 'x');
   const body = BODIES[`${route.method} ${route.path}`];
   return app.inject({
     method: route.method,

@@ -16,6 +16,17 @@ const P = '/brain/acme/project/ops';
 const PUBLIC =
   /^GET (\/|\/healthz|\/readyz|\/metrics|\/openapi\.json|\/docs(\/.*)?|\/assets\/\{file\}|\/[a-z-]+\.html)$/;
 
+/** The agent callbacks (issue #25): they take a run credential, never a token (test/e2e/agent-runs.test.ts). */
+const AGENT_CALLBACK = /^POST \/v1\/agent-runs\/\{runId\}\/(heartbeat|status|output|complete)$/;
+
+/** What each callback's body holds besides its attempt. */
+const CALLBACK_FIELDS: Record<string, object> = {
+  heartbeat: {},
+  status: { status: 'running' },
+  output: { text: 'x' },
+  complete: { status: 'done' },
+};
+
 /** A valid recipe document. */
 const RECIPE_YAML = 'description: scope matrix\nengine: noop\n';
 
@@ -33,6 +44,7 @@ const BODIES: Record<string, unknown> = {
   // The seed's trashed document.
   'POST /brain/{tenant}/project/{project}/documents/restore': (s: Seeded) => ({ path: s.trashPath }),
   'POST /brain/{tenant}/inbox/read': { ids: [1] },
+  'POST /brain/{tenant}/inbox/{id}/answer': { answer: 'scope matrix' },
   'POST /mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
 };
 
@@ -92,6 +104,7 @@ function requestFor(route: string, s: Seeded, project: string) {
     if (name === '*') return s.logPath;
     if (name === 'id' && template.includes('/processes/')) return s.processId;
     if (name === 'id' && template.includes('/workflow-runs/')) return s.workflowRunId;
+    if (name === 'id' && template.includes('/inbox/')) return '1';
     throw new Error(`${route}: the scope matrix has no value for {${name}}; add one`);
   });
   const isMcp = template === '/mcp';
@@ -122,7 +135,7 @@ describe.each(DIALECTS)('project-scoped and expiring tokens on %s (issue #19)', 
       ).secret;
     }
     const routes = registeredRoutes(a.app);
-    guarded = routes.filter((r) => !PUBLIC.test(r));
+    guarded = routes.filter((r) => !PUBLIC.test(r) && !AGENT_CALLBACK.test(r));
     // Every route that is not public is under /brain/{tenant}/… or is /mcp: the ones checked below.
     expect(guarded.filter((r) => !/^[A-Z]+ (\/brain\/\{tenant\}\/|\/mcp$)/.test(r))).toEqual([]);
     expect(guarded.length).toBeGreaterThanOrEqual(22);
@@ -171,6 +184,26 @@ describe.each(DIALECTS)('project-scoped and expiring tokens on %s (issue #19)', 
         expect([200, 201, 202], `${route}: ${res.body}`).toContain(res.statusCode);
       }
     }
+  });
+
+  // decisions §6: a run credential is no bearer token, and no bearer token is a run credential.
+  it('refuses every token of the API on the agent callbacks, admin included, with 401; nothing changes (issue #25)', async () => {
+    const callbacks = registeredRoutes(a.app).filter((r) => AGENT_CALLBACK.test(r));
+    expect(callbacks).toHaveLength(4);
+    const before = await snapshot(a.t.store);
+    for (const route of callbacks) {
+      const url = route.slice('POST '.length).replace('{runId}', 'run_nope');
+      for (const token of [a.tokens.admin, scoped.ops]) {
+        const kind = url.slice(url.lastIndexOf('/') + 1);
+        const res = await a.request('POST', url, token, {
+          fencingToken: 1,
+          attempt: 1,
+          ...CALLBACK_FIELDS[kind],
+        });
+        expect([res.statusCode, res.json().code], `${route}: ${res.body}`).toEqual([401, 'UNAUTHENTICATED']);
+      }
+    }
+    expect(await snapshot(a.t.store)).toEqual(before);
   });
 
   it('reaches _tenant paths only with a token that names _tenant, over REST and MCP (issue #19)', async () => {

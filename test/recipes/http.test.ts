@@ -123,12 +123,12 @@ headers: {X-Team: ops}
 secretHeaders: {Authorization: URSA_SECRET_T}
 `).issues,
     ).toEqual([
-      { path: 'url', message: 'is only for the http engine; engine "shell" takes none' },
-      { path: 'headers', message: 'is only for the http engine; engine "shell" takes none' },
-      { path: 'secretHeaders', message: 'is only for the http engine; engine "shell" takes none' },
+      { path: 'url', message: 'is only for the http and agent engines; engine "shell" takes none' },
+      { path: 'headers', message: 'is only for the http and agent engines; engine "shell" takes none' },
+      { path: 'secretHeaders', message: 'is only for the http and agent engines; engine "shell" takes none' },
     ]);
     expect(refusal('description: d\nengine: noop\nurl: https://hooks.example.com/x\n').issues).toEqual([
-      { path: 'url', message: 'is only for the http engine; engine "noop" takes none' },
+      { path: 'url', message: 'is only for the http and agent engines; engine "noop" takes none' },
     ]);
   });
 

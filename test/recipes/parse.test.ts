@@ -109,7 +109,7 @@ timeout: PT30M
       `${PATH}: description: is required (a string)`,
       `${PATH}: engine: is required (a string)`,
       `${PATH}: params: expected a mapping, found a list`,
-      `${PATH}: retries: unknown field; the fields are description, engine, params, command, url, headers, secretHeaders, timeout`,
+      `${PATH}: retries: unknown field; the fields are description, engine, params, command, url, headers, secretHeaders, timeout, heartbeatTimeout`,
     ]);
   });
 

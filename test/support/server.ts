@@ -48,12 +48,19 @@ export interface Server {
   output(): { stdout: string; stderr: string };
 }
 
-/** `ursa serve` on `db` and a free port, with `env` over {@link ENV}; resolves once `/healthz` answers. */
-export async function serve(cwd: string, db: string, env: NodeJS.ProcessEnv = {}): Promise<Server> {
-  const port = await freePort();
+/** Options of {@link serve}: a port to listen on (default a free one), more environment, how long to wait for it. */
+export interface ServeOptions {
+  readonly port?: number;
+  readonly env?: NodeJS.ProcessEnv;
+  /** How long to wait for `/healthz`, ms (default 10 s; a restart after SIGKILL waits for the lease). */
+  readonly waitMs?: number;
+}
+
+export async function serve(cwd: string, db: string, options: ServeOptions = {}): Promise<Server> {
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', String(port)], {
     cwd,
-    env: { ...ENV, URSA_LOG_LEVEL: 'info', ...env },
+    env: { ...ENV, URSA_LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -72,7 +79,7 @@ export async function serve(cwd: string, db: string, env: NodeJS.ProcessEnv = {}
       }
     },
     'GET /healthz',
-    10_000,
+    options.waitMs ?? 10_000,
   );
   return { child, url, exit, output: () => ({ stdout, stderr }) };
 }

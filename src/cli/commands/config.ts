@@ -31,7 +31,7 @@ export function configOverridesFrom(options: ConfigFlagOptions): ConfigOverrides
 
 /**
  * The value column of the table: durations also as ISO-8601 (`60000 (PT1M)`), a list as its
- * entries with commas, a mapping as `VAR=a,b; VAR2=c`, an empty list or mapping as `none`.
+ * entries with commas, a mapping as `VAR=a,b; VAR2=c`, an empty list, mapping or text as `none`.
  */
 function formatValue(key: SettingKey, value: unknown): string {
   const { type } = settingDefinitions[key];
@@ -45,6 +45,8 @@ function formatValue(key: SettingKey, value: unknown): string {
     );
     return entries.length === 0 ? 'none' : entries.join('; ');
   }
+  // An empty text (publicUrl) is unset: `none`, not a blank column.
+  if (value === '') return 'none';
   return String(value);
 }
 

@@ -261,7 +261,7 @@ function inboxLines(items: readonly InboxItemView[]): string[] {
   ]);
 }
 
-/** `ursa inbox` and `ursa inbox read`: a user's inbox items (decisions §2). */
+/** `ursa inbox`, `ursa inbox read` and `ursa inbox answer`: a user's inbox items (decisions §2, issue #25). */
 function registerInbox(program: Command, io: CliIo): void {
   const inbox = withClientOptions(program.command('inbox'))
     .description("list a user's inbox items, newest first (unread ones unless --all)")
@@ -313,6 +313,24 @@ function registerInbox(program: Command, io: CliIo): void {
           count === wanted
             ? `marked read: ${count}\n`
             : `marked read: ${count} of ${wanted} (the others are read already or not items of ${whose ?? "the token's user"} in ${tenant})\n`,
+        );
+      });
+    });
+
+  withClientOptions(inbox.command('answer'))
+    .description(
+      'answer a question an agent run asked in the inbox; the agent service gets it at the next pass',
+    )
+    .argument('<id>', 'the question item id (as `ursa inbox` prints it)')
+    .argument('<answer>', 'the answer, as one argument (quote it)')
+    .option('--user <user>', `whose item (default ${DEFAULT_USER}; with --url, the token's user)`)
+    .action(async (id: string, answer: string, _options: unknown, command: Command) => {
+      const item = parseId(id, 'id');
+      const user = command.optsWithGlobals<{ user?: string }>().user;
+      await withClient(command, io, async (client) => {
+        const done = await client.inboxAnswer(user, item, answer);
+        io.stdout.write(
+          `answered ${done.id} as ${done.answeredBy}; it goes to the agent service at the next pass\n`,
         );
       });
     });

@@ -139,6 +139,8 @@ async function runWorker(
         rt,
         loopRunning: () => loopRunning,
         workflows: claimed.executor.workflows,
+        promoteWaiting: (run) => claimed.executor.promoteWaiting(run),
+        retryAgentRun: (run, reason) => claimed.executor.retryHandedOff(run, reason),
       });
       const url = await listen(app, config.host, config.port);
       log.info({ url, docs: `${url}/docs` }, 'ursa http api listening');

@@ -117,6 +117,7 @@ export function registerValidate(program: Command, io: CliIo): void {
                   path: file,
                   source: 'project',
                   secretHosts: commandConfig(command, io).secretHosts,
+                  publicUrl: commandConfig(command, io).publicUrl || null,
                 }),
               }
             : { kind, scheduler: parseSchedulerDocument(body, { name, path: file }) };

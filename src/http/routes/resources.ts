@@ -78,7 +78,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
       schema: {
         tags: ['runs'],
         summary:
-          "The project's feed lines of every scheduler, newest first: ?scheduler=, ?kind=START,END,SKIPPED, ?correlationId=, ?since= (inclusive) and ?until= (exclusive) ISO-8601 instants narrow it; page with ?before=<nextCursor>",
+          "The project's feed lines of every scheduler, newest first: ?scheduler=, ?kind=START,END,SKIPPED,AGENT, ?correlationId=, ?since= (inclusive) and ?until= (exclusive) ISO-8601 instants narrow it; page with ?before=<nextCursor>",
         params: projectParams,
         querystring: feedQuery,
         response: { 200: eventPageSchema, ...errors },
@@ -286,7 +286,7 @@ export async function resourceRoutes(app: FastifyInstance, options: AppOptions):
  *
  * @throws UrsaError `FORBIDDEN` for another user without admin.
  */
-function whose(caller: { user: string; role: string }, user: string | undefined): string {
+export function whose(caller: { user: string; role: string }, user: string | undefined): string {
   if (user === undefined || user === caller.user) return caller.user;
   if (caller.role !== 'admin') {
     throw new UrsaError(

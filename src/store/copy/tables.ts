@@ -34,6 +34,7 @@ export const TABLE_ROLES: Readonly<Record<keyof Database, 'copy' | 'local'>> = {
   workflow_runs: 'copy',
   workflow_steps: 'copy',
   audit_log: 'copy',
+  agent_runs: 'copy',
 };
 
 /** Kysely's own bookkeeping of applied migrations: compared, never copied (the target migrates itself). */

@@ -21,6 +21,7 @@ import * as runAttempts from './0018-run-attempts.js';
 import * as runWaits from './0019-run-waits.js';
 import * as feedProjectIndex from './0020-feed-project-index.js';
 import * as storeIdentity from './0021-store-identity.js';
+import * as agentRuns from './0022-agent-runs.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -49,6 +50,7 @@ const ALL: Record<string, DialectMigration> = {
   '0019-run-waits': runWaits,
   '0020-feed-project-index': feedProjectIndex,
   '0021-store-identity': storeIdentity,
+  '0022-agent-runs': agentRuns,
 };
 
 /** Every migration's name, in the order they apply. */

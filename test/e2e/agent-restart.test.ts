@@ -1,0 +1,108 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AgentService, startAgentService } from '../support/agent-service.js';
+import { DIALECTS, freshDatabase } from '../support/dialects.js';
+import { eventually, freePort, type Server, serve } from '../support/server.js';
+
+// Issue #25 (decisions §5): an agent run is owned by the store, not by the process that started it.
+// `ursa serve` as a real process (the built bin) is stopped mid-run — SIGTERM, then SIGKILL — and
+// started again at the same public URL: the reference service's run goes on, its callbacks reach
+// the new server, and the run ends completed, never `worker-lost`.
+
+const P = '/brain/acme/project/ops';
+
+const servers: Server[] = [];
+const services: AgentService[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  for (const service of services.splice(0)) await service.close();
+});
+
+describe.each(DIALECTS)('an agent run across restarts of ursa serve on %s (issue #25)', (dialect) => {
+  it('carries on through a SIGTERM and a SIGKILL of the server and ends completed', {
+    timeout: 90_000,
+  }, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-agent-'));
+    const database = await freshDatabase(dialect);
+    const service = await startAgentService();
+    services.push(service);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const start = async () => {
+      const server = await serve(cwd, database.location, {
+        port,
+        env: { URSA_PUBLIC_URL: url },
+        waitMs: 30_000,
+      });
+      servers.push(server);
+      return server;
+    };
+    try {
+      let server = await start();
+      const secret = /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] as string;
+      const call = async (method: string, path: string, body?: object) => {
+        const response = await fetch(`${url}${P}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${secret}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      };
+      const recipe = `description: agent\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT1M\n`;
+      expect((await call('PUT', '/recipes/agent', { yaml: recipe })).status).toBe(201);
+      const scheduler =
+        'description: long agent run\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: agent\nparams:\n  steps: 30\n  stepMs: 200\n  heartbeatMs: 100\n';
+      expect((await call('PUT', '/scheduler/long', { yaml: scheduler })).status).toBe(201);
+      const fired = await call('POST', '/scheduler/long/fire');
+      expect(fired.status).toBe(202);
+      const correlationId = fired.body.correlationId as string;
+      const outputOf = async () => {
+        const run = await call('GET', `/runs/${correlationId}`);
+        return run.body;
+      };
+      const steps = async (n: number) =>
+        eventually(
+          async () =>
+            ((await service.runs())[0]?.calls.filter((c) => c.kind === 'output' && c.status === 200).length ??
+              0) >= n || undefined,
+          `${n} steps reported`,
+          20_000,
+        );
+      await steps(2);
+      // A graceful stop is no stop of the run: it goes on while the server is away.
+      server.child.kill('SIGTERM');
+      expect(await server.exit).toBe(0);
+      server = await start();
+      await steps(8);
+      // A server killed outright: the next one takes the store over once its lease lapsed.
+      server.child.kill('SIGKILL');
+      await server.exit;
+      server = await start();
+      const ended = await eventually(
+        async () => {
+          const run = await outputOf();
+          return run.state === 'ended' ? run : undefined;
+        },
+        'the run ended',
+        60_000,
+      );
+      expect([ended.outcome, ended.reason]).toEqual(['completed', null]);
+      const [serviceRun] = await service.runs();
+      // One run at the service: neither restart started a second.
+      expect((await service.runs()).length).toBe(1);
+      expect(serviceRun?.calls.filter((c) => c.kind === 'complete')).toEqual([
+        { kind: 'complete', status: 200 },
+      ]);
+      expect(serviceRun?.refused).toBeUndefined();
+    } finally {
+      for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGTERM');
+      await Promise.all(servers.map((s) => s.exit));
+      await database.drop();
+    }
+  });
+});
