@@ -15,8 +15,14 @@
 //   of a run end `failed` (a scheduler's `retry` then tries it again);
 //   silent: true: accept the run and never call back (Ursa ends it `heartbeat-timeout`), not even
 //   to confirm a stop (Ursa ends it `cancelled` once the stop's grace period is over).
+// A run whose callbacks Ursa has not answered for longer than the run's heartbeat timeout is
+// abandoned (Ursa shut down for good, or ended it `heartbeat-timeout`): the service stops it.
 // POST /runs/<reference>/stop ends a run `stopped`. GET /runs lists what it received (for tests;
 // the credentials only with AGENT_SERVICE_SHOW_CREDENTIALS=1).
+//
+// Fencing: the answer to every callback names the run's current attempt and fencing token, which
+// move on when another worker of Ursa adopts the run; the service takes them, and refuses (409) a
+// stop or an answer carrying a token below the largest it has seen.
 //
 // Usage: node examples/agent-service/server.mjs [port]   (default 0: any free port)
 // It prints one JSON line {"listening": <port>} on standard output when it is ready.
@@ -46,6 +52,10 @@ async function callback(run, kind, fields = {}) {
       });
       const answer = await response.text();
       run.calls.push({ kind, status: response.status });
+      if (response.ok) {
+        run.heardAt = Date.now();
+        follow(run, JSON.parse(answer));
+      }
       if (response.status < 500) {
         // 401: the run ended or the credential is not its own any more; 409: another attempt took over.
         if (response.status >= 400) run.refused = { kind, status: response.status, answer };
@@ -59,13 +69,45 @@ async function callback(run, kind, fields = {}) {
   return 0;
 }
 
+/**
+ * Takes the attempt Ursa names in a callback's answer: when a worker of Ursa adopted the run (its
+ * own was lost), the run goes on under the adopter's attempt and fencing token.
+ */
+function follow(run, { attempt, fencingToken }) {
+  if (Number.isInteger(fencingToken) && fencingToken > run.fencingToken) {
+    run.fencingToken = fencingToken;
+    run.attempt = attempt;
+    run.adoptions.push({ attempt, fencingToken });
+  }
+}
+
+/**
+ * Whether a request of Ursa (a stop, an answer) carries a fencing token below the largest this run
+ * has seen: it comes from a worker whose attempt was taken over, and is refused.
+ */
+function stale(run, body) {
+  const token = Number(body?.fencingToken);
+  if (Number.isInteger(token) && token < run.fencingToken) return true;
+  if (Number.isInteger(token)) follow(run, { attempt: body.attempt, fencingToken: token });
+  return false;
+}
+
 /** Works on one run in the background, as the params say. */
 async function work(run) {
   const { params } = run;
   if (params.silent === true) return;
   const heartbeatMs = Number(params.heartbeatMs ?? 100);
   const beat = setInterval(() => {
-    if (!run.over) void callback(run, 'heartbeat');
+    if (run.over) return;
+    // Ursa unheard of for longer than its heartbeat timeout: it is gone for good, or has ended the
+    // run heartbeat-timeout. Either way nobody waits for this run any more: stop working on it.
+    if (run.heartbeatTimeoutMs !== undefined && Date.now() - run.heardAt > run.heartbeatTimeoutMs) {
+      run.over = true;
+      run.abandoned = true;
+      run.answered?.('');
+      return;
+    }
+    void callback(run, 'heartbeat');
   }, heartbeatMs);
   try {
     await callback(run, 'status', { status: 'running', message: 'started' });
@@ -87,11 +129,11 @@ async function work(run) {
     }
     if (run.over) return;
     run.over = true;
-    const failing = typeof params.fail === 'string' || run.attempt <= Number(params.failAttempts ?? 0);
+    const failing = typeof params.fail === 'string' || run.delivered <= Number(params.failAttempts ?? 0);
     if (failing)
       await callback(run, 'complete', {
         status: 'failed',
-        reason: params.fail ?? `attempt ${run.attempt} failed`,
+        reason: params.fail ?? `attempt ${run.delivered} failed`,
       });
     else await callback(run, 'complete', { status: 'done', summary: `finished ${steps} steps\n` });
   } finally {
@@ -137,9 +179,16 @@ const server = createServer(async (req, res) => {
       correlationId: trigger.correlationId,
       fencingToken: trigger.fencingToken,
       attempt: trigger.attempt,
+      /** The attempt this run was delivered as; `attempt` follows adoptions. */
+      delivered: trigger.attempt,
+      deliveredToken: trigger.fencingToken,
+      adoptions: [],
       params: body.params ?? {},
       callbackUrl: callbackInfo.url,
       credential: callbackInfo.credential,
+      heartbeatTimeoutMs: callbackInfo.heartbeatTimeoutMs,
+      /** When Ursa last answered a callback (2xx), ms: the delivery counts as one. */
+      heardAt: Date.now(),
       calls: [],
       over: false,
     };
@@ -151,6 +200,10 @@ const server = createServer(async (req, res) => {
   const match = /^\/runs\/([^/]+)\/(answer|stop)$/.exec(url.pathname);
   const run = match ? runs.get(match[1]) : undefined;
   if (req.method === 'POST' && match && run === undefined) return send(res, 404, { error: 'no such run' });
+  if (req.method === 'POST' && match && stale(run, body)) {
+    run.staleRequests = (run.staleRequests ?? 0) + 1;
+    return send(res, 409, { error: `fencing token ${body.fencingToken} is below ${run.fencingToken}` });
+  }
   if (req.method === 'POST' && match?.[2] === 'answer') {
     run.answered?.(String(body?.answer ?? ''));
     return send(res, 200, { reference: run.reference });

@@ -3,8 +3,9 @@ import { z } from 'zod';
 /**
  * The agent callback protocol on the wire (issue #25): what an agent service POSTs to
  * `/v1/agent-runs/{runId}/…` with `Authorization: Bearer <run credential>`. Every body names the
- * attempt it speaks for (its fencing token and attempt number, as the run's start sent them); a
- * body of another shape, or with a field not listed, is refused with its field path.
+ * attempt it speaks for (its fencing token and attempt number, as the run's start sent them or, once
+ * a worker adopted the run, as the answer to a callback named them); a body of another shape, or
+ * with a field not listed, is refused with its field path.
  */
 
 /** The run a callback is about: its correlationId, as the callback URL holds it. */
@@ -21,12 +22,16 @@ const attemptFields = {
     .number()
     .int()
     .positive()
-    .describe("The attempt's fencing token, as the run's start sent it (trigger.fencingToken)"),
+    .describe(
+      "The attempt's fencing token, as the run's start sent it (trigger.fencingToken) or the latest callback's answer named it",
+    ),
   attempt: z
     .number()
     .int()
     .positive()
-    .describe("The attempt number, as the run's start sent it (trigger.attempt)"),
+    .describe(
+      "The attempt number, as the run's start sent it (trigger.attempt) or the latest callback's answer named it",
+    ),
 };
 
 /**
@@ -81,4 +86,12 @@ export const agentCallbackResultSchema = z.object({
     .describe(
       "The run's process status after the callback: running, paused, blocked, suspended, done, failed or stopped",
     ),
+  attempt: z
+    .number()
+    .int()
+    .describe("The run's current attempt: larger than the one sent once another worker adopted the run"),
+  fencingToken: z
+    .number()
+    .int()
+    .describe("The fencing token of the run's current attempt, for the service's next callbacks"),
 });

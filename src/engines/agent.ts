@@ -16,6 +16,12 @@ export interface AgentRunPayload extends HttpRunPayload {
     readonly url: string;
     /** The attempt's run credential: valid for this run's callbacks until the run ends, nothing else. */
     readonly credential: string;
+    /**
+     * The recipe's `heartbeatTimeout`, ms: Ursa ends the run `heartbeat-timeout` once the service
+     * has not called back for longer, so a service that cannot reach Ursa for that long stops its
+     * run (Ursa is gone, or has ended it).
+     */
+    readonly heartbeatTimeoutMs?: number;
   };
 }
 
@@ -30,7 +36,15 @@ const START_BODY_BYTES = 4096;
 export function agentRunPayload(request: EngineRequest): AgentRunPayload | undefined {
   const { callback } = request;
   if (callback === undefined) return undefined;
-  return { ...httpRunPayload(request), callback: { url: callback.url, credential: callback.credential } };
+  const { heartbeatTimeoutMs } = request.recipe;
+  return {
+    ...httpRunPayload(request),
+    callback: {
+      url: callback.url,
+      credential: callback.credential,
+      ...(heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs }),
+    },
+  };
 }
 
 /**

@@ -96,6 +96,13 @@ export async function agentEventsOf(rt: Pick<Runtime, 'repos'>, run: Run): Promi
               (p.message === undefined ? '' : ` message=${text(p.message)}`),
           },
         ];
+      case 'adopted':
+        return [
+          {
+            at: line.at,
+            text: `adopted by worker ${text(p.workerId)}, its worker ${text(p.fromWorker)} lost: attempt ${text(p.attempt)}, fencing token ${text(p.fencingToken)}`,
+          },
+        ];
       case 'answer':
         return [{ at: line.at, text: `answered by ${text(p.answeredBy)} (inbox item ${text(p.inboxId)})` }];
       case 'answer-delivered':

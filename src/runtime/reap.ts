@@ -3,6 +3,7 @@ import { EndReason } from '../runs/outcomes.js';
 import { type Liveness, leaseLiveness } from '../store/liveness.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { Run } from '../store/runs.js';
+import { adoptAgentRuns } from './agent-adoption.js';
 import { deliverAnswers } from './agent-answers.js';
 import { stopAgentRuns } from './agent-stops.js';
 import type { Runtime } from './context.js';
@@ -88,8 +89,8 @@ export async function reap(
   const looked = new Set(lostRuns.map((run) => run.correlationId));
   const stillLost = looked.size === 0 ? [] : await repos.runs.orphaned('started', liveness, LOST_LIMIT);
   // Runs handed to an agent service are the store's, not their worker's (decisions §5, issue #25):
-  // they go on without it, and their service's callbacks or silence end them.
-  const storeOwned = await repos.agentRuns.handedOff(stillLost.map((run) => run.correlationId));
+  // this worker adopts them with a new attempt, and their service's callbacks or silence end them.
+  const storeOwned = await adoptAgentRuns(rt, workerId, stillLost, now);
   for (const run of stillLost) {
     if (storeOwned.has(run.correlationId)) continue;
     if (looked.has(run.correlationId) && (await endLost(rt, executor, run, now, defer))) lost++;

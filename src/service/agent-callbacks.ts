@@ -112,20 +112,49 @@ export async function applyAgentCallback(
   callback: AgentCallback,
   hooks: CallbackHooks = {},
 ): Promise<AgentCallbackResult> {
-  const { agentRun, run } = await authorizeCallback(rt, runId, credential);
-  checkAttempt(agentRun, callback.body);
+  for (let tries = 1; ; tries++) {
+    const { agentRun, run } = await authorizeCallback(rt, runId, credential);
+    checkAttempt(agentRun, callback.body);
+    try {
+      return await applyAt(rt, agentRun, run, callback, hooks);
+    } catch (error) {
+      // Adopted by another worker while it was applied (decisions §5): read the run again and
+      // apply it at the new attempt. An end or a retry meanwhile refuses the credential above.
+      if (!(error instanceof MovedOn)) throw error;
+      if (tries === MOVED_TRIES) throw stale(agentRun);
+    }
+  }
+}
+
+/** The run moved to another attempt while a callback was applied. */
+class MovedOn extends Error {}
+
+/** How many times a callback is applied while its run keeps moving on. */
+const MOVED_TRIES = 3;
+
+/** Applies `callback` at the attempt it was authorized for; throws {@link MovedOn} when the run moved on. */
+async function applyAt(
+  rt: Runtime,
+  agentRun: AgentRunRecord,
+  run: Run,
+  callback: AgentCallback,
+  hooks: CallbackHooks,
+): Promise<AgentCallbackResult> {
+  const runId = run.correlationId;
   const now = rt.clock.now();
   const status = callback.kind === 'status' ? callback.body.status : undefined;
-  if (!(await rt.repos.agentRuns.heard(runId, agentRun.fencingToken, now, status))) throw stale(agentRun);
+  if (!(await rt.repos.agentRuns.heard(runId, agentRun.fencingToken, now, status))) throw new MovedOn();
   const fence = fenceOf(run);
   const { processId } = agentRun;
+  // The answer names the current attempt: after an adoption, the one the service speaks for next.
+  const current = { attempt: agentRun.attempt, fencingToken: agentRun.fencingToken };
   switch (callback.kind) {
     case 'heartbeat':
-      return { runId, state: 'started', status: agentRun.serviceStatus };
+      return { runId, state: 'started', status: agentRun.serviceStatus, ...current };
     case 'status': {
       const { status: next, message, question } = callback.body;
       if (!(await rt.repos.processes.transition(processId, ACTIVE_STATUSES, { status: next }, fence)))
-        throw stale(agentRun);
+        throw new MovedOn();
       const inboxId = question === undefined ? undefined : await ask(rt, run, question, now);
       await rt.repos.feed.append(
         feedLineOf(run, 'AGENT', now, 'pending', {
@@ -136,10 +165,10 @@ export async function applyAgentCallback(
           ...(question === undefined ? {} : { question, inboxId }),
         }),
       );
-      return { runId, state: 'started', status: next };
+      return { runId, state: 'started', status: next, ...current };
     }
     case 'output': {
-      await appendOutput(rt, run, processId, callback.body.text);
+      if (!(await appendOutput(rt, run, processId, callback.body.text))) throw new MovedOn();
       await rt.repos.feed.append(
         feedLineOf(run, 'AGENT', now, 'pending', {
           processId,
@@ -147,14 +176,14 @@ export async function applyAgentCallback(
           bytes: Buffer.byteLength(callback.body.text, 'utf8'),
         }),
       );
-      return { runId, state: 'started', status: agentRun.serviceStatus };
+      return { runId, state: 'started', status: agentRun.serviceStatus, ...current };
     }
     case 'complete': {
       const { status: end, reason, summary } = callback.body;
-      if (summary !== undefined) await appendOutput(rt, run, processId, summary);
+      if (summary !== undefined && !(await appendOutput(rt, run, processId, summary))) throw new MovedOn();
       // A failed attempt with retries left goes on as the run's next attempt (issue #22).
       if (end === 'failed' && (await hooks.retry?.(run, reason ?? 'failed')) === true)
-        return { runId, state: 'started', status: end };
+        return { runId, state: 'started', status: end, ...current };
       // A stop Ursa asked for ends with Ursa's reason (`scheduler-overlap`, …), not the service's words.
       const [requested] = end === 'stopped' ? await rt.repos.processes.stopRequested([processId]) : [];
       const ended = await endAgentRun(
@@ -163,8 +192,8 @@ export async function applyAgentCallback(
         { status: end, reason: requested?.stopReason ?? reason ?? null },
         hooks.promoteWaiting,
       );
-      if (!ended) throw stale(agentRun);
-      return { runId, state: 'ended', status: end };
+      if (!ended) throw new MovedOn();
+      return { runId, state: 'ended', status: end, ...current };
     }
   }
 }
@@ -186,20 +215,33 @@ function ask(rt: Runtime, run: Run, question: string, at: number): Promise<numbe
   });
 }
 
-/** Refuses a body whose fencing token or attempt is not the run's current attempt. */
+/**
+ * Refuses a body whose fencing token or attempt is not one of the run's credential: from the
+ * attempt it was given with to the current one. Between them are the attempts of workers that
+ * adopted the run (decisions §5): the service's run and credential stayed, and it learns the
+ * current attempt from the answer to its next callback. An attempt of another credential (a retry)
+ * was refused by the credential already.
+ */
 function checkAttempt(agentRun: AgentRunRecord, body: Attempt): void {
-  if (body.fencingToken !== agentRun.fencingToken)
+  const tokens = spanOf(agentRun.credentialFencingToken, agentRun.fencingToken);
+  if (body.fencingToken < agentRun.credentialFencingToken || body.fencingToken > agentRun.fencingToken)
     throw new UrsaError(
       'ATTEMPT_STALE',
-      `fencingToken: ${body.fencingToken} is not the run's current attempt (fencing token ${agentRun.fencingToken}); nothing changed`,
-      { field: 'fencingToken', value: body.fencingToken, allowed: String(agentRun.fencingToken) },
+      `fencingToken: ${body.fencingToken} is not the run's current attempt (fencing token ${tokens}); nothing changed`,
+      { field: 'fencingToken', value: body.fencingToken, allowed: tokens },
     );
-  if (body.attempt !== agentRun.attempt)
+  const attempts = spanOf(agentRun.credentialAttempt, agentRun.attempt);
+  if (body.attempt < agentRun.credentialAttempt || body.attempt > agentRun.attempt)
     throw new UrsaError(
       'ATTEMPT_STALE',
-      `attempt: ${body.attempt} is not the run's current attempt (${agentRun.attempt}); nothing changed`,
-      { field: 'attempt', value: body.attempt, allowed: String(agentRun.attempt) },
+      `attempt: ${body.attempt} is not the run's current attempt (${attempts}); nothing changed`,
+      { field: 'attempt', value: body.attempt, allowed: attempts },
     );
+}
+
+/** `from` alone, or `from to to` when an adoption moved the run on. */
+function spanOf(from: number, to: number): string {
+  return from === to ? String(to) : `${from} to ${to}`;
 }
 
 /** The run moved on (another attempt, an end) while the callback was applied. */
@@ -211,12 +253,15 @@ function stale(agentRun: AgentRunRecord): UrsaError {
   );
 }
 
-/** Appends `text` to the process's output, keeping its last {@link OUTPUT_KEPT} bytes, at the run's attempt. */
-async function appendOutput(rt: Runtime, run: Run, processId: string, text: string): Promise<void> {
+/**
+ * Appends `text` to the process's output, keeping its last {@link OUTPUT_KEPT} bytes, at the run's
+ * attempt; false when the run is at another attempt now (nothing appended).
+ */
+async function appendOutput(rt: Runtime, run: Run, processId: string, text: string): Promise<boolean> {
   const process = await rt.repos.processes.get(processId);
   const joined = Buffer.from(`${process?.outputTail ?? ''}${text}`, 'utf8');
   let kept = joined.subarray(Math.max(0, joined.length - OUTPUT_KEPT)).toString('utf8');
   // A character cut in half at the start decodes as U+FFFD: drop it.
   if (joined.length > OUTPUT_KEPT) kept = kept.replace(/^\uFFFD+/, '');
-  await rt.repos.processes.transition(processId, ACTIVE_STATUSES, { output_tail: kept }, fenceOf(run));
+  return rt.repos.processes.transition(processId, ACTIVE_STATUSES, { output_tail: kept }, fenceOf(run));
 }

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
+import { type AdoptionRequest, adoptAgentRun } from './agent-adoption.js';
 import { tokenOf } from './fencing.js';
+import type { Attempt } from './lane-records.js';
 import type { Store } from './open.js';
 
 /** What an agent service last said of its run (issue #25, spec §4.1 process statuses). */
@@ -12,8 +14,15 @@ export interface AgentRunRecord {
   readonly tenant: string;
   readonly project: string;
   readonly processId: string;
+  /** The run's current attempt and its fencing token. */
   readonly attempt: number;
   readonly fencingToken: number;
+  /**
+   * The attempt and token the run credential was given with: the same, unless a worker adopted
+   * the run since (decisions §5), which moves the run to a new attempt under the same credential.
+   */
+  readonly credentialAttempt: number;
+  readonly credentialFencingToken: number;
   /** The service's run reference from its 202; null until it answered. */
   readonly reference: string | null;
   readonly heartbeatTimeoutMs: number;
@@ -75,6 +84,8 @@ type Row = {
   last_heartbeat_at: number | string;
   service_status: string;
   credential_hash: string;
+  credential_attempt: number | string;
+  credential_fencing_token: number | string;
 };
 
 function toRecord(row: Row): AgentRunRecord {
@@ -85,6 +96,8 @@ function toRecord(row: Row): AgentRunRecord {
     processId: row.process_id,
     attempt: Number(row.attempt),
     fencingToken: tokenOf(row.fencing_token) as number,
+    credentialAttempt: Number(row.credential_attempt),
+    credentialFencingToken: tokenOf(row.credential_fencing_token) as number,
     reference: row.reference,
     heartbeatTimeoutMs: Number(row.heartbeat_timeout_ms),
     lastHeartbeatAt: Number(row.last_heartbeat_at),
@@ -110,6 +123,8 @@ export class AgentRuns {
       attempt: o.attempt,
       fencing_token: o.fencingToken,
       credential_hash: hashCredential(o.credential),
+      credential_attempt: o.attempt,
+      credential_fencing_token: o.fencingToken,
       reference: null,
       heartbeat_timeout_ms: o.heartbeatTimeoutMs,
       last_heartbeat_at: o.at,
@@ -139,6 +154,11 @@ export class AgentRuns {
       .where('correlation_id', '=', correlationId)
       .where('fencing_token', '=', fencingToken)
       .execute();
+  }
+
+  /** Adopts the run of a lost worker (decisions §5): see {@link adoptAgentRun}. */
+  adopt(request: AdoptionRequest): Promise<Attempt | undefined> {
+    return adoptAgentRun(this.store, request);
   }
 
   /** Records the service's run reference from its 202, for the attempt of `fencingToken`. */

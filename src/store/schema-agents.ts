@@ -15,6 +15,9 @@ export interface AgentRunsTable {
   attempt: number;
   fencing_token: number;
   credential_hash: string;
+  /** The attempt and fencing token the credential was given with (an adoption keeps the credential). */
+  credential_attempt: number;
+  credential_fencing_token: number;
   /** The service's own run reference from its 202; null until it answered. */
   reference: string | null;
   heartbeat_timeout_ms: number;

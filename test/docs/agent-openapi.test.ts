@@ -22,6 +22,7 @@ describe('the agent service OpenAPI document (issue #25)', () => {
     const doc = JSON.parse(readFileSync(PATH, 'utf8'));
     const run = doc.components.schemas.Run;
     const request = httpEngineRequest('https://agents.example.com/runs', {
+      recipe: { name: 'research', engine: 'agent', heartbeatTimeoutMs: 60_000 },
       context: { fencingToken: 7, attempt: 1 },
     });
     const payload = agentRunPayload({
@@ -32,6 +33,9 @@ describe('the agent service OpenAPI document (issue #25)', () => {
     expect(Object.keys(run.properties.trigger.properties).sort()).toEqual(
       Object.keys(payload?.trigger ?? {}).sort(),
     );
-    expect(Object.keys(run.properties.callback.properties).sort()).toEqual(['credential', 'url']);
+    expect(Object.keys(run.properties.callback.properties).sort()).toEqual(
+      Object.keys(payload?.callback ?? {}).sort(),
+    );
+    expect(payload?.callback.heartbeatTimeoutMs).toBe(60_000);
   });
 });

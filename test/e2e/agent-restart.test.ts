@@ -99,9 +99,72 @@ describe.each(DIALECTS)('an agent run across restarts of ursa serve on %s (issue
         { kind: 'complete', status: 200 },
       ]);
       expect(serviceRun?.refused).toBeUndefined();
+      // Each new server adopted the run of the one before (decisions §5): a new attempt and a
+      // larger fencing token, which the service took from a callback's answer and spoke for next.
+      // The first adoption follows the SIGTERM at once; the second one the lease of the killed server.
+      const adoptions = serviceRun?.adoptions ?? [];
+      expect(serviceRun?.delivered).toBe(1);
+      expect(adoptions[0]?.attempt).toBe(2);
+      expect(adoptions.map((a) => a.attempt)).toEqual(adoptions.map((_, i) => i + 2));
+      for (let i = 1; i < adoptions.length; i++)
+        expect(adoptions[i]?.fencingToken).toBeGreaterThan(adoptions[i - 1]?.fencingToken as number);
+      expect(adoptions[0]?.fencingToken).toBeGreaterThan(serviceRun?.deliveredToken as number);
+      const log = (await call('GET', `/documents/${ended.logPath as string}`)).body;
+      expect(JSON.stringify(log)).toContain('adopted by worker');
     } finally {
       for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGTERM');
       await Promise.all(servers.map((s) => s.exit));
+      await database.drop();
+    }
+  });
+
+  it('reaches the service when the server does not come back: the service stops the run it cannot report for the heartbeat timeout', {
+    timeout: 60_000,
+  }, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'ursa-agent-'));
+    const database = await freshDatabase(dialect);
+    const service = await startAgentService();
+    services.push(service);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const server = await serve(cwd, database.location, { port, env: { URSA_PUBLIC_URL: url } });
+      servers.push(server);
+      const secret = /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] as string;
+      const call = (method: string, path: string, body: object) =>
+        fetch(`${url}${P}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const recipe = `description: agent\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT2S\n`;
+      expect((await call('PUT', '/recipes/agent', { yaml: recipe })).status).toBe(201);
+      const scheduler =
+        'description: long agent run\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: agent\nparams:\n  steps: 300\n  stepMs: 100\n  heartbeatMs: 100\n';
+      expect((await call('PUT', '/scheduler/long', { yaml: scheduler })).status).toBe(201);
+      expect((await call('POST', '/scheduler/long/fire', {})).status).toBe(202);
+      await eventually(
+        async () =>
+          (await service.runs())[0]?.calls.some((c) => c.kind === 'output' && c.status === 200)
+            ? true
+            : undefined,
+        'a step reported',
+        20_000,
+      );
+      expect((await service.runs())[0]?.heartbeatTimeoutMs).toBe(2000);
+      // Killed, and never started again: nobody ends or stops the run on Ursa's side.
+      server.child.kill('SIGKILL');
+      await server.exit;
+      const abandoned = await eventually(
+        async () => {
+          const [run] = await service.runs();
+          return run?.abandoned === true ? run : undefined;
+        },
+        'the service stopped the run',
+        20_000,
+      );
+      expect(abandoned.over).toBe(true);
+    } finally {
       await database.drop();
     }
   });

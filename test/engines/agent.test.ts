@@ -28,7 +28,8 @@ describe('agent engine (issue #25)', () => {
     expect(received?.headers['idempotency-key']).toBe(idempotencyKey(context));
     expect(received?.headers['ursa-fencing-token']).toBe('7');
     const body = JSON.parse(received?.body ?? '{}');
-    expect(body.callback).toEqual(CALLBACK);
+    // With the heartbeat timeout: a service that cannot reach Ursa that long stops its run.
+    expect(body.callback).toEqual({ ...CALLBACK, heartbeatTimeoutMs: 60_000 });
     expect(body.trigger).toMatchObject({ correlationId: 'corr-0001', fencingToken: 7, attempt: 2 });
     expect(body.recipe).toBe('research');
   });

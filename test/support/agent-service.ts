@@ -11,13 +11,24 @@ export interface ServiceRun {
   readonly reference: string;
   readonly idempotencyKey: string;
   readonly correlationId: string;
+  /** The attempt and token the service speaks for now: an adoption moves them on. */
   readonly fencingToken: number;
   readonly attempt: number;
+  /** The attempt the run was delivered as. */
+  readonly delivered: number;
+  readonly deliveredToken: number;
+  /** The attempts of workers that adopted the run, as callbacks' answers named them. */
+  readonly adoptions: readonly { readonly attempt: number; readonly fencingToken: number }[];
+  /** Stops and answers refused for a fencing token below the run's. */
+  readonly staleRequests?: number;
   readonly credential: string;
   readonly callbackUrl: string;
+  readonly heartbeatTimeoutMs?: number;
   readonly calls: readonly { readonly kind: string; readonly status: number }[];
   readonly refused?: { readonly kind: string; readonly status: number };
   readonly over: boolean;
+  /** Stopped by the service itself: Ursa did not answer its callbacks for the heartbeat timeout. */
+  readonly abandoned?: boolean;
 }
 
 /** The reference agent service running as a real process on 127.0.0.1. */

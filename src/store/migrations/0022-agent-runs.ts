@@ -16,6 +16,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('attempt', 'integer', (c) => c.notNull())
     .addColumn('fencing_token', 'bigint', (c) => c.notNull())
     .addColumn('credential_hash', 'text', (c) => c.notNull())
+    // The attempt and fencing token the credential was given with: a worker that adopts the run
+    // (its own was lost) moves the run to a new attempt and token under the same credential, and
+    // the service's callbacks speak for any attempt since (decisions §5).
+    .addColumn('credential_attempt', 'integer', (c) => c.notNull())
+    .addColumn('credential_fencing_token', 'bigint', (c) => c.notNull())
     .addColumn('reference', 'text')
     .addColumn('heartbeat_timeout_ms', 'bigint', (c) => c.notNull())
     .addColumn('last_heartbeat_at', 'bigint', (c) => c.notNull())

@@ -1,0 +1,166 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import { endAgentRun } from '../../src/runtime/agent-end.js';
+import type { Runtime } from '../../src/runtime/context.js';
+import { applyAgentCallback } from '../../src/service/agent-callbacks.js';
+import { applyDirectory } from '../../src/service/apply.js';
+import { fireScheduler } from '../../src/service/runs.js';
+import { libraryActor } from '../../src/store/audit.js';
+import type { Run } from '../../src/store/runs.js';
+import { DIALECTS } from '../support/dialects.js';
+import { reply, startHookServer } from '../support/hook-server.js';
+import { cronScheduler, projectFolder } from '../support/project.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { until } from '../support/until.js';
+
+// Decisions §5, issue #25 item 3: an agent run has no child process, so when its worker is lost
+// another worker adopts it — the next attempt and a new fencing token — instead of ending it
+// worker-lost, as long as its service keeps heartbeating. The service is a hook server that takes
+// the run (202) and never calls back: the test speaks for it through the callback service, with
+// the credential the delivery carried. Two workers on one store, the clock stepped.
+
+const T = 'acme';
+const P = 'ops';
+const TTL = 5_000;
+const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
+const HEARTBEAT_TIMEOUT = 60_000;
+
+let t: TestRuntime | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+/** What the service was given: the run's credential, attempt and fencing token. */
+interface Delivery {
+  readonly correlationId: string;
+  readonly credential: string;
+  readonly attempt: number;
+  readonly fencingToken: number;
+}
+
+async function setUp(dialect: (typeof DIALECTS)[number]) {
+  t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+  const service = await startHookServer(reply(202, '{"reference":"svc-1"}'));
+  const publicUrl = 'http://127.0.0.1:9/';
+  const rtA: Runtime = { ...t.rt, settings: { ...t.rt.settings, publicUrl } };
+  const peer = await t.peer();
+  const rtB: Runtime = { ...peer, settings: { ...peer.settings, publicUrl } };
+  const recipe = `description: an agent run\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT1M\n`;
+  await applyDirectory(
+    rtA,
+    projectFolder({
+      '_vance/recipes/agent.yaml': recipe,
+      '_vance/scheduler/job.yaml': cronScheduler('0 0 0 1 1 *', 'agent'),
+    }),
+    T,
+    P,
+    libraryActor('ada'),
+  );
+  const a = t.worker({ leaseTtlMs: TTL }, rtA);
+  const b = t.worker({ leaseTtlMs: TTL }, rtB);
+  await a.bootstrap();
+  await b.bootstrap();
+  /** Fires the scheduler on worker A and waits until the service took the run. */
+  const handOff = async (): Promise<Delivery> => {
+    const before = service.received.length;
+    const { correlationId } = await fireScheduler(rtA, T, P, 'job');
+    await a.reap();
+    await a.executor.settled();
+    await until(
+      async () => (await rtA.repos.agentRuns.getWithHash(correlationId))?.reference === 'svc-1',
+      'the service took the run',
+    );
+    const body = JSON.parse(service.received[before]?.body ?? '{}');
+    return {
+      correlationId,
+      credential: body.callback.credential,
+      attempt: body.trigger.attempt,
+      fencingToken: body.trigger.fencingToken,
+    };
+  };
+  return { t, service, rtA, rtB, a, b, handOff };
+}
+
+const runOf = async (rt: Runtime, id: string) => (await rt.repos.runs.get(id)) as Run;
+
+describe.each(DIALECTS)('agent run adoption on %s (decisions §5, issue #25)', (dialect) => {
+  it('adopts the handed-off run of a lost worker with the next attempt and a larger fencing token, never ending it worker-lost; the lost worker writes nothing after', async () => {
+    const { t, service, rtA, rtB, a, b, handOff } = await setUp(dialect);
+    const delivered = await handOff();
+    const { correlationId } = delivered;
+    expect(delivered.attempt).toBe(1);
+    const before = await runOf(rtA, correlationId);
+    expect(before.workerId).toBe(a.id);
+
+    // A stops renewing its lease; B renews its own and reaps once A's lease and the margin passed.
+    t.clock.set(t.clock.now() + DEAD_AFTER + 1);
+    await b.heartbeat();
+    await b.reap();
+
+    const adopted = await runOf(rtB, correlationId);
+    expect([adopted.state, adopted.workerId, adopted.attempt]).toEqual(['started', b.id, 2]);
+    const token = adopted.fencingToken as number;
+    expect(token).toBeGreaterThan(delivered.fencingToken);
+    const agentRun = await rtB.repos.agentRuns.getWithHash(correlationId);
+    expect([agentRun?.attempt, agentRun?.fencingToken, agentRun?.reference]).toEqual([
+      2,
+      adopted.fencingToken,
+      'svc-1',
+    ]);
+    // No second delivery: the service's run goes on under the same credential.
+    expect(service.received).toHaveLength(1);
+    const lines = await rtB.repos.feed.list(T, P, { traceId: correlationId, kinds: ['AGENT'] }, 10);
+    expect(lines.map((l) => [l.payload.callback, l.payload.fromWorker, l.payload.workerId])).toEqual([
+      ['adopted', a.id, b.id],
+    ]);
+
+    // The service still speaks for the attempt it was given; the answer names the current one.
+    const heard = await applyAgentCallback(rtB, correlationId, delivered.credential, {
+      kind: 'heartbeat',
+      body: { attempt: 1, fencingToken: delivered.fencingToken },
+    });
+    expect(heard).toMatchObject({ state: 'started', attempt: 2, fencingToken: adopted.fencingToken });
+    // A token from before the credential, or beyond the current attempt, is refused.
+    for (const body of [
+      { attempt: 1, fencingToken: delivered.fencingToken - 1 },
+      { attempt: 3, fencingToken: token },
+      { attempt: 2, fencingToken: token + 1 },
+    ])
+      await expect(
+        applyAgentCallback(rtB, correlationId, delivered.credential, { kind: 'heartbeat', body }),
+      ).rejects.toMatchObject({ code: 'ATTEMPT_STALE' });
+
+    // Worker A, back from a freeze with its old attempt, cannot end the run: it is B's now.
+    expect(await endAgentRun(rtA, before, { status: 'failed', reason: 'stale' })).toBe(false);
+    expect((await runOf(rtB, correlationId)).state).toBe('started');
+
+    // The service ends it at the current attempt: completed, held by B, never worker-lost.
+    const done = await applyAgentCallback(rtB, correlationId, delivered.credential, {
+      kind: 'complete',
+      body: { attempt: 2, fencingToken: token, status: 'done' },
+    });
+    expect(done).toMatchObject({ state: 'ended', status: 'done' });
+    const ended = await runOf(rtB, correlationId);
+    expect([ended.outcome, ended.reason, ended.workerId]).toEqual(['completed', null, b.id]);
+    const log = await rtB.repos.documents.get({ tenant: T, project: P, path: ended.logPath });
+    expect(log?.body).toContain(`adopted by worker ${b.id}, its worker ${a.id} lost: attempt 2`);
+  });
+
+  it('does not adopt the run of a lost worker whose service went silent: it ends heartbeat-timeout', async () => {
+    const { t, rtB, b, handOff } = await setUp(dialect);
+    const { correlationId } = await handOff();
+    t.clock.set(t.clock.now() + HEARTBEAT_TIMEOUT + 1);
+    await b.heartbeat();
+    await b.reap();
+    const run = await runOf(rtB, correlationId);
+    expect([run.state, run.outcome, run.reason, run.attempt]).toEqual([
+      'ended',
+      'failed',
+      'heartbeat-timeout',
+      1,
+    ]);
+    const lines = await rtB.repos.feed.list(T, P, { traceId: correlationId, kinds: ['AGENT'] }, 10);
+    expect(lines).toEqual([]);
+  });
+});
