@@ -113,6 +113,19 @@ function toRecord(row: Row): AgentRunRecord {
 export class AgentRuns {
   constructor(private readonly store: Store) {}
 
+  /**
+   * The agent rows of active runs handed to their service at their current attempt: the service
+   * answered 202, the run is started, and the row is the attempt the run's row says.
+   */
+  #handedOff() {
+    return this.store.db
+      .selectFrom('agent_runs')
+      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+      .where('agent_runs.reference', 'is not', null)
+      .where('runs.state', '=', 'started')
+      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token');
+  }
+
   /** Records the hand-off of a run's attempt (before its service is called), replacing an earlier attempt's. */
   async open(o: AgentRunOpening): Promise<void> {
     const values = {
@@ -215,14 +228,9 @@ export class AgentRuns {
    */
   async handedOff(correlationIds: readonly string[]): Promise<Set<string>> {
     if (correlationIds.length === 0) return new Set();
-    const rows = await this.store.db
-      .selectFrom('agent_runs')
-      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+    const rows = await this.#handedOff()
       .select('agent_runs.correlation_id as id')
       .where('agent_runs.correlation_id', 'in', [...correlationIds])
-      .where('agent_runs.reference', 'is not', null)
-      .where('runs.state', '=', 'started')
-      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .execute();
     return new Set(rows.map((r) => r.id));
   }
@@ -232,15 +240,10 @@ export class AgentRuns {
    * run of their scheduler, a stop request), at most `limit`, the oldest request first.
    */
   async stopping(limit: number): Promise<AgentRunStop[]> {
-    const rows = await this.store.db
-      .selectFrom('agent_runs')
-      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+    const rows = await this.#handedOff()
       .innerJoin('processes', 'processes.id', 'agent_runs.process_id')
       .selectAll('agent_runs')
       .select(['processes.stop_requested_at', 'processes.stop_reason'])
-      .where('agent_runs.reference', 'is not', null)
-      .where('runs.state', '=', 'started')
-      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .where('processes.stop_requested_at', 'is not', null)
       .orderBy('processes.stop_requested_at')
       .limit(limit)
@@ -277,14 +280,9 @@ export class AgentRuns {
    * process no stop was requested for yet, at most `limit`: each is asked to stop.
    */
   async overdue(now: number, limit: number): Promise<(AgentRunRecord & { readonly timeoutMs: number })[]> {
-    const rows = await this.store.db
-      .selectFrom('agent_runs')
-      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+    const rows = await this.#handedOff()
       .innerJoin('processes', 'processes.id', 'agent_runs.process_id')
       .selectAll('agent_runs')
-      .where('agent_runs.reference', 'is not', null)
-      .where('runs.state', '=', 'started')
-      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .where('processes.stop_requested_at', 'is', null)
       .where('agent_runs.timeout_ms', 'is not', null)
       .where(sql<boolean>`agent_runs.created_at + agent_runs.timeout_ms <= ${now}`)
@@ -296,14 +294,9 @@ export class AgentRuns {
   /** The process ids of the active agent runs handed off (see {@link handedOff}) among `processIds`. */
   async handedOffProcesses(processIds: readonly string[]): Promise<Set<string>> {
     if (processIds.length === 0) return new Set();
-    const rows = await this.store.db
-      .selectFrom('agent_runs')
-      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+    const rows = await this.#handedOff()
       .select('agent_runs.process_id as id')
       .where('agent_runs.process_id', 'in', [...processIds])
-      .where('agent_runs.reference', 'is not', null)
-      .where('runs.state', '=', 'started')
-      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .execute();
     return new Set(rows.map((r) => r.id));
   }
@@ -314,13 +307,8 @@ export class AgentRuns {
    * compare-and-swap, so one of them ends each.
    */
   async active(limit: number): Promise<AgentRunRecord[]> {
-    const rows = await this.store.db
-      .selectFrom('agent_runs')
-      .innerJoin('runs', 'runs.correlation_id', 'agent_runs.correlation_id')
+    const rows = await this.#handedOff()
       .selectAll('agent_runs')
-      .where('agent_runs.reference', 'is not', null)
-      .where('runs.state', '=', 'started')
-      .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
       .orderBy(sql`agent_runs.last_heartbeat_at + agent_runs.heartbeat_timeout_ms`)
       .limit(limit)
       .execute();

@@ -20,47 +20,61 @@ afterEach(async () => {
   for (const service of services.splice(0)) await service.close();
 });
 
+/**
+ * A fresh store, the reference agent service, and `start` for `ursa serve` on the store at one port
+ * with that public URL (each start a new server); `call` is the REST API with the admin token the
+ * first start printed; `fireLong` writes an agent recipe and a long scheduler, and fires it.
+ */
+async function setUp(dialect: (typeof DIALECTS)[number]) {
+  const cwd = mkdtempSync(join(tmpdir(), 'ursa-agent-'));
+  const database = await freshDatabase(dialect);
+  const service = await startAgentService();
+  services.push(service);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let secret = '';
+  const start = async () => {
+    const server = await serve(cwd, database.location, {
+      port,
+      env: { URSA_PUBLIC_URL: url },
+      waitMs: 30_000,
+    });
+    servers.push(server);
+    secret ||= /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] ?? '';
+    return server;
+  };
+  const call = async (method: string, path: string, body?: object) => {
+    const response = await fetch(`${url}${P}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const fireLong = async (heartbeatTimeout: string, params: Record<string, number>): Promise<string> => {
+    const recipe = `description: agent\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: ${heartbeatTimeout}\n`;
+    expect((await call('PUT', '/recipes/agent', { yaml: recipe })).status).toBe(201);
+    const lines = Object.entries(params).map(([k, v]) => `  ${k}: ${v}\n`);
+    const scheduler = `description: long agent run\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: agent\nparams:\n${lines.join('')}`;
+    expect((await call('PUT', '/scheduler/long', { yaml: scheduler })).status).toBe(201);
+    const fired = await call('POST', '/scheduler/long/fire');
+    expect(fired.status).toBe(202);
+    return fired.body.correlationId as string;
+  };
+  return { database, service, start, call, fireLong };
+}
+
 describe.each(DIALECTS)('an agent run across restarts of ursa serve on %s (issue #25)', (dialect) => {
   it('carries on through a SIGTERM and a SIGKILL of the server and ends completed', {
     timeout: 90_000,
   }, async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'ursa-agent-'));
-    const database = await freshDatabase(dialect);
-    const service = await startAgentService();
-    services.push(service);
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const start = async () => {
-      const server = await serve(cwd, database.location, {
-        port,
-        env: { URSA_PUBLIC_URL: url },
-        waitMs: 30_000,
-      });
-      servers.push(server);
-      return server;
-    };
+    const { database, service, start, call, fireLong } = await setUp(dialect);
     try {
       let server = await start();
-      const secret = /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] as string;
-      const call = async (method: string, path: string, body?: object) => {
-        const response = await fetch(`${url}${P}${path}`, {
-          method,
-          headers: {
-            authorization: `Bearer ${secret}`,
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-      };
-      const recipe = `description: agent\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT1M\n`;
-      expect((await call('PUT', '/recipes/agent', { yaml: recipe })).status).toBe(201);
-      const scheduler =
-        'description: long agent run\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: agent\nparams:\n  steps: 30\n  stepMs: 200\n  heartbeatMs: 100\n';
-      expect((await call('PUT', '/scheduler/long', { yaml: scheduler })).status).toBe(201);
-      const fired = await call('POST', '/scheduler/long/fire');
-      expect(fired.status).toBe(202);
-      const correlationId = fired.body.correlationId as string;
+      const correlationId = await fireLong('PT1M', { steps: 30, stepMs: 200, heartbeatMs: 100 });
       const outputOf = async () => {
         const run = await call('GET', `/runs/${correlationId}`);
         return run.body;
@@ -121,28 +135,10 @@ describe.each(DIALECTS)('an agent run across restarts of ursa serve on %s (issue
   it('reaches the service when the server does not come back: the service stops the run it cannot report for the heartbeat timeout', {
     timeout: 60_000,
   }, async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'ursa-agent-'));
-    const database = await freshDatabase(dialect);
-    const service = await startAgentService();
-    services.push(service);
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    const { database, service, start, fireLong } = await setUp(dialect);
     try {
-      const server = await serve(cwd, database.location, { port, env: { URSA_PUBLIC_URL: url } });
-      servers.push(server);
-      const secret = /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] as string;
-      const call = (method: string, path: string, body: object) =>
-        fetch(`${url}${P}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-      const recipe = `description: agent\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT2S\n`;
-      expect((await call('PUT', '/recipes/agent', { yaml: recipe })).status).toBe(201);
-      const scheduler =
-        'description: long agent run\ncron: "0 0 0 1 1 *"\ntimezone: UTC\nrecipe: agent\nparams:\n  steps: 300\n  stepMs: 100\n  heartbeatMs: 100\n';
-      expect((await call('PUT', '/scheduler/long', { yaml: scheduler })).status).toBe(201);
-      expect((await call('POST', '/scheduler/long/fire', {})).status).toBe(202);
+      const server = await start();
+      await fireLong('PT2S', { steps: 300, stepMs: 100, heartbeatMs: 100 });
       await eventually(
         async () =>
           (await service.runs())[0]?.calls.some((c) => c.kind === 'output' && c.status === 200)
