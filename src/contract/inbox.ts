@@ -17,6 +17,14 @@ export const inboxItemSchema = z.object({
   logPath: z.string().nullable(),
   createdAt: instant,
   readAt: instant.nullable(),
+  // A question's answer (issue #25): on `question` items only, null until it is answered.
+  answer: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("A question item's answer; null until answered, absent on other kinds"),
+  answeredBy: z.string().nullable().optional().describe('Who answered the question; null until answered'),
+  answeredAt: instant.nullable().optional().describe('When the question was answered; null until answered'),
 });
 
 /** `GET /brain/:tenant/inbox`: whose, read items too or not, a page below `before`. */

@@ -25,6 +25,7 @@ import type {
   historySchema,
 } from './documents.js';
 import type {
+  answerBody,
   answerResultSchema,
   inboxItemSchema,
   inboxPageSchema,
@@ -158,6 +159,8 @@ export type InboxItemPage = z.infer<typeof inboxPageSchema>;
 export type MarkReadBody = z.input<typeof markReadBody>;
 /** `POST /brain/:tenant/inbox/read`. */
 export type MarkReadView = z.infer<typeof markReadResultSchema>;
+/** The body of `POST /brain/:tenant/inbox/:id/answer` as a caller sends it (issue #25). */
+export type AnswerBody = z.input<typeof answerBody>;
 
 /** `GET …/workflows`. */
 export type WorkflowList = z.infer<typeof workflowListSchema>;

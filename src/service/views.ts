@@ -239,7 +239,7 @@ export function processView(p: ProcessRecord): ProcessView {
   };
 }
 
-/** An inbox item as the API shows it. */
+/** An inbox item as the API shows it; a question with its answer, who gave it and when. */
 export function inboxItemView(item: InboxItem): InboxItemView {
   return {
     id: item.id,
@@ -253,6 +253,13 @@ export function inboxItemView(item: InboxItem): InboxItemView {
     logPath: item.logPath,
     createdAt: formatInstant(item.createdAt),
     readAt: iso(item.readAt),
+    ...(item.kind === 'question'
+      ? {
+          answer: item.answer ?? null,
+          answeredBy: item.answeredBy ?? null,
+          answeredAt: iso(item.answeredAt ?? null),
+        }
+      : {}),
   };
 }
 

@@ -47,6 +47,12 @@ export interface InboxItem {
   readonly createdAt: number;
   /** When the user marked it read (UTC epoch ms); null while unread. */
   readonly readAt: number | null;
+  /** A `question` item's answer (issue #25), null until answered; absent on other kinds. */
+  readonly answer?: string | null;
+  /** Who answered the question; null until answered. */
+  readonly answeredBy?: string | null;
+  /** When the question was answered (UTC epoch ms); null until answered. */
+  readonly answeredAt?: number | null;
 }
 
 /** Which items {@link Inbox.list} returns. */
@@ -76,6 +82,13 @@ function toItem(row: Selectable<InboxTable>): InboxItem {
     logPath: row.log_path,
     createdAt: Number(row.created_at),
     readAt: row.read_at === null ? null : Number(row.read_at),
+    ...(row.kind === 'question'
+      ? {
+          answer: row.answer,
+          answeredBy: row.answered_by,
+          answeredAt: row.answered_at === null ? null : Number(row.answered_at),
+        }
+      : {}),
   };
 }
 

@@ -132,6 +132,35 @@ describe.each(DIALECTS)('inbox on %s (decisions §2)', (dialect) => {
     expect(await inbox.unreadCount(T, 'alice')).toBe(0);
   });
 
+  it('lists a question with its answer, who gave it and when (null until answered); other kinds without', async () => {
+    const inbox = t.rt.repos.inbox;
+    const failed = await inbox.add(item('alice', 1));
+    const asked = await inbox.add(
+      item('alice', 2, { kind: 'question', body: 'Which branch?\n<b>main</b>?' }),
+    );
+    const open = (await inbox.list(T, 'alice', { limit: 10 })).map((i) => [
+      i.id,
+      i.answer,
+      i.answeredBy,
+      i.answeredAt,
+    ]);
+    expect(open).toEqual([
+      [asked, null, null, null],
+      [failed, undefined, undefined, undefined],
+    ]);
+    expect(await t.rt.repos.inboxAnswers.answer(T, 'alice', asked, 'main', 'ada', AT + 50)).toEqual({
+      kind: 'answered',
+    });
+    const [question] = await inbox.list(T, 'alice', { limit: 1 });
+    expect(question).toMatchObject({
+      id: asked,
+      answer: 'main',
+      answeredBy: 'ada',
+      answeredAt: AT + 50,
+      readAt: AT + 50,
+    });
+  });
+
   it('refuses an unknown kind and a limit below 1', async () => {
     const inbox = t.rt.repos.inbox;
     await expect(inbox.add(item('alice', 1, { kind: 'spam' as InboxKind }))).rejects.toMatchObject({

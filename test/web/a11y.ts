@@ -11,6 +11,11 @@ import { eventually, type Served } from './server.js';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 export const SCOPE = '#/p/acme/ops';
+/**
+ * The tenant whose inbox holds the tour's questions of agent runs (one open, one answered): apart
+ * from acme, whose inbox the tests count.
+ */
+export const QUESTIONS = 'globex';
 const PROJECT = '/brain/acme/project/ops';
 
 /** axe-core's violations on the page as it is, one line each (rule, impact, where). */
@@ -161,7 +166,7 @@ async function checkDialog(page: Page, button: Locator, check: Check, view: stri
  * completion list, a new scheduler, the run `runId` and its process, a running run on its
  * scheduler's editor, its own page with Stop's dialog and its process's page with Stop, the
  * version history of `report` with a diff open and Restore's dialog, the trash and Restore's
- * dialog, a recipe, the inbox.
+ * dialog, a recipe, the inbox, and the inbox of {@link QUESTIONS} with its questions.
  */
 export async function tour(page: Page, server: Served, runId: string, check: Check): Promise<void> {
   // Leaving the edited document asks first (the unsaved-changes guard): the tour leaves.
@@ -258,4 +263,11 @@ export async function tour(page: Page, server: Served, runId: string, check: Che
   await goHash(page, '#/inbox/acme');
   await page.locator('.inbox-items li').first().waitFor();
   await check(page, 'inbox');
+
+  // Questions of agent runs, one open with its field and one answered (read: shown on request).
+  await goHash(page, `#/inbox/${QUESTIONS}`);
+  await page.getByRole('checkbox', { name: 'Show read items too' }).check();
+  await page.locator('.inbox-items .answer-form').waitFor();
+  await page.locator('.inbox-items .answered').waitFor();
+  await check(page, 'inbox with questions');
 }

@@ -1,8 +1,10 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentService, startAgentService } from '../support/agent-service.js';
 import {
   escapeThenConfirm,
   focusOn,
+  QUESTIONS,
   running,
   SCOPE,
   SLEEPER,
@@ -15,6 +17,7 @@ import {
 } from './a11y.js';
 import { launch } from './browser.js';
 import { apply, call, countOf, textOf, WAIT } from './page.js';
+import { answerOverRest, ask, askingScheduler } from './questions.js';
 import { eventually, type Served, serve } from './server.js';
 
 // issue #23 item 6: the editor's accessibility held by tests in Debian's Chromium against a real
@@ -29,6 +32,7 @@ const REPORT = (description: string) =>
   `description: ${description}\ncron: "0 0 6 * * MON"\ntimezone: UTC\nrecipe: noop\n`;
 
 let server: Served;
+let service: AgentService;
 let context: BrowserContext;
 /** A run of heartbeat that ended, with its run log. */
 let runId: string;
@@ -42,7 +46,7 @@ async function put(name: string, yaml: string, status = 201): Promise<void> {
 
 beforeAll(async () => {
   context = await launch({ timezoneId: 'Europe/Paris', bypassCSP: true });
-  server = await serve();
+  server = await serve({ publicUrl: true });
   await put(
     'heartbeat',
     'description: Hourly heartbeat\ncron: "0 0 * * * *"\ntimezone: UTC\nrecipe: noop\ntags: [ops]\n',
@@ -71,11 +75,26 @@ beforeAll(async () => {
     'the fired run ends and the late one-shot leaves an inbox item',
     30_000,
   );
-}, 60_000);
+  // Two agent runs ask the admin in the inbox of another tenant: one question waits for its
+  // answer, the other is answered.
+  service = await startAgentService();
+  await askingScheduler(
+    server,
+    service,
+    QUESTIONS,
+    'deploy',
+    'Which branch should I deploy?\nmain or develop',
+  );
+  await askingScheduler(server, service, QUESTIONS, 'ship', 'Ship it today?');
+  await ask(server, QUESTIONS, 'deploy');
+  const answered = await ask(server, QUESTIONS, 'ship');
+  expect((await answerOverRest(server, QUESTIONS, answered.id, 'Yes, after lunch.')).status).toBe(200);
+}, 90_000);
 
 afterAll(async () => {
   await context?.close();
   if (server !== undefined) await stopRunning(server);
+  await service?.close();
   await server?.stop();
 });
 

@@ -38,18 +38,27 @@ export function call(served: Served, method: string, path: string, body?: string
   });
 }
 
-export async function serve(): Promise<Served> {
+/**
+ * Starts the server. `publicUrl`: its own address is its public URL, so agent recipes are taken and
+ * their services call back here (the agent runs of an inbox's questions, issue #25).
+ */
+export async function serve(options: { readonly publicUrl?: boolean } = {}): Promise<Served> {
   if (!existsSync(BIN) || !existsSync(PAGE)) {
     throw new Error(`the built package is missing (${BIN}, ${PAGE}): run npm run build first`);
   }
   const dir = tempDir('ursa-web-');
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,
     [BIN, 'serve', '--db', join(dir, 'ursa.db'), '--port', String(port)],
     {
       cwd: dir,
-      env: { ...ENV, URSA_LOG_LEVEL: 'warn' },
+      env: {
+        ...ENV,
+        URSA_LOG_LEVEL: 'warn',
+        ...(options.publicUrl === true ? { URSA_PUBLIC_URL: url } : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -58,7 +67,6 @@ export async function serve(): Promise<Served> {
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<void>((done) => child.once('exit', () => done()));
-  const url = `http://127.0.0.1:${port}`;
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`ursa serve exited ${child.exitCode}: ${stderr}`);

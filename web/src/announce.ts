@@ -8,3 +8,8 @@ export function problemsText(count: number): string {
   if (count === 0) return 'No problems: the document is valid.';
   return `${count} ${count === 1 ? 'problem' : 'problems'} in the document.`;
 }
+
+/** The short announcement of a question answered in the inbox: "Answered as ada." */
+export function answeredText(by: string): string {
+  return `Answered as ${by}.`;
+}

@@ -1,4 +1,6 @@
 import type {
+  AnswerBody,
+  AnswerView,
   BackfillBody,
   BackfillView,
   DeleteView,
@@ -8,6 +10,7 @@ import type {
   FireView,
   HistoryPage,
   InboxItemPage,
+  InboxItemView,
   MarkReadBody,
   MarkReadView,
   MeView,
@@ -41,7 +44,7 @@ import type {
 /** One problem of a refused request: a field path and what is wrong with it. */
 export type Issue = NonNullable<Problem['errors']>[number];
 
-export type { FiredOneShot, RunDetail, SchedulerDetail, SchedulerList, SchedulerSummary };
+export type { FiredOneShot, InboxItemView, RunDetail, SchedulerDetail, SchedulerList, SchedulerSummary };
 
 /** A run from the feed (GET …/scheduler/:name/runs). */
 export type RunSummary = RunView;
@@ -260,6 +263,18 @@ export class Api {
   markRead(tenant: string, ids: readonly number[]): Promise<MarkReadView> {
     const body: MarkReadBody = { ids: [...ids] };
     return this.#call('POST', `/brain/${seg(tenant)}/inbox/read`, {
+      type: 'application/json',
+      text: JSON.stringify(body),
+    });
+  }
+
+  /**
+   * Answers question item `id` of the token's user's inbox: recorded now (and the item marked
+   * read), delivered to the agent service that asked at a worker's next pass.
+   */
+  answer(tenant: string, id: number, answer: string): Promise<AnswerView> {
+    const body: AnswerBody = { answer };
+    return this.#call('POST', `/brain/${seg(tenant)}/inbox/${id}/answer`, {
       type: 'application/json',
       text: JSON.stringify(body),
     });

@@ -2,16 +2,26 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from './api.js';
 import { shortInstant } from './format.js';
 import { asApiError, useLoad } from './hooks.js';
+import { type Answered, QuestionAnswer, withAnswer } from './question-answer.js';
 import { routeHash } from './route.js';
 import { focusElement } from './view-focus.js';
 
-/** The signed-in user's inbox (failed runs, late one-shots, invalid documents), with mark-read. */
+/**
+ * The signed-in user's inbox (failed runs, late one-shots, invalid documents, questions of agent
+ * runs to answer), with mark-read.
+ */
 export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
   const [all, setAll] = useState(false);
   const inbox = useLoad(() => api.inbox(tenant, all), `${tenant}/${all}`);
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const [status, setStatus] = useState('');
-  const items = inbox.data?.items ?? [];
+  // Answers given here since the list was read: the item shows its answer (and is read) at once.
+  const [answers, setAnswers] = useState<ReadonlyMap<number, Answered>>(new Map());
+  const items = (inbox.data?.items ?? []).map((item) => withAnswer(item, answers.get(item.id)));
+  const answered = (id: number, answer: Answered) => {
+    setAnswers((before) => new Map(before).set(id, answer));
+    setSelected((before) => new Set([...before].filter((s) => s !== id)));
+  };
   // After a mark, once the list is read again, the focus goes to the next unread item's Mark read
   // (else the heading): the marked item's button is gone, and the focus must not drop to the page.
   const focusAfter = useRef<number | null | undefined>(undefined);
@@ -83,7 +93,11 @@ export function InboxView({ api, tenant }: { api: Api; tenant: string }) {
                 <span class="badge neutral">{item.kind}</span> <strong>{item.title}</strong>{' '}
                 <span class="muted">{shortInstant(item.createdAt)}</span>
               </p>
-              <p>{item.body}</p>
+              {item.kind === 'question' ? (
+                <QuestionAnswer api={api} tenant={tenant} item={item} onAnswered={answered} />
+              ) : (
+                <p>{item.body}</p>
+              )}
               <p class="muted">
                 {item.project !== null && item.scheduler !== null && (
                   <a href={routeHash({ view: 'edit', tenant, project: item.project, name: item.scheduler })}>
