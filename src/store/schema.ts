@@ -155,13 +155,13 @@ export interface ProcessesTable {
   stop_reason: string | null;
 }
 
-/** Inbox items for a user (decisions §2): failed runs, late one-shots, invalid documents. */
+/** Inbox items for a user (decisions §2): failed runs, late one-shots, invalid documents, agent runs' questions. */
 export interface InboxTable {
   id: Generated<number>;
   tenant: string;
   user_name: string;
   created_at: number;
-  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`, `scheduler-paused`, `budget-exceeded`. */
+  /** `run-failed`, `one-shot-late`, `one-shot-refused`, `document-invalid`, `scheduler-paused`, `budget-exceeded`, `question` (issue #25). */
   kind: string;
   title: string;
   body: string;

@@ -229,7 +229,7 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
       [
         await callback(correlationId, 'complete', serviceRun.credential, {
           ...attempt,
-          fencingToken: attempt.fencingToken - 1,
+          fencingToken: attempt.fencingToken + 1,
           status: 'done',
         }),
         409,
@@ -319,6 +319,14 @@ describe.each(DIALECTS)('agent runs on %s (issue #25)', (dialect) => {
     });
     const again = await answer(question?.id as number, 'develop');
     expect([again.statusCode, again.json().code]).toEqual([409, 'CONFLICT']);
+    // `ursa inbox --all` shows the answer under the question, who gave it and when.
+    const listed = await ursa(
+      ['inbox', '--all', '--url', callbackBase, '--token', secret, '--tenant', T, '--user', 'ada'],
+      { fetch: injectFetch(app) },
+    );
+    expect(listed.stdout).toMatch(
+      / question +read +asks asks: Which branch\?\n(?:.*\n)*? {4}answered by ada at \S+:\n {6}main\n/,
+    );
     // A worker's next pass delivers it to the service, which goes on and completes.
     await worker.reap();
     await until(async () => (await stateOf(correlationId)) === 'ended', 'the run ended');

@@ -87,7 +87,14 @@ const runOf = async (rt: Runtime, id: string) => (await rt.repos.runs.get(id)) a
 describe.each(DIALECTS)('agent run adoption on %s (decisions §5, issue #25)', (dialect) => {
   it('adopts the handed-off run of a lost worker with the next attempt and a larger fencing token, never ending it worker-lost; the lost worker writes nothing after', async () => {
     const { t, service, rtA, rtB, a, b, handOff } = await setUp(dialect);
+    // A first run, ended, so that tokens below the run's own exist to be tried.
+    const first = await handOff();
+    await applyAgentCallback(rtA, first.correlationId, first.credential, {
+      kind: 'complete',
+      body: { attempt: 1, fencingToken: first.fencingToken, status: 'done' },
+    });
     const delivered = await handOff();
+    expect(delivered.fencingToken).toBeGreaterThan(first.fencingToken);
     const { correlationId } = delivered;
     expect(delivered.attempt).toBe(1);
     const before = await runOf(rtA, correlationId);
@@ -108,8 +115,8 @@ describe.each(DIALECTS)('agent run adoption on %s (decisions §5, issue #25)', (
       adopted.fencingToken,
       'svc-1',
     ]);
-    // No second delivery: the service's run goes on under the same credential.
-    expect(service.received).toHaveLength(1);
+    // No new delivery: the service's run goes on under the same credential.
+    expect(service.received).toHaveLength(2);
     const lines = await rtB.repos.feed.list(T, P, { traceId: correlationId, kinds: ['AGENT'] }, 10);
     expect(lines.map((l) => [l.payload.callback, l.payload.fromWorker, l.payload.workerId])).toEqual([
       ['adopted', a.id, b.id],

@@ -258,7 +258,19 @@ function inboxLines(items: readonly InboxItemView[]): string[] {
       .filter((l) => l.trim() !== '')
       .map((l) => `    ${l}`),
     ...(item.logPath === null ? [] : [`    log: ${item.logPath}`]),
+    ...questionLines(item),
   ]);
+}
+
+/** A question's answer, who gave it and when; or how to answer it. */
+function questionLines(item: InboxItemView): string[] {
+  if (item.kind !== 'question') return [];
+  if (item.answeredAt === null || item.answeredAt === undefined)
+    return [`    not answered yet: ursa inbox answer ${item.id} "<your answer>"`];
+  return [
+    `    answered by ${item.answeredBy ?? ''} at ${item.answeredAt}:`,
+    ...(item.answer ?? '').split('\n').map((l) => `      ${l}`),
+  ];
 }
 
 /** `ursa inbox`, `ursa inbox read` and `ursa inbox answer`: a user's inbox items (decisions §2, issue #25). */
