@@ -3,15 +3,10 @@ import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import { endAgentRun } from '../../src/runtime/agent-end.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyAgentCallback } from '../../src/service/agent-callbacks.js';
-import { applyDirectory } from '../../src/service/apply.js';
-import { fireScheduler } from '../../src/service/runs.js';
-import { libraryActor } from '../../src/store/audit.js';
 import type { Run } from '../../src/store/runs.js';
+import { agentHarness, HARNESS_LEASE_MS } from '../support/agent-harness.js';
 import { DIALECTS } from '../support/dialects.js';
-import { reply, startHookServer } from '../support/hook-server.js';
-import { cronScheduler, projectFolder } from '../support/project.js';
-import { type TestRuntime, testRuntime } from '../support/runtime.js';
-import { until } from '../support/until.js';
+import type { TestRuntime } from '../support/runtime.js';
 
 // Decisions §5, issue #25 item 3: an agent run has no child process, so when its worker is lost
 // another worker adopts it — the next attempt and a new fencing token — instead of ending it
@@ -21,8 +16,7 @@ import { until } from '../support/until.js';
 
 const T = 'acme';
 const P = 'ops';
-const TTL = 5_000;
-const DEAD_AFTER = TTL + TAKEOVER_MARGIN_MS;
+const DEAD_AFTER = HARNESS_LEASE_MS + TAKEOVER_MARGIN_MS;
 const HEARTBEAT_TIMEOUT = 60_000;
 
 let t: TestRuntime | undefined;
@@ -31,55 +25,10 @@ afterEach(async () => {
   t = undefined;
 });
 
-/** What the service was given: the run's credential, attempt and fencing token. */
-interface Delivery {
-  readonly correlationId: string;
-  readonly credential: string;
-  readonly attempt: number;
-  readonly fencingToken: number;
-}
-
 async function setUp(dialect: (typeof DIALECTS)[number]) {
-  t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
-  const service = await startHookServer(reply(202, '{"reference":"svc-1"}'));
-  const publicUrl = 'http://127.0.0.1:9/';
-  const rtA: Runtime = { ...t.rt, settings: { ...t.rt.settings, publicUrl } };
-  const peer = await t.peer();
-  const rtB: Runtime = { ...peer, settings: { ...peer.settings, publicUrl } };
-  const recipe = `description: an agent run\nengine: agent\nurl: ${service.origin}/runs\nheartbeatTimeout: PT1M\n`;
-  await applyDirectory(
-    rtA,
-    projectFolder({
-      '_vance/recipes/agent.yaml': recipe,
-      '_vance/scheduler/job.yaml': cronScheduler('0 0 0 1 1 *', 'agent'),
-    }),
-    T,
-    P,
-    libraryActor('ada'),
-  );
-  const a = t.worker({ leaseTtlMs: TTL }, rtA);
-  const b = t.worker({ leaseTtlMs: TTL }, rtB);
-  await a.bootstrap();
-  await b.bootstrap();
-  /** Fires the scheduler on worker A and waits until the service took the run. */
-  const handOff = async (): Promise<Delivery> => {
-    const before = service.received.length;
-    const { correlationId } = await fireScheduler(rtA, T, P, 'job');
-    await a.reap();
-    await a.executor.settled();
-    await until(
-      async () => (await rtA.repos.agentRuns.getWithHash(correlationId))?.reference === 'svc-1',
-      'the service took the run',
-    );
-    const body = JSON.parse(service.received[before]?.body ?? '{}');
-    return {
-      correlationId,
-      credential: body.callback.credential,
-      attempt: body.trigger.attempt,
-      fencingToken: body.trigger.fencingToken,
-    };
-  };
-  return { t, service, rtA, rtB, a, b, handOff };
+  const harness = await agentHarness(dialect);
+  t = harness.t;
+  return harness;
 }
 
 const runOf = async (rt: Runtime, id: string) => (await rt.repos.runs.get(id)) as Run;
