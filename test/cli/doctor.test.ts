@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Migrator } from 'kysely';
@@ -9,6 +10,7 @@ import { type CliRun, ursa } from '../support/cli.js';
 import { DIALECTS, freshDatabase, type TestDatabase } from '../support/dialects.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
 import { claimedRunRow } from '../support/runs.js';
+import { BIN } from '../support/server.js';
 import { tempDir } from '../support/temp.js';
 
 // issue #26 item 4: `ursa doctor` on real SQLite and PostgreSQL stores: every finding provoked,
@@ -49,6 +51,22 @@ async function doctor(
     ...(options.env === undefined ? {} : { env: options.env }),
   });
   return { run, report: JSON.parse(run.stdout) as Report };
+}
+
+/** The built CLI with `args`, as root, in a mount namespace where `folder` is read-only. */
+function readOnly(folder: string, args: readonly string[]): Promise<CliRun> {
+  const script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"';
+  return new Promise((done) => {
+    execFile(
+      'unshare',
+      ['--mount', 'sh', '-c', script, 'sh', folder, process.execPath, BIN, ...args],
+      { cwd: tempDir('ursa-doctor-'), timeout: 20_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
 }
 
 const of = (report: Report, check: string) => report.findings.filter((f) => f.check === check);
@@ -292,18 +310,22 @@ describe('ursa doctor on SQLite only', () => {
     });
   });
 
-  // root may write any file: the check cannot be provoked as root (the judge's test covers it).
-  it.skipIf(process.getuid?.() === 0)(
-    'makes a store file this user cannot write an error; exit 1',
-    async () => {
-      database = await freshDatabase('sqlite');
-      expect((await ursa(['migrate', '--db', database.location])).code).toBe(0);
-      chmodSync(database.location, 0o400);
-      const { run, report } = await doctor(database.location);
-      expect(run.code).toBe(1);
-      expect(of(report, 'permissions')[0]?.message).toMatch(/is not readable and writable by this user/);
-    },
-  );
+  // root may write any file of a writable file system: as root, the built CLI runs in a mount
+  // namespace of its own where the store's folder is a read-only bind mount (EROFS for root too).
+  it('makes a store file this user cannot write an error; exit 1', async () => {
+    database = await freshDatabase('sqlite');
+    const db = database.location;
+    expect((await ursa(['migrate', '--db', db])).code).toBe(0);
+    chmodSync(db, 0o400);
+    const args = ['doctor', '--db', db, '--json'];
+    const run = process.getuid?.() === 0 ? await readOnly(dirname(db), args) : (await doctor(db)).run;
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as Report;
+    const messages = of(report, 'permissions').map((f) => f.message);
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^store file .* is not readable and writable by this user/),
+    );
+  });
 
   it('makes a file every user may write an error and one others may read a warning, each with its chmod', async () => {
     database = await freshDatabase('sqlite');
