@@ -110,18 +110,24 @@ export class Ticker {
     const { repos, log } = this.rt;
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
-    const { due, won } = await repos.schedules.claimDue(now + aheadMs, BATCH, now, async (states) => {
-      const effective = await this.#schedulers.resolve(states);
-      for (const [i, state] of states.entries()) {
-        const scheduler = effective[i];
-        if (scheduler === undefined) {
-          stale.set(`${state.tenant}\u0000${state.project}`, state);
-          continue;
+    const { due, won } = await repos.schedules.claimDue(
+      now + aheadMs,
+      BATCH,
+      now,
+      this.workerId,
+      async (states) => {
+        const effective = await this.#schedulers.resolve(states);
+        for (const [i, state] of states.entries()) {
+          const scheduler = effective[i];
+          if (scheduler === undefined) {
+            stale.set(`${state.tenant}\u0000${state.project}`, state);
+            continue;
+          }
+          claims.push(this.#candidate(state, scheduler, now));
         }
-        claims.push(this.#candidate(state, scheduler, now));
-      }
-      return claims.map((c) => c.claim);
-    });
+        return claims.map((c) => c.claim);
+      },
+    );
     const fire: Dispatch[] = [];
     const skipped: { run: Run; scheduler: EffectiveScheduler }[] = [];
     const backlogs: { run: Run; scheduler: EffectiveScheduler; newest: number }[] = [];

@@ -1,4 +1,4 @@
-import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
@@ -310,26 +310,50 @@ export class Schedules {
     instant: number,
     limit: number,
     now: number,
+    claimer: string,
     decide: (due: readonly ScheduleState[]) => Promise<readonly Claim[]>,
   ): Promise<{ due: ScheduleState[]; won: Set<string> }> {
     if (this.store.dialect !== 'postgres') {
-      const due = await this.due(instant, limit);
+      const rows = await this.#claimable(this.store.db, instant, limit, claimer).execute();
+      const due = rows.map(toState);
       return { due, won: await this.claimMany(await decide(due), now) };
     }
     return this.store.db.transaction().execute(async (trx) => {
-      const rows = await trx
-        .selectFrom('schedule_state')
-        .selectAll()
-        .where('next_run_at', 'is not', null)
-        .where('next_run_at', '<=', instant)
-        .orderBy('next_run_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
+      const rows = await this.#claimable(trx, instant, limit, claimer).forUpdate().skipLocked().execute();
       const due = rows.map(toState);
       return { due, won: await this.#claimIn(trx, await decide(due), now) };
     });
+  }
+
+  /**
+   * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those
+   * with no run claimed, queued or started by another worker (issue #24). The worker that holds a
+   * scheduler's active run claims its next occurrence and judges its overlap with what it knows
+   * of that run (one it has ended but not yet recorded is no overlap); any worker claims it once
+   * that run has ended, or was reaped with its worker. So two workers never collide on one
+   * scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
+   */
+  #claimable(db: Kysely<Database>, instant: number, limit: number, claimer: string) {
+    return db
+      .selectFrom('schedule_state')
+      .selectAll('schedule_state')
+      .where('next_run_at', 'is not', null)
+      .where('next_run_at', '<=', instant)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs')
+              .select('runs.correlation_id')
+              .whereRef('runs.tenant', '=', 'schedule_state.tenant')
+              .whereRef('runs.project', '=', 'schedule_state.project')
+              .whereRef('runs.name', '=', 'schedule_state.name')
+              .where('runs.state', 'in', ['claimed', 'queued', 'started'])
+              .where('runs.worker_id', '<>', claimer),
+          ),
+        ),
+      )
+      .orderBy('next_run_at')
+      .limit(limit);
   }
 
   // The compare-and-swaps and run inserts of a claim, in the caller's transaction.

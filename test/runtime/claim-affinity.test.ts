@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
+import type { Runtime } from '../../src/runtime/context.js';
+import { applyDirectory } from '../../src/service/apply.js';
+import { libraryActor } from '../../src/store/audit.js';
+import { DIALECTS } from '../support/dialects.js';
+import { controlledEngine, type HeldProcess } from '../support/engine.js';
+import { cronScheduler, projectFolder } from '../support/project.js';
+import { type TestRuntime, testRuntime } from '../support/runtime.js';
+import { until } from '../support/until.js';
+
+// Issue #24: two workers collided on one scheduler's consecutive occurrences — one claimed the
+// next while the other still held (and had not yet recorded the end of) the previous run, and
+// recorded skipped_overlap. The worker holding a scheduler's active run claims its next
+// occurrence; any worker claims once that run ended or its worker was lost. Exactly once holds.
+
+const T = 'acme';
+const P = 'ops';
+const TTL = 5_000;
+const FIRST = Date.parse('2026-06-01T08:00:10Z');
+
+let t: TestRuntime | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+async function twoWorkers(dialect: (typeof DIALECTS)[number]) {
+  t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+  const engine = controlledEngine();
+  t.rt.engines.register(engine);
+  await applyDirectory(
+    t.rt,
+    projectFolder({
+      '_vance/recipes/held.yaml': 'description: held by the test\nengine: held\n',
+      '_vance/scheduler/job.yaml': cronScheduler('*/10 * * * * *', 'held', 'overlap: skip\n'),
+    }),
+    T,
+    P,
+    libraryActor('alice'),
+  );
+  const a = t.worker({ leaseTtlMs: TTL });
+  const rtB = await t.peer();
+  rtB.engines.register(engine);
+  const b = t.worker({ leaseTtlMs: TTL }, rtB);
+  await a.bootstrap();
+  await b.bootstrap();
+  return { t, engine, a, b, rtB };
+}
+
+const runsOf = async (rt: Runtime) =>
+  (await rt.repos.runs.listForScheduler(T, P, 'job', 10)).map((r) => [r.scheduledFor, r.workerId, r.outcome]);
+
+describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on %s (issue #24)', (dialect) => {
+  it('leaves it to the worker holding the active run, which judges the overlap; then any worker claims it', async () => {
+    const { t, engine, a, b, rtB } = await twoWorkers(dialect);
+    t.clock.set(FIRST);
+    expect((await a.tick()).claimed).toBe(1);
+    await until(async () => engine.processes.length === 1, 'the run started');
+    const held = engine.processes[0] as HeldProcess;
+    // The next occurrence is due while A's run is active: B passes over it, A claims it.
+    t.clock.set(FIRST + 10_000);
+    await a.heartbeat();
+    await b.heartbeat();
+    expect(await b.tick()).toMatchObject({ due: 0, claimed: 0 });
+    expect(await a.tick()).toMatchObject({ due: 1, claimed: 1 });
+    await until(async () => (await runsOf(rtB))[0]?.[2] === 'skipped_overlap', 'the overlap judged');
+    expect(await runsOf(rtB)).toEqual([
+      [FIRST + 10_000, a.id, 'skipped_overlap'],
+      [FIRST, a.id, 'pending'],
+    ]);
+    // Once A's run ended and is recorded, whichever worker ticks first claims the next.
+    held.finish();
+    await until(async () => (await runsOf(rtB))[1]?.[2] === 'completed', 'the run ended');
+    t.clock.set(FIRST + 20_000);
+    await a.heartbeat();
+    expect(await b.tick()).toMatchObject({ due: 1, claimed: 1 });
+    await until(async () => engine.processes.length === 2, 'the next run started');
+    expect((await runsOf(rtB))[0]).toEqual([FIRST + 20_000, b.id, 'pending']);
+  });
+
+  it('claims the occurrences of a lost worker’s scheduler once the reap ended its run', async () => {
+    const { t, engine, a, b, rtB } = await twoWorkers(dialect);
+    t.clock.set(FIRST);
+    expect((await a.tick()).claimed).toBe(1);
+    await until(async () => engine.processes.length === 1, 'the run started');
+    // A is lost: its lease and the margin lapse while B renews its own.
+    t.clock.set(FIRST + TTL + TAKEOVER_MARGIN_MS + 1);
+    await b.heartbeat();
+    expect((await b.tick()).claimed).toBe(0);
+    await b.reap();
+    expect((await runsOf(rtB))[0]).toEqual([FIRST, a.id, 'failed']);
+    t.clock.set(FIRST + 10_000);
+    await b.heartbeat();
+    expect((await b.tick()).claimed).toBe(1);
+    expect((await runsOf(rtB))[0]?.[1]).toBe(b.id);
+  });
+});
