@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writtenText } from './common.js';
 
 /**
  * The agent callback protocol on the wire (issue #25): what an agent service POSTs to
@@ -42,11 +43,8 @@ export const agentStatusBody = z
   .strictObject({
     ...attemptFields,
     status: z.enum(['running', 'paused', 'blocked', 'suspended']),
-    message: z.string().min(1).max(2000).optional().describe('What the run is doing or waiting for'),
-    question: z
-      .string()
-      .min(1)
-      .max(2000)
+    message: writtenText(1, 2000).optional().describe('What the run is doing or waiting for'),
+    question: writtenText(1, 2000)
       .optional()
       .describe("With blocked: a question for the run's runAs user, asked in their inbox"),
   })
@@ -61,7 +59,7 @@ export const agentHeartbeatBody = z.strictObject({ ...attemptFields });
 /** `POST …/output`: text to append to the run's output (the run log keeps its last 8 KiB). */
 export const agentOutputBody = z.strictObject({
   ...attemptFields,
-  text: z.string().min(1).max(16_384),
+  text: writtenText(1, 16_384),
 });
 
 /** `POST …/complete`: the run is over: `done` (completed), `failed` (with a reason) or `stopped` (cancelled). */
@@ -69,8 +67,8 @@ export const agentCompleteBody = z
   .strictObject({
     ...attemptFields,
     status: z.enum(['done', 'failed', 'stopped']),
-    reason: z.string().min(1).max(2000).optional().describe('Why it failed or stopped; required for failed'),
-    summary: z.string().min(1).max(16_384).optional().describe('What the run did, appended to its output'),
+    reason: writtenText(1, 2000).optional().describe('Why it failed or stopped; required for failed'),
+    summary: writtenText(1, 16_384).optional().describe('What the run did, appended to its output'),
   })
   .superRefine((body, ctx) => {
     if (body.status === 'failed' && body.reason === undefined)

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ALLOWED_CHARACTERS, findForbiddenCharacter, forbiddenCharacterWords } from '../yaml/characters.js';
 import { RUN_STATES } from './vocabulary.js';
 
 /**
@@ -92,3 +93,22 @@ export const runLinks = {
     .nullable()
     .describe('The later requests folded into this run while it waited: how many, and the oldest few'),
 };
+
+/**
+ * Text a person or a service wrote (an agent run's output, question, answer), `min` to `max`
+ * characters, without control characters but tab, line feed and carriage return: a terminal that
+ * prints it or a store that keeps it (PostgreSQL refuses NUL) gets text only.
+ */
+export const writtenText = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .superRefine((value, ctx) => {
+      const found = findForbiddenCharacter(value);
+      if (found !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: `holds ${forbiddenCharacterWords(found)} at character ${found.index + 1}; allowed: ${ALLOWED_CHARACTERS}`,
+        });
+    });

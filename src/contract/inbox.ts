@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant, limitQuery, segment, userName } from './common.js';
+import { instant, limitQuery, segment, userName, writtenText } from './common.js';
 import { INBOX_KINDS } from './vocabulary.js';
 
 /** A user's inbox (decisions §2) on the wire: `GET /brain/:tenant/inbox`, `POST …/inbox/read`. */
@@ -52,7 +52,7 @@ export const markReadResultSchema = z.object({ marked: z.number() });
 
 /** `POST /brain/:tenant/inbox/:id/answer`: the answer to a question item (issue #25), and whose item. */
 export const answerBody = z.strictObject({
-  answer: z.string().min(1).max(16_384),
+  answer: writtenText(1, 16_384),
   user: userName.optional().describe("Whose item; default the token's user (another user needs admin)"),
 });
 

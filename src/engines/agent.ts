@@ -27,6 +27,8 @@ export interface AgentRunPayload extends HttpRunPayload {
 
 /** How long the service may take to answer the start of a run (its 202), milliseconds. */
 export const AGENT_START_TIMEOUT_MS = 30_000;
+/** How long the service may take to take a stop or an answer, milliseconds: past it, the send is tried again later. */
+export const AGENT_DELIVERY_TIMEOUT_MS = 10_000;
 /** Longest run reference a service may answer, characters. */
 export const AGENT_REFERENCE_MAX = 200;
 /** Bytes of a start's response body read (its JSON with the reference). */
@@ -87,7 +89,11 @@ export function createAgentEngine(options: HttpEngineOptions = {}): Engine {
     let secrets = new Secrets([]);
     try {
       const request = runRequest(run, what);
-      if (request === undefined) return { taken: false, reason: 'recipe has no usable url' };
+      if (request === undefined)
+        return {
+          taken: false,
+          reason: 'the recipe has no usable url, or the reference would lead out of it',
+        };
       const prepared = prepare(request, options.env ?? process.env, secretHosts, {
         ...fields,
         ...attemptOf(run),
@@ -154,7 +160,8 @@ export function createAgentEngine(options: HttpEngineOptions = {}): Engine {
 /**
  * A stop or an answer of a handed-off run as a request to prepare: `POST <url path>/<reference>/<what>`
  * (the recipe's URL with the reference and `stop` or `answer` appended to its path, its query kept), within
- * {@link AGENT_START_TIMEOUT_MS}; undefined when the recipe's URL does not parse.
+ * {@link AGENT_DELIVERY_TIMEOUT_MS}; undefined when the recipe's URL does not parse, or the reference
+ * would lead out of its path.
  */
 function runRequest(stop: HandOffStop | HandOffAnswer, what: 'stop' | 'answer'): EngineRequest | undefined {
   let url: URL;
@@ -163,14 +170,17 @@ function runRequest(stop: HandOffStop | HandOffAnswer, what: 'stop' | 'answer'):
   } catch {
     return undefined;
   }
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/${encodeURIComponent(stop.reference)}/${what}`;
+  const base = url.pathname.replace(/\/+$/, '');
+  url.pathname = `${base}/${encodeURIComponent(stop.reference)}/${what}`;
+  // Under the recipe's URL or nowhere: a reference never walks out of it.
+  if (!url.pathname.startsWith(`${base}/`) || /^\.+$/.test(stop.reference)) return undefined;
   return {
     processId: stop.processId,
     recipe: { ...stop.recipe, url: url.href },
     params: {},
     initialMessage: undefined,
     context: stop.context,
-    signal: AbortSignal.timeout(AGENT_START_TIMEOUT_MS),
+    signal: AbortSignal.timeout(AGENT_DELIVERY_TIMEOUT_MS),
   };
 }
 
@@ -223,7 +233,7 @@ async function start(
   const reference = referenceOf(body);
   if (reference === undefined)
     return failed(
-      `the agent service answered 202 without a run reference: expected a JSON body {"reference": "<1 to ${AGENT_REFERENCE_MAX} characters>"}`,
+      `the agent service answered 202 without a run reference: expected a JSON body {"reference": "<1 to ${AGENT_REFERENCE_MAX} characters, no control characters, not dots only>"}`,
     );
   return { status: 'accepted', reference };
 }
@@ -239,6 +249,8 @@ function referenceOf(body: string): string | undefined {
   const reference = (parsed as { reference?: unknown } | null)?.reference;
   if (typeof reference !== 'string' || reference.length === 0 || reference.length > AGENT_REFERENCE_MAX)
     return undefined;
+  // A reference of dots only would be a `.` or `..` path step of the stop and answer URLs.
+  if (/^\.+$/.test(reference)) return undefined;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   return /[\u0000-\u001f\u007f]/.test(reference) ? undefined : reference;
 }

@@ -253,6 +253,29 @@ export class Executor {
     return retryHandedOff(this.#ctx, run, reason);
   }
 
+  /**
+   * Runs `deliver` (what a pass sends to agent services: stops, answers) beside the loop, so that
+   * a slow or silent service holds up no tick and no reap (issue #25). One at a time: a pass
+   * while one runs sends nothing more, and the next pass after it carries on. `settled` waits
+   * for it.
+   */
+  deliverAside(deliver: () => Promise<unknown>): void {
+    if (this.#delivering) return;
+    this.#delivering = true;
+    this.#track(
+      deliver()
+        .then(() => undefined)
+        .catch((error: unknown) =>
+          this.rt.log.warn({ err: error }, 'delivering to agent services failed; the next pass tries again'),
+        )
+        .finally(() => {
+          this.#delivering = false;
+        }),
+    );
+  }
+
+  #delivering = false;
+
   #track(task: Promise<void>): void {
     const tracked = task
       .catch((error: unknown) => this.rt.log.error({ err: error }, 'run dispatch failed unexpectedly'))

@@ -48,7 +48,8 @@ export async function nextAttempt(
       ended_at: endedAt,
       reason,
       exit_code: result.exitCode ?? null,
-      output_tail: result.output ?? null,
+      // An agent service's output came by its callbacks and is the process's already.
+      ...(result.output === undefined ? {} : { output_tail: result.output }),
       error_tail: result.errorOutput ?? null,
     });
     await rt.repos.feed.append(

@@ -165,10 +165,12 @@ export async function reap(
   }
   // Agent runs whose service stayed silent too long (issue #25), whichever worker holds them.
   await endSilentAgentRuns(rt, executor, now);
-  // Stops of agent runs (cancelPrevious, a stop request) go to their services (issue #25).
-  await stopAgentRuns(rt, now, (run) => executor.promoteWaiting(run));
-  // Answers given in the inbox go to the services that asked.
-  await deliverAnswers(rt, now);
+  // Stops of agent runs (cancelPrevious, a stop request) and the answers given in the inbox go to
+  // their services (issue #25) beside the loop: a slow service holds up no tick.
+  executor.deliverAside(async () => {
+    await stopAgentRuns(rt, now, (run) => executor.promoteWaiting(run));
+    await deliverAnswers(rt, now);
+  });
   await executor.applyStopRequests();
   const retired = othersDead ? [] : await repos.workers.retireLapsed(now, deadAfterMs);
   const takenOver = resumed - manualFires - released;

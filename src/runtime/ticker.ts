@@ -6,9 +6,10 @@ import { UrsaError } from '../errors/index.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
 import { tickSpan } from '../runs/trace.js';
 import { claimRun, skipMisfire } from '../runs/transitions.js';
+import { leaseLiveness } from '../store/liveness.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
-import type { Claim, ScheduleState } from '../store/schedules.js';
+import type { Claim, Claimer, ScheduleState } from '../store/schedules.js';
 import type { Runtime } from './context.js';
 import type { Dispatch } from './dispatch-context.js';
 import type { Executor } from './executor.js';
@@ -66,6 +67,8 @@ export class Ticker {
     private readonly executor: Executor,
     /** The worker claiming: its heartbeat is the lease of what it claims (decisions §5). */
     private readonly workerId: string,
+    /** How long after its last heartbeat another worker counts as lost, ms. */
+    private readonly deadAfterMs: () => number,
     private readonly faults: RunFaults = {},
   ) {
     this.#schedulers = new SchedulerCache(rt.repos);
@@ -114,7 +117,7 @@ export class Ticker {
       now + aheadMs,
       BATCH,
       now,
-      this.workerId,
+      this.#claimer(now),
       async (states) => {
         const effective = await this.#schedulers.resolve(states);
         for (const [i, state] of states.entries()) {
@@ -177,6 +180,11 @@ export class Ticker {
     this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
     return result;
+  }
+
+  /** Who claims at `now`: this worker, and the liveness of the others (whose active runs it leaves to them). */
+  #claimer(now: number): Claimer {
+    return { workerId: this.workerId, others: leaseLiveness(now, this.deadAfterMs()) };
   }
 
   /** The claim of one due state, decided as of its own instant when claimed ahead (pure but for the run ids). */

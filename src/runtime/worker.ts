@@ -79,7 +79,7 @@ export class Worker {
       },
       options.recordRetry ?? RECORD_RETRY,
     );
-    this.ticker = new Ticker(rt, this.executor, this.id, options.faults);
+    this.ticker = new Ticker(rt, this.executor, this.id, () => this.#deadAfterMs, options.faults);
     this.#fence = new SelfFence(this.executor.lease, this.executor.calls, {
       leaseTtlMs: this.#options.leaseTtlMs,
       graceMs: this.#options.fenceGraceMs,

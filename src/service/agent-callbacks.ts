@@ -67,23 +67,25 @@ export async function authorizeCallback(
       'UNAUTHENTICATED',
       'a run credential is required: Authorization: Bearer <the credential the run was started with>',
     );
-  const agentRun = await rt.repos.agentRuns.getWithHash(runId);
-  const matches = credentialMatches(credential, agentRun?.credentialHash ?? NO_HASH);
-  const run = matches && agentRun !== undefined ? await rt.repos.runs.get(runId) : undefined;
-  if (
-    agentRun === undefined ||
-    !matches ||
-    run === undefined ||
-    run.state !== 'started' ||
-    run.fencingToken !== agentRun.fencingToken
-  )
-    throw new UrsaError(
-      'UNAUTHENTICATED',
-      'the run credential is unknown, belongs to another run, or its run has ended',
-    );
-  const { credentialHash: _, ...record } = agentRun;
-  return { agentRun: record, run };
+  for (let reads = 1; ; reads++) {
+    const agentRun = await rt.repos.agentRuns.getWithHash(runId);
+    const matches = credentialMatches(credential, agentRun?.credentialHash ?? NO_HASH);
+    const run = matches && agentRun !== undefined ? await rt.repos.runs.get(runId) : undefined;
+    if (agentRun !== undefined && run?.state === 'started' && run.fencingToken === agentRun.fencingToken) {
+      const { credentialHash: _, ...record } = agentRun;
+      return { agentRun: record, run };
+    }
+    // An adoption between the two reads moved the run on (the rows move together): read again.
+    if (run?.state !== 'started' || reads === AUTHORIZE_READS)
+      throw new UrsaError(
+        'UNAUTHENTICATED',
+        'the run credential is unknown, belongs to another run, or its run has ended',
+      );
+  }
 }
+
+/** How many times the run and its agent row are read while an adoption moves them on. */
+const AUTHORIZE_READS = 3;
 
 /**
  * Applies one callback of the service of run `runId` (issue #25), after {@link authorizeCallback}
@@ -141,6 +143,15 @@ async function applyAt(
   hooks: CallbackHooks,
 ): Promise<AgentCallbackResult> {
   const runId = run.correlationId;
+  if (callback.kind === 'status' && callback.body.question !== undefined) {
+    const open = await rt.repos.inboxAnswers.openQuestion(runId, agentRun.credentialFencingToken);
+    if (open !== undefined)
+      throw new UrsaError(
+        'CONFLICT',
+        `question: the run's question in inbox item ${open} is not answered yet; a run asks one question at a time; nothing changed`,
+        { field: 'question' },
+      );
+  }
   const now = rt.clock.now();
   const status = callback.kind === 'status' ? callback.body.status : undefined;
   if (!(await rt.repos.agentRuns.heard(runId, agentRun.fencingToken, now, status))) throw new MovedOn();
@@ -155,7 +166,10 @@ async function applyAt(
       const { status: next, message, question } = callback.body;
       if (!(await rt.repos.processes.transition(processId, ACTIVE_STATUSES, { status: next }, fence)))
         throw new MovedOn();
-      const inboxId = question === undefined ? undefined : await ask(rt, run, question, now);
+      const inboxId =
+        question === undefined
+          ? undefined
+          : await ask(rt, run, agentRun.credentialFencingToken, question, now);
       await rt.repos.feed.append(
         feedLineOf(run, 'AGENT', now, 'pending', {
           processId,
@@ -199,7 +213,13 @@ async function applyAt(
 }
 
 /** A blocked run's question as an item of its `runAs` user's inbox, linked to the run; its id. */
-function ask(rt: Runtime, run: Run, question: string, at: number): Promise<number> {
+function ask(
+  rt: Runtime,
+  run: Run,
+  askedFencingToken: number,
+  question: string,
+  at: number,
+): Promise<number> {
   const firstLine = question.split(/\r?\n/, 1)[0] ?? '';
   return rt.repos.inbox.add({
     tenant: run.tenant,
@@ -212,6 +232,7 @@ function ask(rt: Runtime, run: Run, question: string, at: number): Promise<numbe
     correlationId: run.correlationId,
     logPath: run.logPath,
     createdAt: at,
+    askedFencingToken,
   });
 }
 
@@ -255,13 +276,25 @@ function stale(agentRun: AgentRunRecord): UrsaError {
 
 /**
  * Appends `text` to the process's output, keeping its last {@link OUTPUT_KEPT} bytes, at the run's
- * attempt; false when the run is at another attempt now (nothing appended).
+ * attempt: a compare-and-swap on the tail it read, tried again when another callback appended
+ * first, so that concurrent outputs all stay. False when the run is at another attempt now, or the
+ * appends kept colliding (nothing appended).
  */
 async function appendOutput(rt: Runtime, run: Run, processId: string, text: string): Promise<boolean> {
-  const process = await rt.repos.processes.get(processId);
-  const joined = Buffer.from(`${process?.outputTail ?? ''}${text}`, 'utf8');
-  let kept = joined.subarray(Math.max(0, joined.length - OUTPUT_KEPT)).toString('utf8');
-  // A character cut in half at the start decodes as U+FFFD: drop it.
-  if (joined.length > OUTPUT_KEPT) kept = kept.replace(/^\uFFFD+/, '');
-  return rt.repos.processes.transition(processId, ACTIVE_STATUSES, { output_tail: kept }, fenceOf(run));
+  for (let tries = 0; tries < APPEND_TRIES; tries++) {
+    const process = await rt.repos.processes.get(processId);
+    if (process === undefined) return false;
+    const was = process.outputTail ?? null;
+    const joined = Buffer.from(`${was ?? ''}${text}`, 'utf8');
+    let kept = joined.subarray(Math.max(0, joined.length - OUTPUT_KEPT)).toString('utf8');
+    // A character cut in half at the start decodes as U+FFFD: drop it.
+    if (joined.length > OUTPUT_KEPT) kept = kept.replace(/^\uFFFD+/, '');
+    const fence = fenceOf(run);
+    if (await rt.repos.processes.transition(processId, ACTIVE_STATUSES, { output_tail: kept }, fence, was))
+      return true;
+  }
+  return false;
 }
+
+/** How many times an output is appended while other outputs of the run are appended at once. */
+const APPEND_TRIES = 20;

@@ -11,7 +11,8 @@ import { formatInstant } from '../time/instant.js';
  *
  * @returns the item's id, who answered and when (ISO-8601 UTC).
  * @throws UrsaError `NOT_FOUND` when `user` has no such item; `NOT_A_QUESTION` when the item is
- *   another kind; `CONFLICT` when it was answered already, or its run is no longer active. Nothing
+ *   another kind; `CONFLICT` when it was answered already, its run is no longer active, or the
+ *   attempt that asked was retried since (its answer would reach a service run that never asked). Nothing
  *   changes when it throws.
  */
 export async function answerQuestion(
@@ -35,6 +36,17 @@ export async function answerQuestion(
         value: id,
       },
     );
+  // A retry asked its service anew: the attempt that asked is gone, and no one waits for its answer.
+  const asker = item?.kind === 'question' && run !== undefined ? item.askedFencingToken : undefined;
+  if (asker !== undefined && asker !== null) {
+    const agentRun = await rt.repos.agentRuns.getWithHash(run?.correlationId as string);
+    if (agentRun?.credentialFencingToken !== asker)
+      throw new UrsaError(
+        'CONFLICT',
+        `inbox item ${id}: the attempt of its run that asked was tried again since; nothing waits for this answer`,
+        { field: 'id', value: id },
+      );
+  }
   const now = rt.clock.now();
   const outcome = await rt.repos.inboxAnswers.answer(tenant, user, id, answer, by, now);
   switch (outcome.kind) {

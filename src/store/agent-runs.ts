@@ -157,13 +157,14 @@ export class AgentRuns {
   }
 
   /**
-   * Takes the attempt of `fencingToken` off its service (its reference cleared): it failed and
-   * waits for a retry, so no heartbeat check, stop or answer goes to it any more.
+   * Takes the attempt of `fencingToken` off its service: it failed and waits for a retry, so no
+   * heartbeat check, stop or answer goes to it any more (its reference cleared), and its
+   * credential opens nothing from now on (its hash cleared: no credential hashes to it).
    */
   async retrying(correlationId: string, fencingToken: number): Promise<void> {
     await this.store.db
       .updateTable('agent_runs')
-      .set({ reference: null })
+      .set({ reference: null, credential_hash: '' })
       .where('correlation_id', '=', correlationId)
       .where('fencing_token', '=', fencingToken)
       .execute();

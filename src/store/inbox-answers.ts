@@ -7,6 +7,8 @@ export interface PendingAnswer {
   readonly correlationId: string;
   readonly answer: string;
   readonly answeredBy: string;
+  /** Failed deliveries so far. */
+  readonly tries: number;
 }
 
 /** What became of an answer (see {@link InboxAnswers.answer}). */
@@ -63,22 +65,26 @@ export class InboxAnswers {
   }
 
   /**
-   * The answers not yet delivered whose run is still active and handed to its service, at most
-   * `limit`, oldest first.
+   * The answers not yet delivered whose turn has come at `now` (UTC ms; a delivery that failed
+   * waits for its backoff), whose run is still active and handed to the service run that asked
+   * (the credential of the asking attempt), at most `limit`, the longest waiting first: an answer
+   * its service keeps refusing goes to the back, and holds up no other.
    */
-  async pending(limit: number): Promise<PendingAnswer[]> {
+  async pending(now: number, limit: number): Promise<PendingAnswer[]> {
     const rows = await this.store.db
       .selectFrom('inbox')
       .innerJoin('agent_runs', 'agent_runs.correlation_id', 'inbox.correlation_id')
       .innerJoin('runs', 'runs.correlation_id', 'inbox.correlation_id')
-      .select(['inbox.id', 'inbox.correlation_id', 'inbox.answer', 'inbox.answered_by'])
+      .select(['inbox.id', 'inbox.correlation_id', 'inbox.answer', 'inbox.answered_by', 'inbox.answer_tries'])
       .where('inbox.kind', '=', 'question')
       .where('inbox.answered_at', 'is not', null)
       .where('inbox.answer_delivered_at', 'is', null)
+      .where((eb) => eb.or([eb('inbox.next_answer_at', 'is', null), eb('inbox.next_answer_at', '<=', now)]))
+      .whereRef('inbox.asked_fencing_token', '=', 'agent_runs.credential_fencing_token')
       .where('agent_runs.reference', 'is not', null)
       .where('runs.state', '=', 'started')
       .whereRef('runs.fencing_token', '=', 'agent_runs.fencing_token')
-      .orderBy('inbox.id')
+      .orderBy(sql`coalesce(inbox.next_answer_at, inbox.answered_at)`)
       .limit(limit)
       .execute();
     return rows.map((r) => ({
@@ -86,7 +92,34 @@ export class InboxAnswers {
       correlationId: r.correlation_id as string,
       answer: r.answer ?? '',
       answeredBy: r.answered_by ?? '',
+      tries: Number(r.answer_tries),
     }));
+  }
+
+  /** Records a delivery of answer `id` its service did not take: the next goes from `nextAt` (UTC ms). */
+  async notTaken(id: number, nextAt: number): Promise<void> {
+    await this.store.db
+      .updateTable('inbox')
+      .set((eb) => ({ answer_tries: eb('answer_tries', '+', 1), next_answer_at: nextAt }))
+      .where('id', '=', id)
+      .where('answer_delivered_at', 'is', null)
+      .execute();
+  }
+
+  /**
+   * The unanswered question the attempt of credential token `askedFencingToken` of run
+   * `correlationId` asked, if any (its item id): a run asks one question at a time.
+   */
+  async openQuestion(correlationId: string, askedFencingToken: number): Promise<number | undefined> {
+    const row = await this.store.db
+      .selectFrom('inbox')
+      .select('id')
+      .where('correlation_id', '=', correlationId)
+      .where('kind', '=', 'question')
+      .where('asked_fencing_token', '=', askedFencingToken)
+      .where('answered_at', 'is', null)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.id);
   }
 
   /** Records that answer `id` reached its service at `at`. */

@@ -28,6 +28,8 @@ export interface NewInboxItem {
   readonly logPath?: string | null;
   /** When the item was created (UTC epoch ms). */
   readonly createdAt: number;
+  /** A question's asker: the credential fencing token of the agent run's attempt that asked. */
+  readonly askedFencingToken?: number;
 }
 
 /** A stored inbox item. Instants are UTC epoch milliseconds. */
@@ -53,6 +55,8 @@ export interface InboxItem {
   readonly answeredBy?: string | null;
   /** When the question was answered (UTC epoch ms); null until answered. */
   readonly answeredAt?: number | null;
+  /** The credential fencing token of the agent run's attempt that asked the question. */
+  readonly askedFencingToken?: number | null;
 }
 
 /** Which items {@link Inbox.list} returns. */
@@ -87,6 +91,7 @@ function toItem(row: Selectable<InboxTable>): InboxItem {
           answer: row.answer,
           answeredBy: row.answered_by,
           answeredAt: row.answered_at === null ? null : Number(row.answered_at),
+          askedFencingToken: row.asked_fencing_token === null ? null : Number(row.asked_fencing_token),
         }
       : {}),
   };
@@ -117,6 +122,7 @@ export function inboxRow(item: NewInboxItem): Insertable<InboxTable> {
     correlation_id: item.correlationId ?? null,
     log_path: item.logPath ?? null,
     read_at: null,
+    asked_fencing_token: item.askedFencingToken ?? null,
   };
 }
 

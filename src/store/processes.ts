@@ -129,19 +129,22 @@ export class Processes {
   /**
    * Updates a process that is in one of `from`; returns false when it was not (already ended) or,
    * with `fence`, when its run is no longer at that attempt (another worker ended it or started
-   * it again: the process's record is theirs to write, `src/store/fencing.ts`).
+   * it again: the process's record is theirs to write, `src/store/fencing.ts`); with `outputWas`,
+   * when its output tail is no longer that (a compare-and-swap for appending to it).
    */
   async transition(
     id: string,
     from: readonly ProcessStatus[],
     values: Updateable<ProcessesTable>,
     fence?: Fence,
+    outputWas?: string | null,
   ): Promise<boolean> {
     let query = this.store.db
       .updateTable('processes')
       .set(values)
       .where('id', '=', id)
       .where('status', 'in', [...from]);
+    if (outputWas !== undefined) query = query.where('output_tail', 'is not distinct from', outputWas);
     if (fence !== undefined)
       query = query.where(({ exists, selectFrom }) =>
         exists(

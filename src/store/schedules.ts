@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
+import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
@@ -8,6 +9,12 @@ export interface SchedulerKey {
   readonly tenant: string;
   readonly project: string;
   readonly name: string;
+}
+
+/** A worker claiming due occurrences, and how it tells which other workers are live (decisions §5). */
+export interface Claimer {
+  readonly workerId: string;
+  readonly others: Liveness;
 }
 
 /** Persisted schedule state (decisions §4). Instants are UTC epoch ms. */
@@ -310,7 +317,7 @@ export class Schedules {
     instant: number,
     limit: number,
     now: number,
-    claimer: string,
+    claimer: Claimer,
     decide: (due: readonly ScheduleState[]) => Promise<readonly Claim[]>,
   ): Promise<{ due: ScheduleState[]; won: Set<string> }> {
     if (this.store.dialect !== 'postgres') {
@@ -327,13 +334,13 @@ export class Schedules {
 
   /**
    * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those
-   * with no run claimed, queued or started by another worker (issue #24). The worker that holds a
-   * scheduler's active run claims its next occurrence and judges its overlap with what it knows
-   * of that run (one it has ended but not yet recorded is no overlap); any worker claims it once
-   * that run has ended, or was reaped with its worker. So two workers never collide on one
+   * with no run claimed, queued or started by another live worker (issue #24). The worker that
+   * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
+   * knows of that run (one it has ended but not yet recorded is no overlap); any worker claims it
+   * once that run has ended, or its worker is lost. So two live workers never collide on one
    * scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
    */
-  #claimable(db: Kysely<Database>, instant: number, limit: number, claimer: string) {
+  #claimable(db: Kysely<Database>, instant: number, limit: number, claimer: Claimer) {
     return db
       .selectFrom('schedule_state')
       .selectAll('schedule_state')
@@ -348,7 +355,8 @@ export class Schedules {
               .whereRef('runs.project', '=', 'schedule_state.project')
               .whereRef('runs.name', '=', 'schedule_state.name')
               .where('runs.state', 'in', ['claimed', 'queued', 'started'])
-              .where('runs.worker_id', '<>', claimer),
+              .where('runs.worker_id', '<>', claimer.workerId)
+              .where(not(heldByDead('runs.worker_id', claimer.others))),
           ),
         ),
       )

@@ -175,6 +175,11 @@ export interface InboxTable {
   answered_by: string | null;
   answered_at: number | null;
   answer_delivered_at: number | null;
+  /** A question's asker: its agent run's credential fencing token; the answer goes to that service run only. */
+  asked_fencing_token: number | null;
+  /** Failed deliveries of the answer so far, and when the next may go (backoff; null: at once). */
+  answer_tries: Generated<number>;
+  next_answer_at: number | null;
 }
 
 /** Activity feed (spec §7): START/END lines per run, and lines for skipped or coalesced occurrences. */

@@ -40,7 +40,12 @@ async function setUp(dialect: (typeof DIALECTS)[number]) {
       waitMs: 30_000,
     });
     servers.push(server);
-    secret ||= /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1] ?? '';
+    // The first start prints the admin token (stderr may trail /healthz on a busy machine).
+    secret ||= await eventually(
+      async () => /: (ursa_[A-Za-z0-9_-]{43})$/m.exec(server.output().stderr)?.[1],
+      'the admin token printed',
+      10_000,
+    );
     return server;
   };
   const call = async (method: string, path: string, body?: object) => {

@@ -7,7 +7,7 @@ import type { Worker } from '../../src/runtime/worker.js';
 import { applyAgentCallback } from '../../src/service/agent-callbacks.js';
 import { applyDirectory } from '../../src/service/apply.js';
 import { answerQuestion } from '../../src/service/inbox-answers.js';
-import { fireScheduler, stopProcess } from '../../src/service/runs.js';
+import { fireScheduler } from '../../src/service/runs.js';
 import { libraryActor } from '../../src/store/audit.js';
 import type { Run } from '../../src/store/runs.js';
 import { agentHarness, HARNESS_LEASE_MS } from '../support/agent-harness.js';
@@ -17,10 +17,9 @@ import { cronScheduler, projectFolder } from '../support/project.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';
 
-// Hostile review of the asynchronous agent protocol (issue #25). Each test states what the
-// protocol promises (docs/agent-protocol.md) and reproduces where it does not hold. Tests marked
-// `it.fails` are findings: they assert the behaviour the docs promise and fail today; they pass
-// (and `it.fails` then fails) once the finding is fixed, at which point drop the `.fails`.
+// Hostile review of the asynchronous agent protocol (issue #25): each test states what the
+// protocol promises (docs/agent-protocol.md) against what a hostile tenant or service tried;
+// the findings (F1–F8) were reproduced here first, then fixed.
 
 const DEAD_AFTER = HARNESS_LEASE_MS + TAKEOVER_MARGIN_MS;
 
@@ -109,7 +108,7 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // is still handed off (reference not null): during the whole backoff, the old credential is
   // taken, and a `complete done` ends the run completed (the retry is lost).
   // ---------------------------------------------------------------------------------------------
-  it.fails('refuses the callbacks of a failed attempt while its retry waits (docs: refused from then on)', async () => {
+  it('refuses the callbacks of a failed attempt while its retry waits, and keeps its output (F1)', async () => {
     const h = await agentHarness(dialect, 'retry:\n  attempts: 2\n  backoff: PT5M\n');
     t = h.t;
     workers.push(h.a, h.b);
@@ -136,59 +135,14 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
         body: { ...attempt, status: 'done' },
       }),
     ).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-    // Today: it is taken; the run that failed and waits for its retry ends `completed`.
-    expect((await runOf(h.rtA, d.correlationId)).outcome).toBeNull();
-  });
-
-  it('(F1 as it is today) a failed attempt’s credential ends the run completed during the retry backoff; a 2nd `failed` schedules a 2nd retry', async () => {
-    const h = await agentHarness(dialect, 'retry:\n  attempts: 3\n  backoff: PT5M\n');
-    t = h.t;
-    workers.push(h.a, h.b);
-    const d = await h.handOff();
-    const attempt = { attempt: d.attempt, fencingToken: d.fencingToken };
-    await applyAgentCallback(h.rtA, d.correlationId, d.credential, {
-      kind: 'output',
-      body: { ...attempt, text: 'attempt 1 did some work\n' },
-    });
+    expect((await runOf(h.rtA, d.correlationId)).state).toBe('started');
+    // The end of attempt 1, recorded by the retry, keeps the output its service sent (F1b).
     const processId = (await runOf(h.rtA, d.correlationId)).processId as string;
-    const hooks = { retry: (run: Run, reason: string) => h.a.executor.retryHandedOff(run, reason) };
-    await applyAgentCallback(
-      h.rtA,
-      d.correlationId,
-      d.credential,
-      { kind: 'complete', body: { ...attempt, status: 'failed', reason: 'boom' } },
-      hooks,
-    );
-    // F1b: the output attempt 1's service sent is wiped from its process when the retry records
-    // the attempt's end (nextAttempt writes `output_tail: result.output ?? null`).
     await until(
       async () => (await h.rtA.repos.processes.get(processId))?.status === 'failed',
       "the retry recorded attempt 1's end",
     );
-    expect((await h.rtA.repos.processes.get(processId))?.outputTail ?? null).toBeNull();
-    // A heartbeat of the failed attempt is still answered 200 (it should be 401).
-    const beat = await applyAgentCallback(h.rtA, d.correlationId, d.credential, {
-      kind: 'heartbeat',
-      body: attempt,
-    });
-    expect(beat.state).toBe('started');
-    // A second `failed` of the same attempt is taken again, and a second retry is scheduled for it.
-    const again = await applyAgentCallback(
-      h.rtA,
-      d.correlationId,
-      d.credential,
-      { kind: 'complete', body: { ...attempt, status: 'failed', reason: 'boom again' } },
-      hooks,
-    );
-    expect(again.state).toBe('started');
-    // And `done` ends the run that is waiting for its retry: completed, at attempt 1.
-    const done = await applyAgentCallback(h.rtA, d.correlationId, d.credential, {
-      kind: 'complete',
-      body: { ...attempt, status: 'done' },
-    });
-    expect(done.state).toBe('ended');
-    const run = await runOf(h.rtA, d.correlationId);
-    expect([run.outcome, run.attempt]).toEqual(['completed', 1]);
+    expect((await h.rtA.repos.processes.get(processId))?.outputTail).toBe('attempt 1 did some work\n');
   });
 
   // ---------------------------------------------------------------------------------------------
@@ -198,7 +152,7 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // reference service stops working on a run whose `output` is refused (>= 400) and stops its
   // heartbeats with it, so the run then fails heartbeat-timeout.
   // ---------------------------------------------------------------------------------------------
-  it.fails('applies a callback that races an adoption at the new attempt, never 401', async () => {
+  it('applies a callback that races an adoption at the new attempt, never 401 (F2)', async () => {
     const h = await agentHarness(dialect);
     t = h.t;
     workers.push(h.a, h.b);
@@ -238,20 +192,20 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // recipe at <service>/tenant-a/runs, reference ".." sends the stop (with the recipe's headers
   // and secret headers) to <service>/tenant-a/stop; "." to <service>/tenant-a/runs/stop.
   // ---------------------------------------------------------------------------------------------
-  it.fails('keeps the stop of a run whose reference is ".." under the recipe URL', async () => {
+  it('refuses a reference of ".." at the start: the run fails, and nothing goes outside the recipe URL (F3)', async () => {
     const w = await world(
       dialect,
       (request, response) =>
         request.url === '/tenant-a/runs' ? json(response, 202, { reference: '..' }) : json(response, 200, {}),
       { acme: { user: 'ada', path: '/tenant-a/runs' } },
     );
-    const d = await w.handOff('acme');
-    const run = await runOf(w.rt, d.correlationId);
-    await stopProcess(w.rt, 'acme', run.processId as string, 'stopped by ada');
+    const { correlationId } = await fireScheduler(w.rt, 'acme', 'ops', 'job');
     await w.worker.reap();
-    const stop = w.service.received.find((r) => r.url.endsWith('/stop'));
-    // Today: POST /tenant-a/stop, outside /tenant-a/runs/.
-    expect(stop?.url).toMatch(/^\/tenant-a\/runs\/[^/]+\/stop$/);
+    await w.worker.executor.settled();
+    const run = await runOf(w.rt, correlationId);
+    expect([run.state, run.outcome]).toEqual(['ended', 'failed']);
+    expect(run.reason).toContain('the agent service answered 202 without a run reference');
+    expect(w.service.received.map((r) => r.url)).toEqual(['/tenant-a/runs']);
   });
 
   // ---------------------------------------------------------------------------------------------
@@ -260,7 +214,7 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // run lives. One tenant whose service refuses its answers (or one run that asked 100 questions)
   // keeps every other tenant's answers from ever being delivered.
   // ---------------------------------------------------------------------------------------------
-  it.fails("delivers tenant acme's answer although tenant evil has 100 answers its service refuses", async () => {
+  it("delivers tenant acme's answer while tenant evil's service refuses its own; evil asks one question at a time and its answer is retried with backoff (F4)", async () => {
     const w = await world(
       dialect,
       (request, response) => {
@@ -275,17 +229,22 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
     );
     const evil = await w.handOff('evil');
     const at = { attempt: evil.attempt, fencingToken: evil.fencingToken };
-    // One blocked status per question: nothing limits how many a run asks.
-    for (let i = 0; i < 100; i++)
-      await applyAgentCallback(w.rt, evil.correlationId, evil.credential, {
+    await applyAgentCallback(w.rt, evil.correlationId, evil.credential, {
+      kind: 'status',
+      body: { ...at, status: 'blocked', question: 'q0?' },
+    });
+    // A second question while the first is open is refused, and nothing changes.
+    await expect(
+      applyAgentCallback(w.rt, evil.correlationId, evil.credential, {
         kind: 'status',
-        body: { ...at, status: 'blocked', question: `q${i}?` },
-      });
+        body: { ...at, status: 'blocked', question: 'q1?' },
+      }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
     const questions = (await w.rt.repos.inbox.list('evil', 'eve', { limit: 1000 })).filter(
       (i) => i.kind === 'question',
     );
-    expect(questions).toHaveLength(100);
-    for (const q of questions) await answerQuestion(w.rt, 'evil', 'eve', q.id, 'no', 'eve');
+    expect(questions).toHaveLength(1);
+    await answerQuestion(w.rt, 'evil', 'eve', questions[0]?.id as number, 'no', 'eve');
     const acme = await w.handOff('acme');
     await applyAgentCallback(w.rt, acme.correlationId, acme.credential, {
       kind: 'status',
@@ -300,68 +259,56 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
       (i) => i.kind === 'question',
     );
     await answerQuestion(w.rt, 'acme', 'ada', question?.id as number, 'yes', 'ada');
-    for (let pass = 0; pass < 3; pass++) await w.worker.reap();
-    // Each pass sent evil's 100 answers again (300 requests); acme's was never sent.
-    expect(w.service.received.filter((r) => r.url === '/runs/evil-1/answer').length).toBeGreaterThanOrEqual(
-      300,
-    );
-    expect(w.service.received.some((r) => r.url === '/runs/acme-1/answer')).toBe(true);
+    // Three passes at one instant: evil's refused answer waits for its backoff, acme's goes.
+    for (let pass = 0; pass < 3; pass++) {
+      await w.worker.reap();
+      await w.worker.executor.settled();
+    }
+    expect(w.service.received.filter((r) => r.url === '/runs/evil-1/answer')).toHaveLength(1);
+    expect(w.service.received.filter((r) => r.url === '/runs/acme-1/answer')).toHaveLength(1);
+    // Its backoff over, evil's answer is tried again.
+    t?.clock.set((t?.clock.now() ?? 0) + 1000);
+    await w.worker.reap();
+    await w.worker.executor.settled();
+    expect(w.service.received.filter((r) => r.url === '/runs/evil-1/answer')).toHaveLength(2);
   });
 
   // ---------------------------------------------------------------------------------------------
-  // F5. One tenant's slow service stalls every worker's loop. reap() awaits deliverAnswers and
-  // stopAgentRuns, which POST one request after another, each allowed AGENT_START_TIMEOUT_MS
-  // (30 s), up to 100 of each per pass, with no backoff for answers. The worker loop awaits the
-  // reap before its next tick, so no scheduler of any tenant fires meanwhile (100 × 30 s = 50 min
-  // per pass for answers; as much again for stops: a recipe `timeout: PT1S` makes every run ask
-  // for one). Here: 3 answers whose service takes 1 s each hold the reap for 3 s, every pass.
+  // F5. A slow service held every worker's loop: the reap awaited the stops and answers it sent.
+  // They go beside the loop now: a reap returns while a service still holds its answer.
   // ---------------------------------------------------------------------------------------------
-  it.fails('does not hold a worker’s reap while a tenant’s agent service is slow to take answers', async () => {
+  it('returns from the reap while an agent service still holds a stop and an answer (F5)', async () => {
+    const held: ServerResponse[] = [];
     const w = await world(
       dialect,
       (request, response) => {
         if (request.url === '/runs') return json(response, 202, { reference: 'slow-1' });
-        setTimeout(() => json(response, 200, {}), 1000);
+        held.push(response);
       },
-      { evil: { user: 'eve' } },
+      { evil: { user: 'eve', recipeExtra: 'timeout: PT1S\n' } },
     );
     const evil = await w.handOff('evil');
-    const at = { attempt: evil.attempt, fencingToken: evil.fencingToken };
-    for (let i = 0; i < 3; i++)
-      await applyAgentCallback(w.rt, evil.correlationId, evil.credential, {
-        kind: 'status',
-        body: { ...at, status: 'blocked', question: `q${i}?` },
-      });
-    for (const q of await w.rt.repos.inbox.list('evil', 'eve', { limit: 10 }))
-      if (q.kind === 'question') await answerQuestion(w.rt, 'evil', 'eve', q.id, 'no', 'eve');
-    const started = performance.now();
-    await w.worker.reap();
-    const took = performance.now() - started;
-    // Today about 3 000 ms: the three answers, one after another.
-    expect(took).toBeLessThan(1000);
-  });
-
-  it.fails('does not hold a worker’s reap while agent services are slow to take stops (recipe timeout PT1S)', async () => {
-    const tenants = { t1: { user: 'u1' }, t2: { user: 'u2' }, t3: { user: 'u3' } };
-    const spec = Object.fromEntries(
-      Object.entries(tenants).map(([k, v]) => [k, { ...v, recipeExtra: 'timeout: PT1S\n' }]),
+    await applyAgentCallback(w.rt, evil.correlationId, evil.credential, {
+      kind: 'status',
+      body: { attempt: evil.attempt, fencingToken: evil.fencingToken, status: 'blocked', question: 'q?' },
+    });
+    const [q] = (await w.rt.repos.inbox.list('evil', 'eve', { limit: 10 })).filter(
+      (i) => i.kind === 'question',
     );
-    const w = await world(
-      dialect,
-      (request, response) => {
-        if (request.url === '/runs') return json(response, 202, { reference: 'slow' });
-        setTimeout(() => json(response, 200, {}), 1000);
-      },
-      spec,
-    );
-    for (const tenant of Object.keys(tenants)) await w.handOff(tenant);
-    t?.clock.set((t?.clock.now() ?? 0) + 1000);
-    const started = performance.now();
+    await answerQuestion(w.rt, 'evil', 'eve', q?.id as number, 'no', 'eve');
+    t?.clock.set((t?.clock.now() ?? 0) + 1001);
+    // Past its timeout, the run is asked to stop; the service holds the stop, then the answer.
     await w.worker.reap();
-    const took = performance.now() - started;
-    expect(w.service.received.filter((r) => r.url.endsWith('/stop'))).toHaveLength(3);
-    // Today about 3 000 ms: the three stops, one after another (each may take 30 s).
-    expect(took).toBeLessThan(1000);
+    await until(async () => held.length === 1, 'the stop reached the service');
+    expect(w.service.received.at(-1)?.url).toBe('/runs/slow-1/stop');
+    // A pass while the delivery is held returns at once and sends nothing more.
+    await w.worker.reap();
+    expect(held).toHaveLength(1);
+    for (const response of held.splice(0)) json(response, 200, {});
+    await until(async () => held.length === 1, 'the answer reached the service');
+    expect(w.service.received.at(-1)?.url).toBe('/runs/slow-1/answer');
+    for (const response of held.splice(0)) json(response, 200, {});
+    await w.worker.executor.settled();
   });
 
   // ---------------------------------------------------------------------------------------------
@@ -485,7 +432,7 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // F6. Concurrent `output` callbacks lose text: appendOutput reads the process's tail, then
   // writes tail + text, with no transaction or compare on the tail between them.
   // ---------------------------------------------------------------------------------------------
-  it.fails('keeps every line of concurrent output callbacks', async () => {
+  it('keeps every line of concurrent output callbacks (F6)', async () => {
     const h = await agentHarness(dialect);
     t = h.t;
     workers.push(h.a, h.b);
@@ -510,7 +457,7 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // it never asked, and the reference service takes any answer for whatever it waits on now.
   // Replayed `blocked` statuses make duplicate inbox items, each answer delivered separately.
   // ---------------------------------------------------------------------------------------------
-  it.fails("does not deliver attempt 1's question's answer to attempt 2", async () => {
+  it("does not take an answer to attempt 1's question once attempt 2 runs, nor deliver it (F7)", async () => {
     let n = 0;
     const w = await world(
       dialect,
@@ -541,9 +488,14 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
     const [question] = (await w.rt.repos.inbox.list('acme', 'ada', { limit: 10 })).filter(
       (i) => i.kind === 'question',
     );
-    // The old question still takes an answer (200), and the next pass sends it to svc-2.
-    await answerQuestion(w.rt, 'acme', 'ada', question?.id as number, 'yes', 'ada');
+    // The old question takes no answer any more: attempt 2's service run never asked it.
+    await expect(
+      answerQuestion(w.rt, 'acme', 'ada', question?.id as number, 'yes', 'ada'),
+    ).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     await w.worker.reap();
+    await w.worker.executor.settled();
     expect(w.service.received.some((r) => r.url === '/runs/svc-2/answer')).toBe(false);
   });
 
@@ -553,25 +505,35 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // in a question's first line rewrites the line printed. On PostgreSQL a NUL fails the insert
   // after the process already took the status: a 500, the process `blocked`, no inbox item.
   // ---------------------------------------------------------------------------------------------
-  it('stores a question with terminal escapes as it is (rendered raw by `ursa inbox`)', async () => {
+  it('refuses a question with terminal escapes with 400 and changes nothing (F8)', async () => {
     const h = await agentHarness(dialect);
     t = h.t;
     workers.push(h.a, h.b);
     const d = await h.handOff();
-    const question =
-      'Deploy?\r1  2026-06-01T08:00:00Z  run-failed  unread  \u001b]52;c;ZWNobyBwd25lZA==\u0007ok';
-    await applyAgentCallback(h.rtA, d.correlationId, d.credential, {
-      kind: 'status',
-      body: { attempt: d.attempt, fencingToken: d.fencingToken, status: 'blocked', question },
-    });
-    const [item] = (await h.rtA.repos.inbox.list('acme', 'ada', { limit: 10 })).filter(
-      (i) => i.kind === 'question',
-    );
-    expect(item?.title).toContain('\r');
-    expect(item?.title).toContain('\u001b]52;');
+    const app = await buildApp({ rt: h.rtA });
+    try {
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v1/agent-runs/${d.correlationId}/status`,
+        headers: { authorization: `Bearer ${d.credential}` },
+        payload: {
+          attempt: d.attempt,
+          fencingToken: d.fencingToken,
+          status: 'blocked',
+          question: 'Deploy?\u001b]52;c;ZWNobyBwd25lZA==\u0007ok',
+        },
+      });
+      expect([response.statusCode, response.json().code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(response.json().errors?.[0]?.path).toBe('body.question');
+      expect(
+        (await h.rtA.repos.inbox.list('acme', 'ada', { limit: 10 })).filter((i) => i.kind === 'question'),
+      ).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 
-  it.fails('refuses a NUL in a question with 400 and changes nothing', async () => {
+  it('refuses a NUL in a question with 400 and changes nothing (F8)', async () => {
     const h = await agentHarness(dialect);
     t = h.t;
     workers.push(h.a, h.b);
@@ -590,8 +552,6 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
           question: 'a\u0000b',
         },
       });
-      // SQLite: 200, the NUL stored. PostgreSQL: 500 INTERNAL (the driver refused the inbox insert)
-      // after the process already took `blocked`: no question item, no feed line.
       expect([response.statusCode, response.json().code]).toEqual([400, 'VALIDATION_FAILED']);
       expect((await h.rtA.repos.processes.get(run.processId as string))?.status).toBe('running');
     } finally {

@@ -79,20 +79,20 @@ describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on 
     expect((await runsOf(rtB))[0]).toEqual([FIRST + 20_000, b.id, 'pending']);
   });
 
-  it('claims the occurrences of a lost worker’s scheduler once the reap ended its run', async () => {
+  it('claims the next occurrence of a scheduler whose active run a lost worker holds, without waiting for the reap', async () => {
     const { t, engine, a, b, rtB } = await twoWorkers(dialect);
     t.clock.set(FIRST);
     expect((await a.tick()).claimed).toBe(1);
     await until(async () => engine.processes.length === 1, 'the run started');
-    // A is lost: its lease and the margin lapse while B renews its own.
-    t.clock.set(FIRST + TTL + TAKEOVER_MARGIN_MS + 1);
-    await b.heartbeat();
-    expect((await b.tick()).claimed).toBe(0);
-    await b.reap();
-    expect((await runsOf(rtB))[0]).toEqual([FIRST, a.id, 'failed']);
+    // A is lost (its lease and the margin lapsed) when the next occurrence is due; B claims it.
     t.clock.set(FIRST + 10_000);
+    expect(FIRST + 10_000 - Date.parse('2026-06-01T08:00:00Z')).toBeGreaterThan(TTL + TAKEOVER_MARGIN_MS);
     await b.heartbeat();
-    expect((await b.tick()).claimed).toBe(1);
-    expect((await runsOf(rtB))[0]?.[1]).toBe(b.id);
+    expect(await b.tick()).toMatchObject({ due: 1, claimed: 1 });
+    await until(async () => (await runsOf(rtB))[0]?.[2] === 'skipped_overlap', 'the overlap judged');
+    expect((await runsOf(rtB))[0]).toEqual([FIRST + 10_000, b.id, 'skipped_overlap']);
+    // The reap ends A's run as a lost worker's.
+    await b.reap();
+    expect((await runsOf(rtB))[1]).toEqual([FIRST, a.id, 'failed']);
   });
 });

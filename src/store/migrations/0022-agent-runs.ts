@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // Issue #25: the agent runs handed to an agent service, one row per run (its latest attempt): the
 // hash of the attempt's run credential (never the credential), the service's run reference, the
@@ -34,19 +34,40 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('stop_tries', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_stop_at', 'bigint')
     .execute();
-  // A `question` inbox item (a blocked agent run's question) keeps its answer, who gave it, when,
-  // and when the answer reached the service.
+  // A `question` inbox item (a blocked agent run's question) keeps the attempt that asked (its
+  // credential's fencing token: the answer goes to that service run only), its answer, who gave
+  // it, when, and when the answer reached the service; a delivery the service did not take is
+  // tried again with backoff.
   for (const [column, type] of [
+    ['asked_fencing_token', 'bigint'],
     ['answer', 'text'],
     ['answered_by', 'text'],
     ['answered_at', 'bigint'],
     ['answer_delivered_at', 'bigint'],
+    ['next_answer_at', 'bigint'],
   ] as const)
     await db.schema.alterTable('inbox').addColumn(column, type).execute();
+  await db.schema
+    .alterTable('inbox')
+    .addColumn('answer_tries', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  // The answers waiting for delivery, read by every worker's pass.
+  await sql`create index inbox_answers_pending on inbox (next_answer_at) where kind = 'question' and answered_at is not null and answer_delivered_at is null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const column of ['answer_delivered_at', 'answered_at', 'answered_by', 'answer'])
+  await sql`drop index inbox_answers_pending`.execute(db);
+  for (const column of [
+    'answer_tries',
+    'next_answer_at',
+    'answer_delivered_at',
+    'answered_at',
+    'answered_by',
+    'answer',
+    'asked_fencing_token',
+  ])
     await db.schema.alterTable('inbox').dropColumn(column).execute();
   await db.schema.dropTable('agent_runs').execute();
 }
