@@ -104,8 +104,9 @@ const AUTHORIZE_READS = 3;
  *   retries left is tried again instead, when the worker of this process holds it (`hooks.retry`).
  *
  * @throws UrsaError `UNAUTHENTICATED` (see {@link authorizeCallback}); `ATTEMPT_STALE` (409)
- *   when its fencing token or attempt is not the run's current one (nothing changes), or the run
- *   moved on while it was applied (its heartbeat may be recorded, nothing else).
+ *   when its fencing token or attempt is not one of the credential's (nothing changes), or the run
+ *   kept moving on while it was applied (its heartbeat may be recorded, nothing else); `CONFLICT`
+ *   (409) for a question while the run's question is unanswered (nothing changes).
  */
 export async function applyAgentCallback(
   rt: Runtime,
