@@ -1,5 +1,5 @@
-import { type Kysely, type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
-import { heldByDead, type Liveness } from './liveness.js';
+import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
+import { type Claimer, claimableDue } from './claimable.js';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
@@ -9,12 +9,6 @@ export interface SchedulerKey {
   readonly tenant: string;
   readonly project: string;
   readonly name: string;
-}
-
-/** A worker claiming due occurrences, and how it tells which other workers are live (decisions §5). */
-export interface Claimer {
-  readonly workerId: string;
-  readonly others: Liveness;
 }
 
 /** Persisted schedule state (decisions §4). Instants are UTC epoch ms. */
@@ -321,47 +315,15 @@ export class Schedules {
     decide: (due: readonly ScheduleState[]) => Promise<readonly Claim[]>,
   ): Promise<{ due: ScheduleState[]; won: Set<string> }> {
     if (this.store.dialect !== 'postgres') {
-      const rows = await this.#claimable(this.store.db, instant, limit, claimer).execute();
+      const rows = await claimableDue(this.store.db, instant, limit, claimer).execute();
       const due = rows.map(toState);
       return { due, won: await this.claimMany(await decide(due), now) };
     }
     return this.store.db.transaction().execute(async (trx) => {
-      const rows = await this.#claimable(trx, instant, limit, claimer).forUpdate().skipLocked().execute();
+      const rows = await claimableDue(trx, instant, limit, claimer).forUpdate().skipLocked().execute();
       const due = rows.map(toState);
       return { due, won: await this.#claimIn(trx, await decide(due), now) };
     });
-  }
-
-  /**
-   * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those
-   * with no run claimed, queued or started by another live worker (issue #24). The worker that
-   * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
-   * knows of that run (one it has ended but not yet recorded is no overlap); any worker claims it
-   * once that run has ended, or its worker is lost. So two live workers never collide on one
-   * scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
-   */
-  #claimable(db: Kysely<Database>, instant: number, limit: number, claimer: Claimer) {
-    return db
-      .selectFrom('schedule_state')
-      .selectAll('schedule_state')
-      .where('next_run_at', 'is not', null)
-      .where('next_run_at', '<=', instant)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('runs')
-              .select('runs.correlation_id')
-              .whereRef('runs.tenant', '=', 'schedule_state.tenant')
-              .whereRef('runs.project', '=', 'schedule_state.project')
-              .whereRef('runs.name', '=', 'schedule_state.name')
-              .where('runs.state', 'in', ['claimed', 'queued', 'started'])
-              .where('runs.worker_id', '<>', claimer.workerId)
-              .where(not(heldByDead('runs.worker_id', claimer.others))),
-          ),
-        ),
-      )
-      .orderBy('next_run_at')
-      .limit(limit);
   }
 
   // The compare-and-swaps and run inserts of a claim, in the caller's transaction.

@@ -5,7 +5,7 @@ import { timeZone } from '../../time/zone.js';
 import { parseCount } from '../arguments.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
-import { table } from './history.js';
+import { table } from '../table.js';
 import { finishedLine, OVERDUE_REASON, pauseLine } from './scheduler-lines.js';
 
 const DST_EFFECT = {

@@ -12,6 +12,7 @@ import { UrsaError } from '../../errors/index.js';
 import { parseCount } from '../arguments.js';
 import { openClient, withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { table } from '../table.js';
 
 /** Whose inbox `ursa inbox` shows without `--user` (on a server: the token's user). */
 const DEFAULT_USER = 'admin';
@@ -43,31 +44,6 @@ const INBOX_FIELDS = Object.keys(inboxItemSchema.shape) as (keyof InboxItemView)
 /** `ursa inbox --json`: an item as the contract has it; fields a newer server adds are left out. */
 function inboxJson(item: InboxItemView): Partial<InboxItemView> {
   return Object.fromEntries(INBOX_FIELDS.map((field) => [field, item[field]]));
-}
-
-/**
- * Rows of cells as lines with aligned columns, two spaces apart; `right` columns are right-aligned.
- * The last column is not padded (no trailing blanks).
- */
-export function table(
-  rows: readonly (readonly string[])[],
-  right: ReadonlySet<number> = new Set(),
-): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, cell.length);
-  }
-  return rows.map((row) =>
-    row
-      .map((cell, i) =>
-        i === row.length - 1
-          ? cell
-          : right.has(i)
-            ? cell.padStart(widths[i] ?? 0)
-            : cell.padEnd(widths[i] ?? 0),
-      )
-      .join('  '),
-  );
 }
 
 /** The options of a command that lists one page: `-n`, `--before`, `--json`. */

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { RecipeList } from '../../client/types.js';
 import { withClient, withClientOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { table } from '../table.js';
 import { readYamlInput } from '../yaml-input.js';
-import { table } from './history.js';
 
 /** `ursa recipe list`: one line per recipe the project can name, with a header. */
 function listLines(list: RecipeList): string[] {

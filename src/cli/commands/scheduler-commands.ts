@@ -5,8 +5,8 @@ import { setProjectSuspended } from '../../service/projects.js';
 import { setSetting, unsetSetting } from '../../service/settings.js';
 import { openClient, openContext, withClient, withClientOptions, withStoreOptions } from '../context.js';
 import type { CliIo } from '../io.js';
+import { table } from '../table.js';
 import { readYamlInput } from '../yaml-input.js';
-import { table } from './history.js';
 import { finishedLine, firedLines, overdueLine, pauseLine } from './scheduler-lines.js';
 import { scope } from './store-commands.js';
 

@@ -8,7 +8,7 @@ import { formatDuration, parseFixedDuration } from '../../time/duration.js';
 import { formatInstant, parseInstant } from '../../time/instant.js';
 import { commandConfig, openContext } from '../context.js';
 import type { CliIo } from '../io.js';
-import { table } from './history.js';
+import { table } from '../table.js';
 
 /** The longest label a token may carry. */
 const MAX_LABEL = 200;
