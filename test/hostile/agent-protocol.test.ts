@@ -432,6 +432,32 @@ describe.each(DIALECTS)('hostile: the agent protocol on %s (issue #25)', (dialec
   // F6. Concurrent `output` callbacks lose text: appendOutput reads the process's tail, then
   // writes tail + text, with no transaction or compare on the tail between them.
   // ---------------------------------------------------------------------------------------------
+  // The class of F5 at the start: a service that holds its 202 must not hold other tenants' runs.
+  it("hands acme's run to its service while evil's service still holds the start of its own (F5's class)", async () => {
+    const held: ServerResponse[] = [];
+    const w = await world(
+      dialect,
+      (request, response) => {
+        const tenant = JSON.parse(request.body).trigger.tenant;
+        if (tenant === 'evil') return held.push(response);
+        json(response, 202, { reference: `${tenant}-1` });
+      },
+      { evil: { user: 'eve' }, acme: { user: 'ada' } },
+    );
+    const evil = await fireScheduler(w.rt, 'evil', 'ops', 'job');
+    const acme = await fireScheduler(w.rt, 'acme', 'ops', 'job');
+    await w.worker.reap();
+    await until(async () => held.length === 1, "evil's start reached its service");
+    await until(
+      async () => (await w.rt.repos.agentRuns.getWithHash(acme.correlationId))?.reference === 'acme-1',
+      "acme's run was handed off while evil's start is held",
+    );
+    expect((await w.rt.repos.agentRuns.getWithHash(evil.correlationId))?.reference ?? null).toBeNull();
+    for (const response of held.splice(0)) json(response, 202, { reference: 'evil-1' });
+    await w.worker.executor.settled();
+    expect((await w.rt.repos.agentRuns.getWithHash(evil.correlationId))?.reference).toBe('evil-1');
+  });
+
   it('keeps every line of concurrent output callbacks (F6)', async () => {
     const h = await agentHarness(dialect);
     t = h.t;
