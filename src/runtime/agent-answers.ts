@@ -1,4 +1,4 @@
-import { nextStopAt } from './agent-stops.js';
+import { nextDeliveryAt } from '../decisions/delivery.js';
 import type { Runtime } from './context.js';
 import { handOffContext, handOffEngine } from './hand-off.js';
 import { feedLineOf } from './recorder.js';
@@ -33,7 +33,7 @@ export async function deliverAnswers(rt: Runtime, now: number): Promise<number> 
       answeredBy: pending.answeredBy,
     });
     if (!sent.taken) {
-      await rt.repos.inboxAnswers.notTaken(pending.id, nextStopAt(now, pending.tries + 1));
+      await rt.repos.inboxAnswers.notTaken(pending.id, nextDeliveryAt(now, pending.tries + 1));
       rt.log.warn(
         { scheduler: run.name, correlationId: run.correlationId, inboxId: pending.id, reason: sent.reason },
         'the agent service did not take an answer; retrying',

@@ -1,3 +1,4 @@
+import { nextDeliveryAt } from '../decisions/delivery.js';
 import type { Run } from '../runs/run.js';
 import type { AgentRunStop } from '../store/agent-runs.js';
 import { endAgentRun } from './agent-end.js';
@@ -6,20 +7,12 @@ import { handOffContext, handOffEngine } from './hand-off.js';
 
 /** How many stopping agent runs one pass looks at. */
 const STOP_LIMIT = 100;
-/** Backoff of a stop the service did not take: 1 s, doubling, at most a minute. */
-const STOP_RETRY_BASE_MS = 1000;
-const STOP_RETRY_MAX_MS = 60_000;
-
-/** When the next send of a stop may go after `tries` failed sends (1, 2, …), from `now`, UTC ms. */
-export function nextStopAt(now: number, tries: number): number {
-  return now + Math.min(STOP_RETRY_BASE_MS * 2 ** (tries - 1), STOP_RETRY_MAX_MS);
-}
 
 /**
  * Delivers the stops of agent runs (issue #25): first a run past its recipe's `timeout` (from its
  * hand-off) gets a stop request, reason `timeout after N ms`; then, for each handed-off run whose
  * process a stop was requested for (`cancelPrevious`, a stop request, its timeout), its engine's `stop` goes to the service,
- * retried with backoff ({@link nextStopAt}) until the service takes it (idempotent on its side: a
+ * retried with backoff ({@link nextDeliveryAt}) until the service takes it (idempotent on its side: a
  * repeat is harmless). The service confirms with its `complete` callback (the run ends `cancelled`
  * there); one that has not confirmed `shutdownGrace` after the request is ended `cancelled` here,
  * with the stop's reason and a warning in the log: never silently. Any worker may: each send is
@@ -74,7 +67,7 @@ async function sendStop(rt: Runtime, run: Run, stopping: AgentRunStop, reason: s
     run.correlationId,
     stopping.fencingToken,
     now,
-    sent.taken ? undefined : nextStopAt(now, tries),
+    sent.taken ? undefined : nextDeliveryAt(now, tries),
   );
   if (!sent.taken)
     rt.log.warn(
