@@ -22,6 +22,7 @@ import * as runWaits from './0019-run-waits.js';
 import * as feedProjectIndex from './0020-feed-project-index.js';
 import * as storeIdentity from './0021-store-identity.js';
 import * as agentRuns from './0022-agent-runs.js';
+import * as runsActiveIndex from './0023-runs-active-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -51,6 +52,7 @@ const ALL: Record<string, DialectMigration> = {
   '0020-feed-project-index': feedProjectIndex,
   '0021-store-identity': storeIdentity,
   '0022-agent-runs': agentRuns,
+  '0023-runs-active-index': runsActiveIndex,
 };
 
 /** Every migration's name, in the order they apply. */
