@@ -67,6 +67,14 @@ const SCENARIOS = {
     flags: ['--count', '--rounds', '--stores'], // --count=N claimed runs (1000), --rounds=N (3)
     peers: false,
   },
+  burst: {
+    module: './burst.mjs',
+    description:
+      'the top of the hour: 100,000 schedulers due at one instant, time until the last started and ended (SQLite 1, PostgreSQL 1/2/4 workers) beside graphile-worker and BullMQ',
+    // --schedulers=N (100000), --projects=N (100), --workers=1,2,4, --stores=postgresql,sqlite,
+    // --systems=ursa,graphile-worker,bullmq, --timeout=S per configuration (300)
+    flags: ['--schedulers', '--projects', '--workers', '--stores', '--systems', '--timeout'],
+  },
   throughput: {
     module: './throughput.mjs',
     description:

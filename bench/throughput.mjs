@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { positive, positives, stores, usageError } from './lib/args.mjs';
+import { cpuMeter, perUnit } from './lib/cpu.mjs';
 import { median } from './lib/measure.mjs';
 import { loadLine, storeLines } from './lib/report.mjs';
 import { ursaSource } from './lib/setup.mjs';
@@ -89,13 +90,20 @@ async function prime(store, workers, schedulers) {
 }
 
 /** One round: released at the next whole second (+1.5 s), warm-up, one window, parked, drained. */
-async function ursaRound(store, workers, { seconds, warmup }) {
+async function ursaRound(store, workers, { seconds, warmup }, postgres) {
   const base = Math.ceil((Date.now() + 1500) / 1000) * 1000;
   await setAllNextRunAt(store, base);
   await store.notifyChange();
   const from = base + warmup * 1000;
   const to = from + seconds * 1000;
-  await until(() => Date.now() >= to, { everyMs: 250, timeoutMs: to - Date.now() + 1000, workers });
+  const meter = cpuMeter(
+    workers.map((w) => w.pid),
+    { postgres },
+  );
+  await until(() => Date.now() >= from, { everyMs: 10, timeoutMs: from - Date.now() + 1000, workers });
+  meter.start();
+  await until(() => Date.now() >= to, { everyMs: 10, timeoutMs: to - Date.now() + 1000, workers });
+  const cpu = meter.stop();
   await setAllNextRunAt(store, Date.now() + PARK_MS);
   const drained = await drain(store, workers);
   const ended = await endedBetween(store, from, to);
@@ -106,6 +114,10 @@ async function ursaRound(store, workers, { seconds, warmup }) {
     claims,
     runsPerSecond: ended.runs / seconds,
     claimsPerSecond: claims / seconds,
+    cpu: {
+      workerMsPerRun: perUnit(cpu.processMs, ended.runs),
+      postgresMsPerRun: perUnit(cpu.postgresMs, ended.runs),
+    },
     drained: drained.drained,
     stuck: drained.stuck,
   };
@@ -125,7 +137,7 @@ async function ursaConfiguration({ store: storeName, location, count, dir, main,
     const primed = await prime(store, workers, options.schedulers);
     const rounds = [];
     for (let round = 1; round <= options.rounds; round++) {
-      const r = await ursaRound(store, workers, options);
+      const r = await ursaRound(store, workers, options, storeName === 'postgresql');
       rounds.push(r);
       onProgress(
         `${label}: round ${round}/${options.rounds}: ${r.runs} runs ended, ${r.claims} claimed in ` +
@@ -143,6 +155,7 @@ async function ursaConfiguration({ store: storeName, location, count, dir, main,
       rounds,
       runsPerSecond: median(rounds.map((r) => r.runsPerSecond)),
       claimsPerSecond: median(rounds.map((r) => r.claimsPerSecond)),
+      cpu: medianCpu(rounds),
       health: {
         primed,
         endReasons: await endReasons(store),
@@ -157,6 +170,15 @@ async function ursaConfiguration({ store: storeName, location, count, dir, main,
     killWorkers(workers);
     await store.close();
   }
+}
+
+/** The median CPU cost per run (or job) over the rounds that measured it, ms; null where none did. */
+function medianCpu(rounds) {
+  const of = (key) => {
+    const values = rounds.map((r) => r.cpu?.[key]).filter((v) => v !== null && v !== undefined);
+    return values.length === 0 ? null : median(values);
+  };
+  return { workerMsPerRun: of('workerMsPerRun'), postgresMsPerRun: of('postgresMsPerRun') };
 }
 
 async function graphileConfiguration({ server, count, dir, options, onProgress }) {
@@ -175,6 +197,7 @@ async function graphileConfiguration({ server, count, dir, options, onProgress }
       workers: count,
       rounds,
       runsPerSecond: median(rounds.map((r) => r.jobsPerSecond)),
+      cpu: medianCpu(rounds),
     };
   } catch (error) {
     onProgress(`${label}: failed: ${error.message}`);
@@ -252,6 +275,7 @@ export async function run(args, { onProgress = () => {} } = {}) {
 
 const count = (value) =>
   value === null || value === undefined || !Number.isFinite(value) ? '-' : formatCount(value);
+const cpuMs = (value) => (value === null || value === undefined ? '-' : value.toFixed(2));
 const STORE = { sqlite: 'SQLite', postgresql: 'PostgreSQL' };
 
 /** graphile-worker's figure to compare a row with: the same number of processes. */
@@ -271,6 +295,8 @@ function table(report) {
     'runs/s',
     'claims/s',
     'runs/s per round',
+    'CPU ms/run: workers',
+    'PostgreSQL',
     'target',
     ...(hasPeer ? ['Ursa ÷ graphile-worker'] : []),
   ];
@@ -288,6 +314,8 @@ function table(report) {
       count(c.runsPerSecond),
       c.system === 'ursa' ? count(c.claimsPerSecond) : '-',
       perRound,
+      cpuMs(c.cpu?.workerMsPerRun),
+      c.store === 'postgresql' ? cpuMs(c.cpu?.postgresMsPerRun) : '',
       c.system === 'ursa' && target !== undefined
         ? `>= ${formatCount(target)} (${c.runsPerSecond >= target ? 'met' : 'not met'})`
         : '',
@@ -368,6 +396,10 @@ export function format(report) {
     '- runs/s (Ursa): runs whose state is ended with ended_at in the window ÷ its length; each was claimed, ' +
       'started (process, START line), its engine called, and ended (process, run, END line, run log rewritten ' +
       'with its outcome, in one transaction); the health lines say if any lacks its END line or final run log',
+    '- CPU ms/run: CPU time (user + system, from /proc) over the window ÷ the runs (jobs) it counts: of the ' +
+      'worker (runner) processes, with their children; and of every PostgreSQL server process on this machine ' +
+      '(backends, WAL writer, checkpointer, autovacuum; those of closed connections through the postmaster); ' +
+      '"-": not measurable here (no /proc, or a server elsewhere)',
     '- claims/s: runs whose claimed_at (the claiming tick) is in the window ÷ its length',
     '- runs/s (graphile-worker): jobs completed (deleted from its table) between the window’s start and end ÷ ' +
       'its length; "+": the queue ran dry in the window',

@@ -4,6 +4,7 @@ import { Logger, runMigrations } from 'graphile-worker';
 // Ursa's own driver (resolved from the root), as bench/workers/postgres.mjs uses it: the benchmark's
 // side only adds the backlog and counts what is left; the runners are graphile-worker's.
 import pg from 'pg';
+import { cpuMeter, perUnit } from '../lib/cpu.mjs';
 import { sleep, startWorkers, stopWorkers } from '../workers/processes.mjs';
 import { until } from '../workers/wait.mjs';
 
@@ -61,11 +62,17 @@ export async function graphileThroughput({ server, count, dir, options, onProgre
       runners = startWorkers({ main: RUNNER, args: [database.url], count, dir, name: 'graphile' });
       const startupSeconds = await waitRunners(runners);
       await sleep(options.warmup * 1000);
+      const meter = cpuMeter(
+        runners.map((r) => r.pid),
+        { postgres: true },
+      );
       const from = Date.now();
+      meter.start();
       const atFrom = await remaining(client);
       await sleep(from + options.seconds * 1000 - Date.now());
       const to = Date.now();
       const atTo = await remaining(client);
+      const cpu = meter.stop();
       await stopWorkers(runners);
       runners = undefined;
       const r = {
@@ -75,6 +82,10 @@ export async function graphileThroughput({ server, count, dir, options, onProgre
         completed: atFrom - atTo,
         jobsPerSecond: (atFrom - atTo) / ((to - from) / 1000),
         exhausted: atTo === 0,
+        cpu: {
+          workerMsPerRun: perUnit(cpu.processMs, atFrom - atTo),
+          postgresMsPerRun: perUnit(cpu.postgresMs, atFrom - atTo),
+        },
       };
       rounds.push(r);
       onProgress(

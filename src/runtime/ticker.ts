@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
+import { ownedSlots, stealBefore } from '../decisions/partition.js';
 import { UrsaError } from '../errors/index.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
 import { tickSpan } from '../runs/trace.js';
@@ -37,6 +38,9 @@ export interface TickResult {
 
 const BATCH = 1000;
 
+/** How often a ticker reads which workers are live, ms: a join or a loss moves slots within it. */
+const LIVE_REFRESH_MS = 1000;
+
 /**
  * Schedulers a worker's start checks ahead (the soonest due): ten full claim batches, about a
  * second of parsing; the rest are checked when they first fall due (issue #11).
@@ -62,6 +66,7 @@ interface Candidate {
  */
 export class Ticker {
   readonly #schedulers: SchedulerCache;
+  #live: { at: number; ids: readonly string[] } = { at: Number.NEGATIVE_INFINITY, ids: [] };
 
   constructor(
     private readonly rt: Runtime,
@@ -114,6 +119,7 @@ export class Ticker {
     const { repos, log } = this.rt;
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
+    await this.#refreshLive(now);
     const { due, won } = await repos.schedules.claimDue(
       now + aheadMs,
       BATCH,
@@ -185,7 +191,19 @@ export class Ticker {
 
   /** Who claims at `now`: this worker, and the liveness of the others (whose active runs it leaves to them). */
   #claimer(now: number): Claimer {
-    return { workerId: this.workerId, others: leaseLiveness(now, this.deadAfterMs()) };
+    const deadAfterMs = this.deadAfterMs();
+    const slots = ownedSlots(this.workerId, this.#live.ids);
+    return {
+      workerId: this.workerId,
+      others: leaseLiveness(now, deadAfterMs),
+      ...(slots === undefined ? {} : { slots, stealBefore: stealBefore(now, deadAfterMs) }),
+    };
+  }
+
+  // The live workers, read again at most once per LIVE_REFRESH_MS: who shares the slots (issue #24).
+  async #refreshLive(now: number): Promise<void> {
+    if (now >= this.#live.at && now - this.#live.at < LIVE_REFRESH_MS) return;
+    this.#live = { at: now, ids: await this.rt.repos.workers.live(now, this.deadAfterMs()) };
   }
 
   /** The claim of one due state, decided as of its own instant when claimed ahead (pure but for the run ids). */

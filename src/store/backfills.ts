@@ -4,6 +4,7 @@ import { type AuditEntry, insertAudit } from './audit.js';
 import type { Store } from './open.js';
 import { runRow } from './runs.js';
 import type { SchedulerKey } from './schedules.js';
+import { subplanFence } from './subplan.js';
 
 /** How many occurrences one insert statement writes (SQLite allows 32,766 bound values; a run row has 21). */
 const INSERT_CHUNK = 500;
@@ -53,7 +54,8 @@ export class Backfills {
         and not exists (
           select 1 from runs as a
           where a.tenant = b.tenant and a.project = b.project and a.name = b.name
-            and (a.state = 'started' or (a.state = 'queued' and a.trigger <> 'backfill')))
+            and (a.state = 'started' or (a.state = 'queued' and a.trigger <> 'backfill'))
+          ${subplanFence(this.store.dialect)})
       group by b.tenant, b.project, b.name
       order by min(b.claimed_at)
       limit ${limit}`.execute(this.store.db);

@@ -1,27 +1,69 @@
 import type { Kysely } from 'kysely';
 import { heldByDead, type Liveness } from './liveness.js';
+import type { StoreDialect } from './open.js';
 import type { Database } from './schema.js';
+import { asSubplan } from './subplan.js';
+
+// A scheduler's active run: what the partial index runs_active holds (migration 0023).
+const ACTIVE = ['claimed', 'queued', 'started'];
 
 /** A worker claiming due occurrences, and how it tells which other workers are live (decisions §5). */
 export interface Claimer {
   readonly workerId: string;
   readonly others: Liveness;
+  /**
+   * The slots whose schedulers it claims (decisions/partition.ts, issue #24); undefined: every
+   * slot. Whatever the slot, it claims an occurrence due before {@link stealBefore}.
+   */
+  readonly slots?: readonly number[];
+  /** UTC ms: an occurrence due before it is claimed whatever its slot (its owner is lost or behind). */
+  readonly stealBefore?: number;
 }
 
 /**
- * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those
- * with no run claimed, queued or started by another live worker (issue #24). The worker that
+ * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those of
+ * its slots, those due before its `stealBefore`, and those whose active run it holds; of these,
+ * those with no run claimed, queued or started by another live worker (issue #24). The worker that
  * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
- * knows of that run (one it has ended but not yet recorded is no overlap); any worker claims it
- * once that run has ended, or its worker is lost. So two live workers never collide on one
- * scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
+ * knows of that run (one it has ended but not yet recorded is no overlap); the owner of its slot
+ * claims it once that run has ended, and any worker once its worker is lost. So two live workers
+ * never collide on one scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
  */
-export function claimableDue(db: Kysely<Database>, instant: number, limit: number, claimer: Claimer) {
+export function claimableDue(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  instant: number,
+  limit: number,
+  claimer: Claimer,
+) {
   return db
     .selectFrom('schedule_state')
     .selectAll('schedule_state')
     .where('next_run_at', 'is not', null)
     .where('next_run_at', '<=', instant)
+    // A SQLite store serves one process (decisions §5): it claims every slot.
+    .$if(claimer.slots !== undefined && dialect === 'postgres', (q) =>
+      q.where((eb) => {
+        const slots = claimer.slots ?? [];
+        return eb.or([
+          // More workers than slots leaves some with none: they claim only the two below.
+          ...(slots.length === 0 ? [] : [eb('slot', 'in', slots)]),
+          eb('next_run_at', '<', claimer.stealBefore ?? 0),
+          // Its own active run's next occurrence, whoever owns the slot now: it judges the overlap.
+          eb.exists(
+            eb
+              .selectFrom('runs')
+              .select('runs.correlation_id')
+              .whereRef('runs.tenant', '=', 'schedule_state.tenant')
+              .whereRef('runs.project', '=', 'schedule_state.project')
+              .whereRef('runs.name', '=', 'schedule_state.name')
+              .where('runs.state', 'in', ACTIVE)
+              .where('runs.worker_id', '=', claimer.workerId)
+              .$call(asSubplan(dialect)),
+          ),
+        ]);
+      }),
+    )
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -30,9 +72,10 @@ export function claimableDue(db: Kysely<Database>, instant: number, limit: numbe
             .whereRef('runs.tenant', '=', 'schedule_state.tenant')
             .whereRef('runs.project', '=', 'schedule_state.project')
             .whereRef('runs.name', '=', 'schedule_state.name')
-            .where('runs.state', 'in', ['claimed', 'queued', 'started'])
+            .where('runs.state', 'in', ACTIVE)
             .where('runs.worker_id', '<>', claimer.workerId)
-            .where(not(heldByDead('runs.worker_id', claimer.others))),
+            .where(not(heldByDead('runs.worker_id', claimer.others)))
+            .$call(asSubplan(dialect)),
         ),
       ),
     )

@@ -4,6 +4,7 @@ import { reserveFencingTokens } from './fencing.js';
 import { type Attempt, attemptOf, type LaneRequest, lockKeyOf, writeOpenings } from './lane-records.js';
 import type { Store } from './open.js';
 import { DISABLED_TIMING_PATTERN, schedulerKeyString } from './schedules.js';
+import { subplanFence } from './subplan.js';
 import { valuesList } from './values.js';
 
 /*
@@ -67,7 +68,8 @@ export async function startFreeLanes(
           where other.tenant = runs.tenant and other.project = runs.project and other.name = runs.name
             and other.state in ('started', 'queued', 'claimed') and other.correlation_id <> runs.correlation_id
             and (other.state <> 'claimed'
-              or (other.trigger = 'manual' and other.scheduled_for < runs.scheduled_for)))
+              or (other.trigger = 'manual' and other.scheduled_for < runs.scheduled_for))
+          ${subplanFence(store.dialect)})
         and exists (
           select 1 from schedule_state as s
           where s.tenant = runs.tenant and s.project = runs.project and s.name = runs.name

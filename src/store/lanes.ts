@@ -18,6 +18,7 @@ import type { Store } from './open.js';
 import { runsStarted } from './runs-started.js';
 import type { SchedulerKey } from './schedules.js';
 import type { Database } from './schema.js';
+import { asSubplan } from './subplan.js';
 
 /*
  * The lanes of schedulers as a repository (`Lanes`): a run's admission one at a time, the batch
@@ -263,7 +264,8 @@ export class Lanes {
               .whereRef('a.tenant', '=', 'w.tenant')
               .whereRef('a.project', '=', 'w.project')
               .whereRef('a.name', '=', 'w.name')
-              .where('a.state', '=', 'started'),
+              .where('a.state', '=', 'started')
+              .$call(asSubplan(this.store.dialect)),
           ),
         ),
       )

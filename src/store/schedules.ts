@@ -1,4 +1,5 @@
 import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
+import { slotOf } from '../decisions/partition.js';
 import { type Claimer, claimableDue } from './claimable.js';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
@@ -112,6 +113,7 @@ export class Schedules {
       last_scheduled_at: state.lastScheduledAt,
       updated_at: now,
       timing: state.timing,
+      slot: slotOf(state),
     };
     await this.store.db
       .insertInto('schedule_state')
@@ -315,12 +317,15 @@ export class Schedules {
     decide: (due: readonly ScheduleState[]) => Promise<readonly Claim[]>,
   ): Promise<{ due: ScheduleState[]; won: Set<string> }> {
     if (this.store.dialect !== 'postgres') {
-      const rows = await claimableDue(this.store.db, instant, limit, claimer).execute();
+      const rows = await claimableDue(this.store.db, this.store.dialect, instant, limit, claimer).execute();
       const due = rows.map(toState);
       return { due, won: await this.claimMany(await decide(due), now) };
     }
     return this.store.db.transaction().execute(async (trx) => {
-      const rows = await claimableDue(trx, instant, limit, claimer).forUpdate().skipLocked().execute();
+      const rows = await claimableDue(trx, this.store.dialect, instant, limit, claimer)
+        .forUpdate()
+        .skipLocked()
+        .execute();
       const due = rows.map(toState);
       return { due, won: await this.#claimIn(trx, await decide(due), now) };
     });

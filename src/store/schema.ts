@@ -59,6 +59,8 @@ export interface ScheduleStateTable {
   updated_at: number;
   /** What `next_run_at` was computed from (trigger, zone, enabled), so a refresh that changes nothing else keeps it. */
   timing: string | null;
+  /** The scheduler's slot (`slotOf` of its key, decisions/partition.ts): which worker claims it (issue #24). Defaults to 0 on insert. */
+  slot: Generated<number>;
 }
 
 /** One row per claimed occurrence (decisions §4): unique on (tenant, project, name, scheduled_for). */

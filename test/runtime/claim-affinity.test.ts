@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ownedSlots, slotOf } from '../../src/decisions/partition.js';
 import { TAKEOVER_MARGIN_MS } from '../../src/fencing/lease.js';
 import type { Runtime } from '../../src/runtime/context.js';
 import { applyDirectory } from '../../src/service/apply.js';
@@ -12,7 +13,8 @@ import { until } from '../support/until.js';
 // Issue #24: two workers collided on one scheduler's consecutive occurrences — one claimed the
 // next while the other still held (and had not yet recorded the end of) the previous run, and
 // recorded skipped_overlap. The worker holding a scheduler's active run claims its next
-// occurrence; any worker claims once that run ended or its worker was lost. Exactly once holds.
+// occurrence; the owner of its slot claims once that run ended, and any worker once its worker
+// was lost. Exactly once holds.
 
 const T = 'acme';
 const P = 'ops';
@@ -52,7 +54,7 @@ const runsOf = async (rt: Runtime) =>
   (await rt.repos.runs.listForScheduler(T, P, 'job', 10)).map((r) => [r.scheduledFor, r.workerId, r.outcome]);
 
 describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on %s (issue #24)', (dialect) => {
-  it('leaves it to the worker holding the active run, which judges the overlap; then any worker claims it', async () => {
+  it('leaves it to the worker holding the active run, which judges the overlap; then the owner of its slot claims it', async () => {
     const { t, engine, a, b, rtB } = await twoWorkers(dialect);
     t.clock.set(FIRST);
     expect((await a.tick()).claimed).toBe(1);
@@ -69,14 +71,20 @@ describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on 
       [FIRST + 10_000, a.id, 'skipped_overlap'],
       [FIRST, a.id, 'pending'],
     ]);
-    // Once A's run ended and is recorded, whichever worker ticks first claims the next.
+    // Once A's run ended and is recorded, the worker owning the scheduler's slot claims the next.
     held.finish();
     await until(async () => (await runsOf(rtB))[1]?.[2] === 'completed', 'the run ended');
     t.clock.set(FIRST + 20_000);
     await a.heartbeat();
-    expect(await b.tick()).toMatchObject({ due: 1, claimed: 1 });
+    await b.heartbeat();
+    // On SQLite (one serving process in production) any worker claims every slot.
+    const slot = slotOf({ tenant: T, project: P, name: 'job' });
+    const owning = dialect === 'sqlite' || ownedSlots(b.id, [a.id, b.id])?.includes(slot);
+    const [owner, other] = owning ? [b, a] : [a, b];
+    if (dialect === 'postgres') expect(await other.tick()).toMatchObject({ due: 0, claimed: 0 });
+    expect(await owner.tick()).toMatchObject({ due: 1, claimed: 1 });
     await until(async () => engine.processes.length === 2, 'the next run started');
-    expect((await runsOf(rtB))[0]).toEqual([FIRST + 20_000, b.id, 'pending']);
+    expect((await runsOf(rtB))[0]).toEqual([FIRST + 20_000, owner.id, 'pending']);
   });
 
   it('claims the next occurrence of a scheduler whose active run a lost worker holds, without waiting for the reap', async () => {
@@ -94,5 +102,82 @@ describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on 
     // The reap ends A's run as a lost worker's.
     await b.reap();
     expect((await runsOf(rtB))[1]).toEqual([FIRST, a.id, 'failed']);
+  });
+});
+
+// Issue #24: the live workers share the schedulers out by slot, so that they do not compete for
+// the same due rows; an occurrence whose owner does not claim it in time is claimed by another.
+// PostgreSQL only: a SQLite store serves one process, which claims every slot.
+describe.each(DIALECTS.filter((d) => d === 'postgres'))('which worker claims by slot on %s (issue #24)', (dialect) => {
+  const NAMES = Array.from({ length: 24 }, (_, i) => `s${i}`);
+
+  async function manySchedulers() {
+    t = await testRuntime('2026-06-01T08:00:00Z', { dialect });
+    const engine = controlledEngine();
+    t.rt.engines.register(engine);
+    const files: Record<string, string> = {
+      '_vance/recipes/held.yaml': 'description: held by the test\nengine: held\n',
+    };
+    for (const name of NAMES) files[`_vance/scheduler/${name}.yaml`] = cronScheduler('0 * * * * *', 'held');
+    await applyDirectory(t.rt, projectFolder(files), T, P, libraryActor('alice'));
+    const a = t.worker({ leaseTtlMs: TTL });
+    const rtB = await t.peer();
+    rtB.engines.register(engine);
+    const b = t.worker({ leaseTtlMs: TTL }, rtB);
+    await a.bootstrap();
+    await b.bootstrap();
+    const owns = (id: string) => {
+      const slots = ownedSlots(id, [a.id, b.id]) ?? [];
+      return NAMES.filter((name) => slots.includes(slotOf({ tenant: T, project: P, name })));
+    };
+    return { t, a, b, owns };
+  }
+
+  const claimedBy = async (rt: Runtime, at: number) => {
+    const byWorker = new Map<string, string[]>();
+    for (const name of NAMES) {
+      for (const run of await rt.repos.runs.listForScheduler(T, P, name, 10)) {
+        if (run.scheduledFor !== at) continue;
+        byWorker.set(run.workerId ?? '', [...(byWorker.get(run.workerId ?? '') ?? []), name]);
+      }
+    }
+    return byWorker;
+  };
+
+  it('has each of two live workers claim the schedulers of its own slots, each occurrence once', async () => {
+    const { t, a, b, owns } = await manySchedulers();
+    const at = Date.parse('2026-06-01T08:01:00Z');
+    t.clock.set(at);
+    await a.heartbeat();
+    await b.heartbeat();
+    // Both halves are non-empty for these names (a check of the test itself).
+    expect(owns(a.id).length).toBeGreaterThan(0);
+    expect(owns(b.id).length).toBeGreaterThan(0);
+    expect(await a.tick()).toMatchObject({ due: owns(a.id).length, claimed: owns(a.id).length });
+    expect(await b.tick()).toMatchObject({ due: owns(b.id).length, claimed: owns(b.id).length });
+    expect(await a.tick()).toMatchObject({ due: 0 });
+    const claimed = await claimedBy(t.rt, at);
+    expect(claimed.get(a.id)?.sort()).toEqual(owns(a.id).sort());
+    expect(claimed.get(b.id)?.sort()).toEqual(owns(b.id).sort());
+  });
+
+  it('has a live worker claim the occurrences another live worker leaves overdue longer than a lease', async () => {
+    const { t, a, b, owns } = await manySchedulers();
+    const at = Date.parse('2026-06-01T08:01:00Z');
+    t.clock.set(at);
+    await a.heartbeat();
+    await b.heartbeat();
+    expect((await a.tick()).claimed).toBe(owns(a.id).length);
+    // B stays live but claims nothing: its occurrences wait for it until they are overdue by
+    // more than a lost worker keeps its lease; then A claims them.
+    t.clock.set(at + TTL + TAKEOVER_MARGIN_MS - 1);
+    await a.heartbeat();
+    await b.heartbeat();
+    expect(await a.tick()).toMatchObject({ due: 0 });
+    t.clock.set(at + TTL + TAKEOVER_MARGIN_MS + 1);
+    await a.heartbeat();
+    await b.heartbeat();
+    expect(await a.tick()).toMatchObject({ claimed: owns(b.id).length });
+    expect((await claimedBy(t.rt, at)).get(a.id)?.sort()).toEqual([...NAMES].sort());
   });
 });

@@ -23,6 +23,7 @@ import * as feedProjectIndex from './0020-feed-project-index.js';
 import * as storeIdentity from './0021-store-identity.js';
 import * as agentRuns from './0022-agent-runs.js';
 import * as runsActiveIndex from './0023-runs-active-index.js';
+import * as scheduleSlots from './0024-schedule-slots.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -53,6 +54,7 @@ const ALL: Record<string, DialectMigration> = {
   '0021-store-identity': storeIdentity,
   '0022-agent-runs': agentRuns,
   '0023-runs-active-index': runsActiveIndex,
+  '0024-schedule-slots': scheduleSlots,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -1,0 +1,48 @@
+import { type Kysely, sql } from 'kysely';
+import { slotOf } from '../../decisions/partition.js';
+
+const PAGE = 5000;
+
+// Issue #24: each scheduler's slot (decisions/partition.ts), so that a worker's claim reads only
+// the schedulers of the slots it owns. Computed here for the states that exist; `Schedules.upsert`
+// writes it for new ones. The slot function is frozen with this migration.
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table schedule_state add column slot integer not null default 0`.execute(db);
+  const trx = db as Kysely<{
+    schedule_state: { tenant: string; project: string; name: string; slot: number };
+  }>;
+  let after: { tenant: string; project: string; name: string } | undefined;
+  for (;;) {
+    let page = trx.selectFrom('schedule_state').select(['tenant', 'project', 'name']);
+    if (after !== undefined) {
+      const { tenant, project, name } = after;
+      page = page.where(sql<boolean>`(tenant, project, name) > (${tenant}, ${project}, ${name})`);
+    }
+    const rows = await page.orderBy('tenant').orderBy('project').orderBy('name').limit(PAGE).execute();
+    if (rows.length === 0) break;
+    const bySlot = new Map<number, typeof rows>();
+    for (const row of rows) {
+      const slot = slotOf(row);
+      if (slot === 0) continue;
+      bySlot.set(slot, [...(bySlot.get(slot) ?? []), row]);
+    }
+    for (const [slot, keys] of bySlot) {
+      await trx
+        .updateTable('schedule_state')
+        .set({ slot })
+        .where((eb) =>
+          eb(
+            eb.refTuple('tenant', 'project', 'name'),
+            'in',
+            keys.map((k) => eb.tuple(k.tenant, k.project, k.name)),
+          ),
+        )
+        .execute();
+    }
+    after = rows[rows.length - 1];
+  }
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`alter table schedule_state drop column slot`.execute(db);
+}
