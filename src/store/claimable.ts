@@ -36,49 +36,51 @@ export function claimableDue(
   limit: number,
   claimer: Claimer,
 ) {
-  return db
-    .selectFrom('schedule_state')
-    .selectAll('schedule_state')
-    .where('next_run_at', 'is not', null)
-    .where('next_run_at', '<=', instant)
-    // A SQLite store serves one process (decisions §5): it claims every slot.
-    .$if(claimer.slots !== undefined && dialect === 'postgres', (q) =>
-      q.where((eb) => {
-        const slots = claimer.slots ?? [];
-        return eb.or([
-          // More workers than slots leaves some with none: they claim only the two below.
-          ...(slots.length === 0 ? [] : [eb('slot', 'in', slots)]),
-          eb('next_run_at', '<', claimer.stealBefore ?? 0),
-          // Its own active run's next occurrence, whoever owns the slot now: it judges the overlap.
-          eb.exists(
-            eb
-              .selectFrom('runs')
+  return (
+    db
+      .selectFrom('schedule_state')
+      .selectAll('schedule_state')
+      .where('next_run_at', 'is not', null)
+      .where('next_run_at', '<=', instant)
+      // A SQLite store serves one process (decisions §5): it claims every slot.
+      .$if(claimer.slots !== undefined && dialect === 'postgres', (q) =>
+        q.where((eb) => {
+          const slots = claimer.slots ?? [];
+          return eb.or([
+            // More workers than slots leaves some with none: they claim only the two below.
+            ...(slots.length === 0 ? [] : [eb('slot', 'in', slots)]),
+            eb('next_run_at', '<', claimer.stealBefore ?? 0),
+            // Its own active run's next occurrence, whoever owns the slot now: it judges the overlap.
+            eb.exists(
+              eb
+                .selectFrom('runs')
+                .select('runs.correlation_id')
+                .whereRef('runs.tenant', '=', 'schedule_state.tenant')
+                .whereRef('runs.project', '=', 'schedule_state.project')
+                .whereRef('runs.name', '=', 'schedule_state.name')
+                .where('runs.state', 'in', ACTIVE)
+                .where('runs.worker_id', '=', claimer.workerId)
+                .$call(asSubplan(dialect)),
+            ),
+          ]);
+        }),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs')
               .select('runs.correlation_id')
               .whereRef('runs.tenant', '=', 'schedule_state.tenant')
               .whereRef('runs.project', '=', 'schedule_state.project')
               .whereRef('runs.name', '=', 'schedule_state.name')
               .where('runs.state', 'in', ACTIVE)
-              .where('runs.worker_id', '=', claimer.workerId)
+              .where('runs.worker_id', '<>', claimer.workerId)
+              .where(not(heldByDead('runs.worker_id', claimer.others)))
               .$call(asSubplan(dialect)),
           ),
-        ]);
-      }),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('runs')
-            .select('runs.correlation_id')
-            .whereRef('runs.tenant', '=', 'schedule_state.tenant')
-            .whereRef('runs.project', '=', 'schedule_state.project')
-            .whereRef('runs.name', '=', 'schedule_state.name')
-            .where('runs.state', 'in', ACTIVE)
-            .where('runs.worker_id', '<>', claimer.workerId)
-            .where(not(heldByDead('runs.worker_id', claimer.others)))
-            .$call(asSubplan(dialect)),
         ),
-      ),
-    )
-    .orderBy('next_run_at')
-    .limit(limit);
+      )
+      .orderBy('next_run_at')
+      .limit(limit)
+  );
 }
