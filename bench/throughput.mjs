@@ -21,6 +21,8 @@ import {
   setAllNextRunAt,
   sqliteVersion,
   waitingFor,
+  walBytesBetween,
+  walPosition,
   writeSchedulerFolder,
 } from './workers/store.mjs';
 import { DRAIN_TIMEOUT_MS, drain, until, waitReady } from './workers/wait.mjs';
@@ -102,8 +104,10 @@ async function ursaRound(store, workers, { seconds, warmup }, postgres) {
   );
   await until(() => Date.now() >= from, { everyMs: 10, timeoutMs: from - Date.now() + 1000, workers });
   meter.start();
+  const walFrom = postgres ? await walPosition(store) : null;
   await until(() => Date.now() >= to, { everyMs: 10, timeoutMs: to - Date.now() + 1000, workers });
   const cpu = meter.stop();
+  const walBytes = postgres ? await walBytesBetween(store, walFrom, await walPosition(store)) : null;
   await setAllNextRunAt(store, Date.now() + PARK_MS);
   const drained = await drain(store, workers);
   const ended = await endedBetween(store, from, to);
@@ -118,6 +122,7 @@ async function ursaRound(store, workers, { seconds, warmup }, postgres) {
       workerMsPerRun: perUnit(cpu.processMs, ended.runs),
       postgresMsPerRun: perUnit(cpu.postgresMs, ended.runs),
     },
+    walBytesPerRun: perUnit(walBytes, ended.runs),
     drained: drained.drained,
     stuck: drained.stuck,
   };
@@ -156,6 +161,7 @@ async function ursaConfiguration({ store: storeName, location, count, dir, main,
       runsPerSecond: median(rounds.map((r) => r.runsPerSecond)),
       claimsPerSecond: median(rounds.map((r) => r.claimsPerSecond)),
       cpu: medianCpu(rounds),
+      walBytesPerRun: medianOf(rounds.map((r) => r.walBytesPerRun)),
       health: {
         primed,
         endReasons: await endReasons(store),
@@ -172,12 +178,15 @@ async function ursaConfiguration({ store: storeName, location, count, dir, main,
   }
 }
 
+/** The median of the figures the rounds measured (null and undefined left out), or null. */
+function medianOf(values) {
+  const measured = values.filter((v) => v !== null && v !== undefined);
+  return measured.length === 0 ? null : median(measured);
+}
+
 /** The median CPU cost per run (or job) over the rounds that measured it, ms; null where none did. */
 function medianCpu(rounds) {
-  const of = (key) => {
-    const values = rounds.map((r) => r.cpu?.[key]).filter((v) => v !== null && v !== undefined);
-    return values.length === 0 ? null : median(values);
-  };
+  const of = (key) => medianOf(rounds.map((r) => r.cpu?.[key]));
   return { workerMsPerRun: of('workerMsPerRun'), postgresMsPerRun: of('postgresMsPerRun') };
 }
 
@@ -198,6 +207,7 @@ async function graphileConfiguration({ server, count, dir, options, onProgress }
       rounds,
       runsPerSecond: median(rounds.map((r) => r.jobsPerSecond)),
       cpu: medianCpu(rounds),
+      walBytesPerRun: medianOf(rounds.map((r) => r.walBytesPerRun)),
     };
   } catch (error) {
     onProgress(`${label}: failed: ${error.message}`);
@@ -297,6 +307,7 @@ function table(report) {
     'runs/s per round',
     'CPU ms/run: workers',
     'PostgreSQL',
+    'WAL/run',
     'target',
     ...(hasPeer ? ['Ursa ÷ graphile-worker'] : []),
   ];
@@ -316,6 +327,7 @@ function table(report) {
       perRound,
       cpuMs(c.cpu?.workerMsPerRun),
       c.store === 'postgresql' ? cpuMs(c.cpu?.postgresMsPerRun) : '',
+      c.walBytesPerRun === null || c.walBytesPerRun === undefined ? '' : `${formatCount(c.walBytesPerRun)} B`,
       c.system === 'ursa' && target !== undefined
         ? `>= ${formatCount(target)} (${c.runsPerSecond >= target ? 'met' : 'not met'})`
         : '',
@@ -400,6 +412,8 @@ export function format(report) {
       'worker (runner) processes, with their children; and of every PostgreSQL server process on this machine ' +
       '(backends, WAL writer, checkpointer, autovacuum; those of closed connections through the postmaster); ' +
       '"-": not measurable here (no /proc, or a server elsewhere)',
+    "- WAL/run: bytes of PostgreSQL write-ahead log written over the window (the server's, every database) ÷ " +
+      'the runs it counts',
     '- claims/s: runs whose claimed_at (the claiming tick) is in the window ÷ its length',
     '- runs/s (graphile-worker): jobs completed (deleted from its table) between the window’s start and end ÷ ' +
       'its length; "+": the queue ran dry in the window',

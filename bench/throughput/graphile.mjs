@@ -18,6 +18,20 @@ async function remaining(client) {
   return rows[0].n;
 }
 
+/** The server's write-ahead log position (an LSN, as text). */
+async function walPosition(client) {
+  return (await client.query('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn;
+}
+
+/** Bytes of write-ahead log since the position `from`. */
+async function walBytesSince(client, from) {
+  const { rows } = await client.query(
+    'select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint as n',
+    [from],
+  );
+  return Number(rows[0].n);
+}
+
 /** Adds `count` no-op jobs in one `graphile_worker.add_jobs` call (its documented bulk SQL API). */
 async function addJobs(client, count) {
   await client.query(
@@ -68,11 +82,13 @@ export async function graphileThroughput({ server, count, dir, options, onProgre
       );
       const from = Date.now();
       meter.start();
+      const walFrom = await walPosition(client);
       const atFrom = await remaining(client);
       await sleep(from + options.seconds * 1000 - Date.now());
       const to = Date.now();
       const atTo = await remaining(client);
       const cpu = meter.stop();
+      const walBytes = await walBytesSince(client, walFrom);
       await stopWorkers(runners);
       runners = undefined;
       const r = {
@@ -86,6 +102,7 @@ export async function graphileThroughput({ server, count, dir, options, onProgre
           workerMsPerRun: perUnit(cpu.processMs, atFrom - atTo),
           postgresMsPerRun: perUnit(cpu.postgresMs, atFrom - atTo),
         },
+        walBytesPerRun: perUnit(walBytes, atFrom - atTo),
       };
       rounds.push(r);
       onProgress(

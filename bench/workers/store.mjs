@@ -265,3 +265,17 @@ export function sqliteVersion() {
     return 'unknown';
   }
 }
+
+/** PostgreSQL's current write-ahead log position (an LSN, as text): the server's, all databases. */
+export async function walPosition(store) {
+  const { rows } = await sql`select pg_current_wal_lsn()::text as lsn`.execute(store.db);
+  return rows[0].lsn;
+}
+
+/** Bytes of write-ahead log between two positions of {@link walPosition}. */
+export async function walBytesBetween(store, from, to) {
+  const { rows } = await sql`select pg_wal_lsn_diff(${to}::pg_lsn, ${from}::pg_lsn)::bigint as n`.execute(
+    store.db,
+  );
+  return Number(rows[0].n);
+}

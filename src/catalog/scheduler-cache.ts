@@ -119,6 +119,20 @@ export class SchedulerCache {
   }
 
   /**
+   * Whether an entry for `state` is held, checked from the document version the state names (its
+   * stamps are not read again here: {@link resolve} does that at the claim). What a worker
+   * preparing for coming occurrences skips (issue #24).
+   */
+  holds(state: ScheduleState): boolean {
+    const entry = this.#entries.get(schedulerKeyString(state));
+    return (
+      entry !== undefined &&
+      entry.scheduler.document.version === state.documentVersion &&
+      entry.scheduler.source === state.source
+    );
+  }
+
+  /**
    * The effective scheduler behind each state (same order), or undefined where its document is
    * gone, broken, or newer than the state (a refresh re-registers it). Fills what is missing or
    * stale, so resolving states ahead of their occurrence (a worker's start) seeds the cache.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
@@ -7,7 +8,7 @@ import { UrsaError } from '../errors/index.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
 import { tickSpan } from '../runs/trace.js';
 import { claimRun, skipMisfire } from '../runs/transitions.js';
-import type { Claimer } from '../store/claimable.js';
+import type { Claimer, UpcomingCursor } from '../store/claimable.js';
 import { leaseLiveness } from '../store/liveness.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
@@ -67,6 +68,8 @@ interface Candidate {
 export class Ticker {
   readonly #schedulers: SchedulerCache;
   #live: { at: number; ids: readonly string[] } = { at: Number.NEGATIVE_INFINITY, ids: [] };
+  // Where the last prepare stopped: the (instant, key) of the last state it read.
+  #prepared: UpcomingCursor | undefined;
 
   constructor(
     private readonly rt: Runtime,
@@ -90,6 +93,40 @@ export class Ticker {
     for (let i = 0; i < soonest.length; i += BATCH)
       await this.#schedulers.resolve(soonest.slice(i, i + BATCH));
     return this.#schedulers.size;
+  }
+
+  /**
+   * Prepares for the coming occurrences (issue #24): reads and checks, into the scheduler cache,
+   * the schedulers of this worker's slots due within the next `horizonMs` ms that it does not
+   * hold yet, page by page (one at least), until the window is done or about `budgetMs` ms of work were spent
+   * (measured on the monotonic clock: a bound on work, not a scheduling decision). So that at the
+   * top of the hour the claims parse no document: a worker's idle time before the instant does it.
+   * A pass goes on where the last one stopped; a scheduler changed behind that point is checked
+   * at its claim, as without this. Returns how many schedulers it checked.
+   */
+  async prepare(horizonMs: number, budgetMs: number): Promise<number> {
+    const began = performance.now();
+    const now = this.rt.clock.now();
+    await this.#refreshLive(now);
+    const slots = ownedSlots(this.workerId, this.#live.ids);
+    let after = this.#prepared !== undefined && this.#prepared.nextRunAt >= now ? this.#prepared : undefined;
+    let checked = 0;
+    do {
+      const page = await this.rt.repos.schedules.upcoming(now, now + horizonMs, after, BATCH, slots);
+      const last = page.at(-1);
+      if (last === undefined) break;
+      after = {
+        tenant: last.tenant,
+        project: last.project,
+        name: last.name,
+        nextRunAt: last.nextRunAt as number,
+      };
+      const missing = page.filter((state) => !this.#schedulers.holds(state));
+      if (missing.length > 0) await this.#schedulers.resolve(missing);
+      checked += missing.length;
+    } while (performance.now() - began < budgetMs);
+    this.#prepared = after;
+    return checked;
   }
 
   /**

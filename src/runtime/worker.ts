@@ -24,6 +24,13 @@ export { DEFAULT_ACQUIRE_AHEAD_MS, STORE_MARGIN_MS, type WorkerOptions } from '.
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
+/**
+ * How far ahead a worker prepares the schedulers of coming occurrences in its idle time, ms: a
+ * minute, enough to read and check the 100,000 schedulers of a top of the hour (issue #24).
+ */
+const PREPARE_HORIZON_MS = 60_000;
+/** The idle time below which a pass prepares nothing, ms; a pass leaves half of it to spare. */
+const PREPARE_SLACK_MS = 100;
 
 /**
  * The long-running scheduler (the imperative shell): registers itself as a worker, bootstraps
@@ -336,11 +343,14 @@ export class Worker {
           failures = 0;
         }
         const max = this.#options.maxSleepMs;
+        const wait = () =>
+          earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max);
+        // Idle time before the next occurrence prepares the ones after it (issue #24).
+        if (wait() >= PREPARE_SLACK_MS)
+          await this.ticker.prepare(PREPARE_HORIZON_MS, wait() - PREPARE_SLACK_MS / 2);
         // Sleeps are timers (monotonic) capped at maxSleepMs; every wake decides anew by the clock,
         // so a wall clock that jumps either way is noticed within one cap (issue #12).
-        await this.#sleep(
-          earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max),
-        );
+        await this.#sleep(wait());
       } catch (error) {
         if (failures === 0) failingSince = clock.now();
         // What a failed reap left (a run it could not load the scheduler of, a promotion) is

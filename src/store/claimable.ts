@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { heldByDead, type Liveness } from './liveness.js';
-import type { StoreDialect } from './open.js';
-import type { Database } from './schema.js';
+import type { Store, StoreDialect } from './open.js';
+import type { Database, ScheduleStateTable } from './schema.js';
 import { asSubplan } from './subplan.js';
 
 // A scheduler's active run: what the partial index runs_active holds (migration 0023).
@@ -84,3 +84,56 @@ export function claimableDue(
       .limit(limit)
   );
 }
+
+/**
+ * The schedule states of `slots` (every slot when undefined, and on SQLite, whose one process
+ * claims every slot) whose next occurrence is in [`from`, `to`] (UTC ms), in the order
+ * (next_run_at, tenant, project, name), the page after `after` (from the first when missing), at
+ * most `limit`, as rows: the schedulers a worker prepares before their instant (issue #24).
+ */
+export function upcomingStates(
+  store: Store,
+  ...[from, to, after, limit, slots]: UpcomingPage
+): Promise<Selectable<ScheduleStateTable>[]> {
+  return store.db
+    .selectFrom('schedule_state')
+    .selectAll()
+    .where('next_run_at', '>=', from)
+    .where('next_run_at', '<=', to)
+    .$if(slots !== undefined && store.dialect === 'postgres', (q) =>
+      q.where('slot', 'in', slots?.length ? slots : [-1]),
+    )
+    .$if(after !== undefined, (q) =>
+      q.where((eb) => {
+        const a = after as UpcomingCursor;
+        return eb(
+          eb.refTuple('next_run_at', 'tenant', 'project', 'name'),
+          '>',
+          eb.tuple(a.nextRunAt, a.tenant, a.project, a.name),
+        );
+      }),
+    )
+    .orderBy('next_run_at')
+    .orderBy('tenant')
+    .orderBy('project')
+    .orderBy('name')
+    .limit(limit)
+    .execute();
+}
+
+/** Where a page of {@link upcomingStates} starts after: a scheduler's key and its next occurrence (UTC ms). */
+export interface UpcomingCursor {
+  readonly tenant: string;
+  readonly project: string;
+  readonly name: string;
+  readonly nextRunAt: number;
+}
+
+/** The page of {@link upcomingStates}: from, to (UTC ms), after, limit, slots. */
+export type UpcomingPage = [
+  from: number,
+  to: number,
+  after: UpcomingCursor | undefined,
+  limit: number,
+  slots: readonly number[] | undefined,
+];

@@ -1,6 +1,6 @@
 import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { slotOf } from '../decisions/partition.js';
-import { type Claimer, claimableDue } from './claimable.js';
+import { type Claimer, claimableDue, type UpcomingPage, upcomingStates } from './claimable.js';
 import type { Store } from './open.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
 import { rowIn, valuesList } from './values.js';
@@ -187,6 +187,11 @@ export class Schedules {
       .limit(limit)
       .execute();
     return rows.map(toState);
+  }
+
+  /** The states a worker prepares before their instant: see {@link upcomingStates}. */
+  upcoming(...page: UpcomingPage): Promise<ScheduleState[]> {
+    return upcomingStates(this.store, ...page).then((rows) => rows.map(toState));
   }
 
   /**

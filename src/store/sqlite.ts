@@ -257,6 +257,10 @@ export function openSqlite(path: string, busyTimeoutMs: number, logging: Pick<Ky
     database.pragma(`busy_timeout = ${SQLITE_BUSY_SLICE_MS}`);
     // The worker checkpoints between occurrences (Store.checkpoint); the automatic one is a backstop.
     database.pragma('wal_autocheckpoint = 10000');
+    // 64 MiB of page cache instead of SQLite's 2 MB: the indexes a top of the hour writes into
+    // (runs, feed, run logs) outgrow 2 MB with a few thousand schedulers, and every page evicted
+    // is read again (issue #24).
+    database.pragma('cache_size = -65536');
   } catch (error) {
     throw storeUnavailable(
       file,
