@@ -39,6 +39,11 @@ export interface Reaper {
   readonly deadAfterMs: number;
   /** True once the worker is stopping: nothing more is taken over. */
   readonly stopping: () => boolean;
+  /**
+   * Whether this reap looks for lost workers' started runs, processes and workflow runs
+   * (decisions/lost-work.ts): only when a worker may have left some, and now and then.
+   */
+  readonly scanLost: boolean;
 }
 
 /**
@@ -59,7 +64,7 @@ export interface Reaper {
 export async function reap(
   rt: Runtime,
   executor: Executor,
-  { workerId, deadAfterMs, stopping }: Reaper,
+  { workerId, deadAfterMs, stopping, scanLost }: Reaper,
   othersDead = false,
 ): Promise<ReapResult> {
   const { repos, clock, log } = rt;
@@ -80,10 +85,10 @@ export async function reap(
     deferred ??= error;
     return DEFERRED;
   };
-  const lostRuns = await repos.runs.orphaned('started', liveness, LOST_LIMIT);
-  const lostSteps = await repos.workflowRuns.lostSteps(liveness, LOST_LIMIT);
+  const lostRuns = scanLost ? await repos.runs.orphaned('started', liveness, LOST_LIMIT) : [];
+  const lostSteps = scanLost ? await repos.workflowRuns.lostSteps(liveness, LOST_LIMIT) : [];
   // What lost workers left running on this host ends before any of their work is ended or resumed.
-  await endLeftoverGroups(rt, liveness, { runs: lostRuns, steps: lostSteps });
+  if (scanLost) await endLeftoverGroups(rt, liveness, { runs: lostRuns, steps: lostSteps });
   // Read again after the leftovers (seconds): a run whose worker renewed meanwhile is its own
   // again. Only runs whose processes were looked for above are ended.
   const looked = new Set(lostRuns.map((run) => run.correlationId));
@@ -149,7 +154,7 @@ export async function reap(
     }
   }
   // Processes whose run another worker already ended, or whose worker is gone (not an agent run's).
-  const orphanedProcesses = await repos.processes.orphaned(liveness, LOST_LIMIT);
+  const orphanedProcesses = scanLost ? await repos.processes.orphaned(liveness, LOST_LIMIT) : [];
   const agentProcesses = await repos.agentRuns.handedOffProcesses(orphanedProcesses);
   for (const processId of orphanedProcesses) {
     if (executor.runsProcess(processId) || agentProcesses.has(processId)) continue;
@@ -160,7 +165,7 @@ export async function reap(
     });
   }
   // Workflow runs of dead workers end failed; the scheduler runs that held them ended above.
-  for (const id of await repos.workflowRuns.orphaned(liveness, 100)) {
+  for (const id of scanLost ? await repos.workflowRuns.orphaned(liveness, 100) : []) {
     if (await repos.workflowRuns.end(id, 'failed', 'worker-lost', now)) lost++;
   }
   // Agent runs whose service stayed silent too long (issue #25), whichever worker holds them.

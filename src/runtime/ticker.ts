@@ -39,6 +39,15 @@ export interface TickResult {
 
 const BATCH = 1000;
 
+/**
+ * How far ahead a worker prepares the schedulers of coming occurrences in its idle time, ms: a
+ * minute, enough to read and check the 100,000 schedulers of a top of the hour (issue #24).
+ */
+export const PREPARE_HORIZON_MS = 60_000;
+
+/** The idle time below which a loop's pass prepares nothing, ms; a pass leaves half of it to spare. */
+export const PREPARE_SLACK_MS = 100;
+
 /** How often a ticker reads which workers are live, ms: a join or a loss moves slots within it. */
 const LIVE_REFRESH_MS = 1000;
 
@@ -98,13 +107,19 @@ export class Ticker {
   /**
    * Prepares for the coming occurrences (issue #24): reads and checks, into the scheduler cache,
    * the schedulers of this worker's slots due within the next `horizonMs` ms that it does not
-   * hold yet, page by page (one at least), until the window is done or about `budgetMs` ms of work were spent
-   * (measured on the monotonic clock: a bound on work, not a scheduling decision). So that at the
-   * top of the hour the claims parse no document: a worker's idle time before the instant does it.
+   * hold yet, page by page (one at least), until the window is done or about `budgetMs` ms of
+   * work were spent (measured on the monotonic clock: a bound on work, not a scheduling
+   * decision). So that at the top of the hour the claims parse no document: a worker's idle time
+   * before the instant does it. It stops after the page in progress once `interrupted()` is true
+   * (a change to look at, a stop).
    * A pass goes on where the last one stopped; a scheduler changed behind that point is checked
    * at its claim, as without this. Returns how many schedulers it checked.
    */
-  async prepare(horizonMs: number, budgetMs: number): Promise<number> {
+  async prepare(
+    horizonMs: number,
+    budgetMs: number,
+    interrupted: () => boolean = () => false,
+  ): Promise<number> {
     const began = performance.now();
     const now = this.rt.clock.now();
     await this.#refreshLive(now);
@@ -124,7 +139,7 @@ export class Ticker {
       const missing = page.filter((state) => !this.#schedulers.holds(state));
       if (missing.length > 0) await this.#schedulers.resolve(missing);
       checked += missing.length;
-    } while (performance.now() - began < budgetMs);
+    } while (performance.now() - began < budgetMs && !interrupted());
     this.#prepared = after;
     return checked;
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { LOST_WORK_AFTER_STOP_MS, scansLostWork } from '../decisions/lost-work.js';
 import { GroupRecords } from '../fencing/group-records.js';
 import { LEASE_LOST } from '../fencing/lease.js';
 import { SelfFence } from '../fencing/self-fence.js';
@@ -13,7 +14,7 @@ import { type ReapResult, reap } from './reap.js';
 import { RECORD_RETRY } from './record-retry.js';
 import { sweep } from './sweeper.js';
 import { takeStore } from './take-store.js';
-import { Ticker, type TickResult } from './ticker.js';
+import { PREPARE_HORIZON_MS, PREPARE_SLACK_MS, Ticker, type TickResult } from './ticker.js';
 import { type LoopSettings, loopSettings, type WorkerOptions } from './worker-options.js';
 
 export type { ReapResult } from './reap.js';
@@ -24,13 +25,6 @@ export { DEFAULT_ACQUIRE_AHEAD_MS, STORE_MARGIN_MS, type WorkerOptions } from '.
  * failure up to `maxSleepMs`, so a store that comes back is used again within one `maxSleepMs`.
  */
 const LOOP_RETRY_BASE_MS = 50;
-/**
- * How far ahead a worker prepares the schedulers of coming occurrences in its idle time, ms: a
- * minute, enough to read and check the 100,000 schedulers of a top of the hour (issue #24).
- */
-const PREPARE_HORIZON_MS = 60_000;
-/** The idle time below which a pass prepares nothing, ms; a pass leaves half of it to spare. */
-const PREPARE_SLACK_MS = 100;
 
 /**
  * The long-running scheduler (the imperative shell): registers itself as a worker, bootstraps
@@ -54,6 +48,8 @@ export class Worker {
   #unsubscribe: (() => Promise<void>) | undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
   #lastReap = Number.NEGATIVE_INFINITY;
+  // When a reap last looked for lost workers' work (decisions/lost-work.ts).
+  #lastLostScan = Number.NEGATIVE_INFINITY;
   #changed = false;
   #registered = false;
   #serving = false;
@@ -243,7 +239,16 @@ export class Worker {
    */
   async reap(othersDead = false): Promise<ReapResult> {
     await this.heartbeat();
-    const reaper = { workerId: this.id, deadAfterMs: this.#deadAfterMs, stopping: () => this.#stopping };
+    const now = this.rt.clock.now();
+    const gone = await this.rt.repos.workers.anyGone(now, this.#deadAfterMs, LOST_WORK_AFTER_STOP_MS);
+    const scanLost = scansLostWork({ now, lastScanAt: this.#lastLostScan, othersDead, workerGone: gone });
+    if (scanLost) this.#lastLostScan = now;
+    const reaper = {
+      workerId: this.id,
+      deadAfterMs: this.#deadAfterMs,
+      stopping: () => this.#stopping,
+      scanLost,
+    };
     return reap(this.rt, this.executor, reaper, othersDead);
   }
 
@@ -347,7 +352,11 @@ export class Worker {
           earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max);
         // Idle time before the next occurrence prepares the ones after it (issue #24).
         if (wait() >= PREPARE_SLACK_MS)
-          await this.ticker.prepare(PREPARE_HORIZON_MS, wait() - PREPARE_SLACK_MS / 2);
+          await this.ticker.prepare(
+            PREPARE_HORIZON_MS,
+            wait() - PREPARE_SLACK_MS / 2,
+            () => this.#changed || this.#stopping,
+          );
         // Sleeps are timers (monotonic) capped at maxSleepMs; every wake decides anew by the clock,
         // so a wall clock that jumps either way is noticed within one cap (issue #12).
         await this.#sleep(wait());

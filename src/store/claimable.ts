@@ -27,7 +27,8 @@ export interface Claimer {
  * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
  * knows of that run (one it has ended but not yet recorded is no overlap); the owner of its slot
  * claims it once that run has ended, and any worker once its worker is lost. So two live workers
- * never collide on one scheduler's consecutive occurrences. A manual fire waiting for a worker (none) holds nothing.
+ * never collide on one scheduler's consecutive occurrences. A manual fire waiting for a worker
+ * (none) holds nothing.
  */
 export function claimableDue(
   db: Kysely<Database>,

@@ -78,6 +78,25 @@ export class Workers {
   }
 
   /**
+   * Whether a worker may have left work behind at `now` (UTC ms): one not stopped whose heartbeat
+   * is older than `ttlMs`, or one stopped (or retired) within the last `recentMs` (issue #24).
+   */
+  async anyGone(now: number, ttlMs: number, recentMs: number): Promise<boolean> {
+    const row = await this.store.db
+      .selectFrom('workers')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('stopped_at', 'is', null), eb('heartbeat_at', '<', now - ttlMs)]),
+          eb('stopped_at', '>=', now - recentMs),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /**
    * Marks every worker whose lease lapsed at `now` (heartbeat older than `ttlMs`) as stopped;
    * returns their ids. One statement: a worker that renews while it runs is not retired.
    */

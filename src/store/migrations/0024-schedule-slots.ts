@@ -10,12 +10,12 @@ const PAGE = 5000;
 // schedulers due at one instant by index instead of sorting them all for every page.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table schedule_state add column slot integer not null default 0`.execute(db);
-  const trx = db as Kysely<{
+  const typed = db as Kysely<{
     schedule_state: { tenant: string; project: string; name: string; slot: number };
   }>;
   let after: { tenant: string; project: string; name: string } | undefined;
   for (;;) {
-    let page = trx.selectFrom('schedule_state').select(['tenant', 'project', 'name']);
+    let page = typed.selectFrom('schedule_state').select(['tenant', 'project', 'name']);
     if (after !== undefined) {
       const { tenant, project, name } = after;
       page = page.where(sql<boolean>`(tenant, project, name) > (${tenant}, ${project}, ${name})`);
@@ -26,10 +26,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     for (const row of rows) {
       const slot = slotOf(row);
       if (slot === 0) continue;
-      bySlot.set(slot, [...(bySlot.get(slot) ?? []), row]);
+      const keys = bySlot.get(slot);
+      if (keys === undefined) bySlot.set(slot, [row]);
+      else keys.push(row);
     }
     for (const [slot, keys] of bySlot) {
-      await trx
+      await typed
         .updateTable('schedule_state')
         .set({ slot })
         .where((eb) =>
