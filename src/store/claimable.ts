@@ -52,16 +52,17 @@ export function claimableDue(
             ...(slots.length === 0 ? [] : [eb('slot', 'in', slots)]),
             eb('next_run_at', '<', claimer.stealBefore ?? 0),
             // Its own active run's next occurrence, whoever owns the slot now: it judges the overlap.
-            eb.exists(
+            // Uncorrelated, so PostgreSQL reads this worker's active runs once into a hash and
+            // probes it per row, instead of a lookup for each row of the other slots.
+            eb(
+              eb.refTuple('schedule_state.tenant', 'schedule_state.project', 'schedule_state.name'),
+              'in',
               eb
-                .selectFrom('runs')
-                .select('runs.correlation_id')
-                .whereRef('runs.tenant', '=', 'schedule_state.tenant')
-                .whereRef('runs.project', '=', 'schedule_state.project')
-                .whereRef('runs.name', '=', 'schedule_state.name')
-                .where('runs.state', 'in', ACTIVE)
-                .where('runs.worker_id', '=', claimer.workerId)
-                .$call(asSubplan(dialect)),
+                .selectFrom('runs as own')
+                .select(['own.tenant', 'own.project', 'own.name'])
+                .where('own.worker_id', '=', claimer.workerId)
+                .where('own.state', 'in', ACTIVE)
+                .$asTuple('tenant', 'project', 'name'),
             ),
           ]);
         }),
