@@ -35,6 +35,8 @@ export function RunView({
   // a run not found yet is asked for a minute, then its 404 stands.
   const waiting = !finished(run.data) && (run.error === undefined || run.error.status === 404);
   const [misses, setMisses] = useState(0);
+  // Asked from this page: what the stop said stays once the run has ended.
+  const [stopAsked, setStopAsked] = useState(false);
   useInterval(
     () => {
       if (run.data === undefined) setMisses((n) => n + 1);
@@ -75,7 +77,7 @@ export function RunView({
             <dd>
               <RunStateBadge run={r} />
               {r.reason !== null && <> — {r.reason}</>}
-              {running && r.processId !== null && (
+              {(running || stopAsked) && r.processId !== null && (
                 <>
                   {' '}
                   <StopButton
@@ -83,7 +85,11 @@ export function RunView({
                     scope={scope}
                     processId={r.processId}
                     correlationId={r.correlationId}
-                    onStopped={run.reload}
+                    ended={!running}
+                    onStopped={() => {
+                      setStopAsked(true);
+                      run.reload();
+                    }}
                   />
                 </>
               )}

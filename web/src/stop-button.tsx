@@ -7,19 +7,23 @@ const REASON = 'stopped from the web editor';
 
 /**
  * Stop for a running run's process, asked first in a dialog: the process is stopped on whichever
- * worker runs it, and its run ends cancelled. Says what happened in its own status line.
+ * worker runs it, and its run ends cancelled. Says what happened in its own status line, which
+ * stays once the run has `ended` (the button does not): a stop can end the run before the page
+ * has shown what was asked.
  */
 export function StopButton({
   api,
   scope,
   processId,
   correlationId,
+  ended = false,
   onStopped,
 }: {
   api: Api;
   scope: Scope;
   processId: string;
   correlationId: string;
+  ended?: boolean;
   onStopped: () => void;
 }) {
   const modal = useModal();
@@ -38,9 +42,13 @@ export function StopButton({
     );
   return (
     <span class="stop">
-      <button type="button" class="danger" onClick={modal.open} disabled={action.busy}>
-        Stop…
-      </button>{' '}
+      {!ended && (
+        <>
+          <button type="button" class="danger" onClick={modal.open} disabled={action.busy}>
+            Stop…
+          </button>{' '}
+        </>
+      )}
       <span role="status" class={action.said.error ? 'error' : undefined}>
         {action.said.text}
       </span>
