@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { reserveFencingTokens } from './fencing.js';
+import { takeFencingTokens } from './fencing.js';
 import { lockLane } from './lane-checks.js';
 import { type Attempt, attemptOf } from './lane-records.js';
 import type { Store } from './open.js';
@@ -40,10 +40,10 @@ export function adoptAgentRun(store: Store, request: AdoptionRequest): Promise<A
       .where('reference', 'is not', null)
       .executeTakeFirst();
     if (handedOff === undefined) return undefined;
-    const tokenAt = await reserveFencingTokens(trx, store.dialect, 1);
+    const [token] = await takeFencingTokens(trx, store.dialect, [request.key]);
     const moved = await trx
       .updateTable('runs')
-      .set({ worker_id: request.workerId, attempt: sql<number>`attempt + 1`, fencing_token: tokenAt(sql`1`) })
+      .set({ worker_id: request.workerId, attempt: sql<number>`attempt + 1`, fencing_token: token })
       .where('correlation_id', '=', request.correlationId)
       .where('state', '=', 'started')
       .where('fencing_token', '=', request.fencingToken)

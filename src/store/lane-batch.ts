@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { decideOverlap } from '../decisions/overlap.js';
-import { reserveFencingTokens } from './fencing.js';
+import { takeFencingTokens } from './fencing.js';
 import { type Attempt, attemptOf, type LaneRequest, lockKeyOf, writeOpenings } from './lane-records.js';
 import type { Store } from './open.js';
 import { DISABLED_TIMING_PATTERN, schedulerKeyString } from './schedules.js';
@@ -44,20 +44,24 @@ export async function startFreeLanes(
         trx,
       );
     }
-    const tokenAt = await reserveFencingTokens(trx, store.dialect, chosen.length);
+    const tokens = await takeFencingTokens(
+      trx,
+      store.dialect,
+      chosen.map((request) => request.key),
+    );
     // A busy lane, an earlier manual fire not judged yet, a scheduler without schedule state
     // (deleted) or disabled: the one-at-a-time path decides and records it.
     const moved = await sql<{ correlation_id: string; attempt: number; fencing_token: string | number }>`
       update runs
       set state = 'started', session_id = v.column2, process_id = v.column3, started_at = ${at},
-        attempt = runs.attempt + 1, fencing_token = ${tokenAt(sql`v.column4`)}
+        attempt = runs.attempt + 1, fencing_token = v.column4
       from ${valuesList(
         store.dialect,
         chosen.map((request, i) => [
           request.correlationId,
           request.start.sessionId,
           request.start.processId,
-          i + 1,
+          tokens[i],
         ]),
         ['text', 'text', 'text', 'bigint'],
       )} as v

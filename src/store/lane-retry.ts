@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { BudgetRefusal, RunBudget } from '../decisions/budget.js';
 import { decideRetry } from '../decisions/retry.js';
 import type { RunTrigger } from '../runs/run.js';
-import { reserveFencingTokens } from './fencing.js';
+import { takeFencingTokens } from './fencing.js';
 import type { NewInboxItem } from './inbox.js';
 import { lockLane, notifyOnce, overBudget, schedulerStanding } from './lane-checks.js';
 import { type Attempt, attemptOf, type Opening, writeOpenings } from './lane-records.js';
@@ -72,7 +72,7 @@ export function retryInLane(store: Store, request: RetryRequest): Promise<RetryR
         await notifyOnce(trx, request.budgetNotice(decision));
       return { decision };
     }
-    const tokenAt = await reserveFencingTokens(trx, store.dialect, 1);
+    const [token] = await takeFencingTokens(trx, store.dialect, [key]);
     // A compare-and-swap on what was read: a reap ends a lost worker's run without this lock.
     const moved = await trx
       .updateTable('runs')
@@ -80,7 +80,7 @@ export function retryInLane(store: Store, request: RetryRequest): Promise<RetryR
         process_id: request.processId,
         started_at: request.at,
         attempt: sql<number>`attempt + 1`,
-        fencing_token: tokenAt(sql`1`),
+        fencing_token: token,
       })
       .where('correlation_id', '=', request.correlationId)
       .where('state', '=', 'started')

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { decideAdmission } from '../decisions/admission.js';
 import { boundsRefusal, maxRunsSpent } from '../decisions/bounds.js';
 import { skipOf } from '../runs/outcomes.js';
-import { reserveFencingTokens, tokenOf } from './fencing.js';
+import { takeFencingTokens, tokenOf } from './fencing.js';
 import { startFreeLanes } from './lane-batch.js';
 import { lockLane, notifyOnce, overBudget, schedulerStanding } from './lane-checks.js';
 import {
@@ -112,17 +112,16 @@ export class Lanes {
       // meanwhile; this rolls back, and its retry admits it afresh.
       if (decision === 'start' && request.start.processId !== null && request.opening?.process === undefined)
         throw new Error(`run ${request.correlationId} would start without its process row`);
-      const tokenAt =
-        decision === 'start' ? await reserveFencingTokens(trx, this.store.dialect, 1) : undefined;
+      const [token] = decision === 'start' ? await takeFencingTokens(trx, this.store.dialect, [key]) : [];
       const values =
-        decision === 'start' && tokenAt !== undefined
+        decision === 'start' && token !== undefined
           ? {
               state: 'started',
               session_id: request.start.sessionId,
               process_id: request.start.processId,
               started_at: request.start.at,
               attempt: sql<number>`attempt + 1`,
-              fencing_token: tokenAt(sql`1`),
+              fencing_token: token,
             }
           : decision === 'queue' || decision === 'cancel'
             ? // Behind whom and since when it waits (issue #23), kept through its start and end.

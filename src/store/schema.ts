@@ -43,6 +43,17 @@ export interface DocumentArchiveTable {
   reason: string;
 }
 
+/**
+ * The last fencing token each scheduler's attempts took (decisions §5, `src/store/fencing.ts`);
+ * kept when the scheduler is deleted, so that one made again under its name goes on from there.
+ */
+export interface SchedulerFencingTable {
+  tenant: string;
+  project: string;
+  name: string;
+  last_token: number | string;
+}
+
 /** Persisted schedule state per effective scheduler (decisions §4). */
 export interface ScheduleStateTable {
   tenant: string;
@@ -337,6 +348,7 @@ export interface Database {
   documents: DocumentsTable;
   document_archive: DocumentArchiveTable;
   schedule_state: ScheduleStateTable;
+  scheduler_fencing: SchedulerFencingTable;
   runs: RunsTable;
   run_attempts: RunAttemptsTable;
   sessions: SessionsTable;

@@ -14,6 +14,7 @@ export const TABLE_ROLES: Readonly<Record<keyof Database, 'copy' | 'local'>> = {
   documents: 'copy',
   document_archive: 'copy',
   schedule_state: 'copy',
+  scheduler_fencing: 'copy',
   runs: 'copy',
   run_attempts: 'copy',
   sessions: 'copy',

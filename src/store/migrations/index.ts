@@ -24,6 +24,7 @@ import * as storeIdentity from './0021-store-identity.js';
 import * as agentRuns from './0022-agent-runs.js';
 import * as runsActiveIndex from './0023-runs-active-index.js';
 import * as scheduleSlots from './0024-schedule-slots.js';
+import * as schedulerFencing from './0025-scheduler-fencing.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -55,6 +56,7 @@ const ALL: Record<string, DialectMigration> = {
   '0022-agent-runs': agentRuns,
   '0023-runs-active-index': runsActiveIndex,
   '0024-schedule-slots': scheduleSlots,
+  '0025-scheduler-fencing': schedulerFencing,
 };
 
 /** Every migration's name, in the order they apply. */

@@ -7,7 +7,7 @@ import { identifyGroup, readStat } from '../../../src/processes/process-group.js
 import { copyStore } from '../../../src/store/copy/copy.js';
 import { openSnapshot } from '../../../src/store/copy/snapshot.js';
 import { COPIED_TABLES, isKnownTable, TABLE_ROLES } from '../../../src/store/copy/tables.js';
-import { reserveFencingTokens } from '../../../src/store/fencing.js';
+import { takeFencingTokens } from '../../../src/store/fencing.js';
 import { openStore } from '../../../src/store/index.js';
 import { migrationsFor } from '../../../src/store/migrations/index.js';
 import type { StoreDialect } from '../../../src/store/open.js';
@@ -177,11 +177,13 @@ describe.each(PAIRS)('store copy from %s to %s (issue #26)', (from, to) => {
       createdAt: START,
     } as const;
     for (let i = 0; i < 3; i++) await s.rt.repos.inbox.add(item);
-    const sourceToken = await s.store.db.transaction().execute(async (trx) => {
-      const at = await reserveFencingTokens(trx, from, 5);
-      const row = await sql<{ token: number | string }>`select ${at(sql.lit(5))} as token`.execute(trx);
-      return Number(row.rows[0]?.token);
-    });
+    const key = { tenant: 'acme', project: 'ops', name: 'nightly' };
+    let sourceToken = 0;
+    for (let i = 0; i < 3; i++)
+      [sourceToken = 0] = await s.store.db
+        .transaction()
+        .execute((trx) => takeFencingTokens(trx, from, [key]));
+    expect(sourceToken).toBe(3);
     await s.store.close();
     const target = await database(to);
     expect((await copyStore(source, target, OPTIONS)).verified).toBe(true);
@@ -189,12 +191,11 @@ describe.each(PAIRS)('store copy from %s to %s (issue #26)', (from, to) => {
     const t = await runtimeAt(target, START);
     try {
       expect(await t.rt.repos.inbox.add(item)).toBe(4);
-      const next = await t.store.db.transaction().execute(async (trx) => {
-        const at = await reserveFencingTokens(trx, to, 1);
-        const row = await sql<{ token: number | string }>`select ${at(sql.lit(1))} as token`.execute(trx);
-        return Number(row.rows[0]?.token);
-      });
-      expect(next).toBe(sourceToken + 1);
+      const next = await t.store.db
+        .transaction()
+        .execute((trx) => takeFencingTokens(trx, to, [key, { ...key, name: 'other' }]));
+      // Each scheduler counts its own: the copied one goes on, a new one starts at the first.
+      expect(next).toEqual([sourceToken + 1, 1]);
     } finally {
       await t.store.close();
     }
