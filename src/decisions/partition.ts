@@ -61,3 +61,38 @@ export function ownedSlots(workerId: string, live: readonly string[]): number[] 
 export function stealBefore(now: number, deadAfterMs: number): number {
   return now - deadAfterMs;
 }
+
+/** How long a worker waits before it looks again at due occurrences it could not claim, ms. */
+export const HELD_POLL_MS = 250;
+
+/** What a worker's loop knows when it decides when to claim next (see {@link claimWakeAt}). */
+export interface ClaimOutlook {
+  /** UTC ms: the earliest next occurrence of the worker's own slots (of every slot when it owns all); null: none. */
+  readonly mine: number | null;
+  /** UTC ms: the earliest next occurrence of any slot; null: none. */
+  readonly any: number | null;
+  /** Whether its last pass found nothing it could claim although `mine` was due within `aheadMs`. */
+  readonly heldByOthers: boolean;
+  /** UTC ms: now. */
+  readonly now: number;
+  /** How far ahead of their instant occurrences are claimed, ms. */
+  readonly aheadMs: number;
+  /** How long a lost worker keeps its lease, ms (see {@link stealBefore}). */
+  readonly deadAfterMs: number;
+}
+
+/**
+ * The instant (UTC ms) at which a worker's loop next has an occurrence to claim, or null when no
+ * scheduler has one: its own slots' earliest, less the claim-ahead window, or the first moment
+ * any slot's earliest can be stolen, whichever comes first. Without the slots in it, a worker
+ * woke for every other worker's due occurrence and claimed nothing, again and again: four workers
+ * spent more of the machine on that than on runs. When its last pass found its own due ones all
+ * held by other workers' active runs, it looks again after {@link HELD_POLL_MS}. Pure.
+ */
+export function claimWakeAt(outlook: ClaimOutlook): number | null {
+  const { mine, any, now, aheadMs, deadAfterMs } = outlook;
+  const wakes = [...(mine === null ? [] : [mine - aheadMs]), ...(any === null ? [] : [any + deadAfterMs])];
+  if (wakes.length === 0) return null;
+  const wake = Math.min(...wakes);
+  return outlook.heldByOthers && wake <= now ? now + HELD_POLL_MS : wake;
+}

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
-import { ownedSlots, stealBefore } from '../decisions/partition.js';
+import { claimWakeAt, ownedSlots, stealBefore } from '../decisions/partition.js';
 import { UrsaError } from '../errors/index.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
 import { tickSpan } from '../runs/trace.js';
@@ -239,6 +239,27 @@ export class Ticker {
     this.rt.metrics?.tick(result);
     if (result.due > 0) log.info({ tick: result }, 'tick');
     return result;
+  }
+
+  /**
+   * The instant (UTC ms) this worker next has an occurrence to claim, null when none is
+   * scheduled, after a tick with `last` as its result and `aheadMs` as its window: by the
+   * earliest next occurrence of its slots and of any slot (decisions/partition.ts, issue #24).
+   */
+  async wakeAt(last: TickResult, aheadMs: number): Promise<number | null> {
+    const now = this.rt.clock.now();
+    const slots = ownedSlots(this.workerId, this.#live.ids);
+    const { schedules } = this.rt.repos;
+    const any = await schedules.earliestNextRunAt();
+    const mine = slots === undefined || any === null ? any : await schedules.earliestNextRunAt(slots);
+    return claimWakeAt({
+      mine,
+      any,
+      heldByOthers: last.due === 0 && mine !== null && mine - aheadMs <= now,
+      now,
+      aheadMs,
+      deadAfterMs: this.deadAfterMs(),
+    });
   }
 
   /** Who claims at `now`: this worker, and the liveness of the others (whose active runs it leaves to them). */

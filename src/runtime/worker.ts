@@ -328,7 +328,7 @@ export class Worker {
       try {
         const ahead = this.#options.acquireAheadMs;
         await this.#clocks.check();
-        await this.tick(ahead);
+        const ticked = await this.tick(ahead);
         const now = clock.now();
         if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
           this.#changed = false;
@@ -342,14 +342,13 @@ export class Worker {
           if (swept.documents + swept.feedLines > 0)
             log.info(swept, 'expired documents and feed lines deleted');
         }
-        const earliest = await repos.schedules.earliestNextRunAt();
+        const wakeAt = await this.ticker.wakeAt(ticked, ahead);
         if (failures > 0) {
           log.warn({ failures, downMs: clock.now() - failingSince }, 'scheduler loop recovered');
           failures = 0;
         }
         const max = this.#options.maxSleepMs;
-        const wait = () =>
-          earliest === null ? max : Math.min(Math.max(earliest - ahead - clock.now(), 0), max);
+        const wait = () => (wakeAt === null ? max : Math.min(Math.max(wakeAt - clock.now(), 0), max));
         // Idle time before the next occurrence prepares the ones after it (issue #24).
         if (wait() >= PREPARE_SLACK_MS)
           await this.ticker.prepare(

@@ -244,8 +244,24 @@ export class Schedules {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** The earliest `nextRunAt` of the whole store, or null when nothing is scheduled. */
-  async earliestNextRunAt(): Promise<number | null> {
+  /**
+   * The earliest `nextRunAt` (UTC ms) of the whole store, or of the schedulers in `slots` (on
+   * PostgreSQL; SQLite's one process claims every slot); null when none is scheduled. By the
+   * index on next occurrence: the slots' earliest is the first entry in one of them.
+   */
+  async earliestNextRunAt(slots?: readonly number[]): Promise<number | null> {
+    if (slots !== undefined && this.store.dialect === 'postgres') {
+      if (slots.length === 0) return null;
+      const row = await this.store.db
+        .selectFrom('schedule_state')
+        .select('next_run_at')
+        .where('next_run_at', 'is not', null)
+        .where('slot', 'in', slots)
+        .orderBy('next_run_at')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.next_run_at == null ? null : Number(row.next_run_at);
+    }
     const row = await this.store.db
       .selectFrom('schedule_state')
       .select((eb) => eb.fn.min('next_run_at').as('earliest'))

