@@ -23,7 +23,8 @@ export interface Claimer {
 /**
  * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those of
  * its slots, those due before its `stealBefore`, and those whose active run it holds; of these,
- * those with no run claimed, queued or started by another live worker (issue #24). The worker that
+ * those with no run claimed, queued or started by another live worker, nor a cron run this worker
+ * claimed and has not started yet (issue #24). The worker that
  * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
  * knows of that run (one it has ended but not yet recorded is no overlap); the owner of its slot
  * claims it once that run has ended, and any worker once its worker is lost. So two live workers
@@ -76,8 +77,21 @@ export function claimableDue(
               .whereRef('runs.project', '=', 'schedule_state.project')
               .whereRef('runs.name', '=', 'schedule_state.name')
               .where('runs.state', 'in', ACTIVE)
-              .where('runs.worker_id', '<>', claimer.workerId)
-              .where(not(heldByDead('runs.worker_id', claimer.others)))
+              .where(({ and, or, eb }) =>
+                or([
+                  and([
+                    eb('runs.worker_id', '<>', claimer.workerId),
+                    not(heldByDead('runs.worker_id', claimer.others)),
+                  ]),
+                  // Its own run of the scheduler still waits to start here: the next occurrence is
+                  // claimed once it started, not beside it in the pipeline, where the two collide.
+                  and([
+                    eb('runs.worker_id', '=', claimer.workerId),
+                    eb('runs.state', '=', 'claimed'),
+                    eb('runs.trigger', '=', 'cron'),
+                  ]),
+                ]),
+              )
               .$call(asSubplan(dialect)),
           ),
         ),

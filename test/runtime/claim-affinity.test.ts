@@ -7,6 +7,7 @@ import { libraryActor } from '../../src/store/audit.js';
 import { DIALECTS } from '../support/dialects.js';
 import { controlledEngine, type HeldProcess } from '../support/engine.js';
 import { cronScheduler, projectFolder } from '../support/project.js';
+import { claimedRunRow } from '../support/runs.js';
 import { type TestRuntime, testRuntime } from '../support/runtime.js';
 import { until } from '../support/until.js';
 
@@ -85,6 +86,36 @@ describe.each(DIALECTS)('which worker claims a scheduler’s next occurrence on 
     expect(await owner.tick()).toMatchObject({ due: 1, claimed: 1 });
     await until(async () => engine.processes.length === 2, 'the next run started');
     expect((await runsOf(rtB))[0]).toEqual([FIRST + 20_000, owner.id, 'pending']);
+  });
+
+  it('claims no next occurrence of a scheduler while its own run of it waits to start here; once started, it judges the overlap', async () => {
+    const { t, a, rtB } = await twoWorkers(dialect);
+    // A's run of the 08:00:10 occurrence, claimed and not started yet (its batch still pending).
+    await t.store.db
+      .insertInto('runs')
+      .values(claimedRunRow({ tenant: T, project: P, name: 'job' }, 'run_waiting', FIRST) as never)
+      .execute();
+    await t.store.db
+      .updateTable('runs')
+      .set({ worker_id: a.id })
+      .where('correlation_id', '=', 'run_waiting')
+      .execute();
+    await t.store.db
+      .updateTable('schedule_state')
+      .set({ next_run_at: FIRST + 10_000, last_scheduled_at: FIRST })
+      .where('name', '=', 'job')
+      .execute();
+    t.clock.set(FIRST + 10_000);
+    await a.heartbeat();
+    // Claiming the next now would have it collide with a run this worker has yet to start.
+    expect(await a.tick()).toMatchObject({ due: 0, claimed: 0 });
+    await t.store.db
+      .updateTable('runs')
+      .set({ state: 'started', started_at: FIRST, attempt: 1 })
+      .where('correlation_id', '=', 'run_waiting')
+      .execute();
+    expect(await a.tick()).toMatchObject({ due: 1, claimed: 1 });
+    await until(async () => (await runsOf(rtB))[0]?.[2] === 'skipped_overlap', 'the overlap judged');
   });
 
   it('claims the next occurrence of a scheduler whose active run a lost worker holds, without waiting for the reap', async () => {

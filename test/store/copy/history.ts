@@ -113,10 +113,13 @@ export async function buildHistory(location: string): Promise<LiveHistory> {
       clock.now(),
     );
     await applyDirectory(rt, laneProject(gate), T, P, libraryActor('alice'));
-    for (const at of [LANE_IN_FLIGHT, LANE_QUEUED]) {
-      clock.set(at);
-      await worker.tick();
-    }
+    clock.set(LANE_IN_FLIGHT);
+    await worker.tick();
+    // Its next occurrence is claimed once this run started (a worker claims none beside its own
+    // run waiting to start), and queued behind it.
+    await until(async () => (await laneRuns(store))[0]?.[1] === 'started', 'the lane run started');
+    clock.set(LANE_QUEUED);
+    await worker.tick();
     await until(
       async () =>
         JSON.stringify((await laneRuns(store)).map((r) => r.slice(0, 2))) ===
