@@ -1,11 +1,15 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EngineRegistry } from '../engines/index.js';
+import { UrsaError } from '../errors/index.js';
 import type { Runtime, RuntimeSettings } from '../runtime/context.js';
 import type { Metrics } from '../runtime/metrics.js';
+import type { Backoff } from '../runtime/record-retry.js';
 import type { Tracer } from '../runtime/tracer.js';
 import { Worker } from '../runtime/worker.js';
+import { isStoreUnreachable } from '../store/errors.js';
 import { isPostgresUrl, openStore, type Repositories, repositories, type Store } from '../store/index.js';
 import type { Clock } from '../time/clock.js';
 
@@ -31,7 +35,19 @@ export interface ComposeOptions {
   readonly metrics?: Metrics;
   /** Where spans go, when tracing is on (`startTracing`, issue #26 item 3). */
   readonly tracer?: Tracer;
+  /**
+   * How opening the store is retried while it cannot be reached (a server restarting, a
+   * connection cut): for the long-running processes, `ursa serve` and `ursa worker`. Without it,
+   * the first failure is thrown, as a short command wants.
+   */
+  readonly openRetry?: Backoff;
 }
+
+/**
+ * How `ursa serve` and `ursa worker` retry opening their store (see
+ * {@link ComposeOptions.openRetry}): 12 tries over about 40 s, from 250 ms doubling up to 5 s.
+ */
+export const OPEN_RETRY: Backoff = { attempts: 12, baseMs: 250, maxMs: 5000 };
 
 /** An open store with the runtime over it. `close()` closes the store (stop a worker first). */
 export interface Composition {
@@ -64,7 +80,7 @@ export function storeExists(db: string, cwd: string = process.cwd()): boolean {
  *   opened, reached or migrated.
  */
 export async function compose(options: ComposeOptions): Promise<Composition> {
-  const store = await openStore(storeLocation(options.db, options.cwd));
+  const store = await openWithRetry(storeLocation(options.db, options.cwd), options);
   const repos = repositories(store);
   const rt: Runtime = {
     repos,
@@ -76,6 +92,24 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
   };
   return { store, repos, rt, close: () => store.close() };
+}
+
+// Opens the store, again by `options.openRetry` while it cannot be reached (not when it refuses:
+// a missing database, a schema newer than this Ursa). Logs the 1st, 2nd, 4th … failure.
+async function openWithRetry(location: string, options: ComposeOptions): Promise<Store> {
+  const backoff = options.openRetry ?? { attempts: 1, baseMs: 0, maxMs: 0 };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await openStore(location);
+    } catch (error) {
+      const unreachable =
+        error instanceof UrsaError && error.code === 'STORE_UNAVAILABLE' && isStoreUnreachable(error.cause);
+      if (!unreachable || attempt + 1 >= backoff.attempts) throw error;
+      if ((attempt & (attempt + 1)) === 0)
+        options.log.warn({ err: error, attempt: attempt + 1 }, 'cannot reach the store yet; retrying');
+      await delay(Math.min(backoff.baseMs * 2 ** attempt, backoff.maxMs));
+    }
+  }
 }
 
 /**

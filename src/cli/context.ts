@@ -10,6 +10,7 @@ import { UrsaError } from '../errors/index.js';
 import { createLogger, type Logger } from '../log.js';
 import type { Runtime } from '../runtime/context.js';
 import type { Metrics } from '../runtime/metrics.js';
+import type { Backoff } from '../runtime/record-retry.js';
 import type { Tracer } from '../runtime/tracer.js';
 import { configOverridesFrom } from './commands/config.js';
 import type { CliIo } from './io.js';
@@ -60,7 +61,7 @@ export async function openContext(
   command: Command,
   io: CliIo,
   log?: Logger,
-  options: { metrics?: Metrics; tracer?: Tracer } = {},
+  options: { metrics?: Metrics; tracer?: Tracer; openRetry?: Backoff } = {},
 ): Promise<CommandContext> {
   const config = commandConfig(command, io);
   const { rt, close } = await compose({
@@ -72,6 +73,7 @@ export async function openContext(
     log: log ?? createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
+    ...(options.openRetry === undefined ? {} : { openRetry: options.openRetry }),
   });
   return { config, rt, close };
 }

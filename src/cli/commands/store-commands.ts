@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { claimWorker } from '../../app/compose.js';
+import { claimWorker, OPEN_RETRY } from '../../app/compose.js';
 import { startTracing } from '../../app/tracing.js';
 import { InfrastructureError, UrsaError } from '../../errors/index.js';
 import { createLogger } from '../../log.js';
@@ -109,6 +109,8 @@ async function runWorker(
   const { config, rt, close } = await openContext(command, io, log, {
     ...(http === undefined ? {} : { metrics: new http.Metrics() }),
     ...(tracing === undefined ? {} : { tracer: tracing.tracer }),
+    // A long-running process waits out a store that is restarting, rather than exit at once.
+    openRetry: OPEN_RETRY,
   }).catch(async (error: unknown) => {
     await tracing?.shutdown();
     throw error;
