@@ -71,7 +71,10 @@ export interface ClaimOutlook {
   readonly mine: number | null;
   /** UTC ms: the earliest next occurrence of any slot; null: none. */
   readonly any: number | null;
-  /** Whether its last pass found nothing it could claim although `mine` was due within `aheadMs`. */
+  /**
+   * Whether its last pass found nothing it could claim although `mine` was due within `aheadMs`:
+   * held by other workers' active runs, or behind its own runs still waiting to start.
+   */
   readonly heldByOthers: boolean;
   /** UTC ms: now. */
   readonly now: number;
@@ -86,8 +89,8 @@ export interface ClaimOutlook {
  * scheduler has one: its own slots' earliest, less the claim-ahead window, or the first moment
  * any slot's earliest can be stolen, whichever comes first. Without the slots in it, a worker
  * woke for every other worker's due occurrence and claimed nothing, again and again: four workers
- * spent more of the machine on that than on runs. When its last pass found its own due ones all
- * held by other workers' active runs, it looks again after {@link HELD_POLL_MS}. Pure.
+ * spent more of the machine on that than on runs. When its last pass could claim none of its own
+ * due ones (see {@link ClaimOutlook.heldByOthers}), it looks again after {@link HELD_POLL_MS}. Pure.
  */
 export function claimWakeAt(outlook: ClaimOutlook): number | null {
   const { mine, any, now, aheadMs, deadAfterMs } = outlook;
