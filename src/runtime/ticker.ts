@@ -45,8 +45,12 @@ const BATCH = 1000;
  */
 export const PREPARE_HORIZON_MS = 60_000;
 
-/** The idle time below which a loop's pass prepares nothing, ms; a pass leaves half of it to spare. */
-export const PREPARE_SLACK_MS = 100;
+/**
+ * The idle time below which a loop's pass prepares nothing, ms; a pass leaves half of it to spare.
+ * Long enough that schedulers firing every second or so are never prepared between their
+ * occurrences: on SQLite a page of the prepare holds the event loop, and their next start with it.
+ */
+export const PREPARE_SLACK_MS = 2000;
 
 /** How often a ticker reads which workers are live, ms: a join or a loss moves slots within it. */
 const LIVE_REFRESH_MS = 1000;
