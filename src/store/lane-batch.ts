@@ -83,6 +83,7 @@ export async function startFreeLanes(
     const attempts = new Map(moved.rows.map((r) => [r.correlation_id, attemptOf(r)]));
     await writeOpenings(
       trx,
+      store.dialect,
       chosen.flatMap((request) =>
         attempts.has(request.correlationId) && request.opening !== undefined ? [request.opening] : [],
       ),

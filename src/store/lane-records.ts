@@ -4,9 +4,12 @@ import type { BudgetRefusal, RunBudget } from '../decisions/budget.js';
 import type { OverlapPolicy, ScheduleBounds } from '../scheduler/definition.js';
 import { tokenOf } from './fencing.js';
 import type { NewInboxItem } from './inbox.js';
+import type { StoreDialect } from './open.js';
+import { FEED_COLUMNS, PROCESS_COLUMNS } from './row-kinds.js';
 import type { Run } from './runs.js';
 import type { SchedulerKey } from './schedules.js';
 import type { Database, FeedTable, ProcessesTable } from './schema.js';
+import { insertRows } from './values.js';
 
 /*
  * What a scheduler's lane takes and gives (see `src/store/lanes.ts`): the run to admit and the
@@ -130,12 +133,18 @@ export type LaneResult = {
 );
 
 /** Writes the openings (process rows and START lines) of runs started in `trx`. */
-export async function writeOpenings(trx: Transaction<Database>, openings: readonly Opening[]): Promise<void> {
+export async function writeOpenings(
+  trx: Transaction<Database>,
+  dialect: StoreDialect,
+  openings: readonly Opening[],
+): Promise<void> {
   const processes = openings.flatMap((o) => (o.process === undefined ? [] : [o.process]));
-  if (processes.length > 0) await trx.insertInto('processes').values(processes).execute();
+  if (processes.length > 0) await insertRows(dialect, 'processes', PROCESS_COLUMNS, processes).execute(trx);
   if (openings.length > 0)
-    await trx
-      .insertInto('feed')
-      .values(openings.map((o) => o.line))
-      .execute();
+    await insertRows(
+      dialect,
+      'feed',
+      FEED_COLUMNS,
+      openings.map((o) => o.line),
+    ).execute(trx);
 }

@@ -102,7 +102,7 @@ export function retryInLane(store: Store, request: RetryRequest): Promise<RetryR
         reason: request.failedReason,
       })
       .execute();
-    await writeOpenings(trx, [request.opening]);
+    await writeOpenings(trx, store.dialect, [request.opening]);
     return { decision: 'start', attempt: attemptOf(moved) };
   });
 }

@@ -149,7 +149,8 @@ export class Lanes {
       if (moved === undefined) return { decision: 'lost', active, waiting };
       if (bounds !== undefined && maxRunsSpent(bounds.limits, started + (decision === 'start' ? 1 : 0)))
         await this.#spend(trx, key, bounds.timing);
-      if (decision === 'start' && request.opening !== undefined) await writeOpenings(trx, [request.opening]);
+      if (decision === 'start' && request.opening !== undefined)
+        await writeOpenings(trx, this.store.dialect, [request.opening]);
       if ((decision === 'runs-per-hour' || decision === 'runs-per-day') && request.budgetNotice !== undefined)
         await notifyOnce(trx, request.budgetNotice(decision));
       if (decision === 'cancel' && active?.processId) {

@@ -6,6 +6,7 @@ import { checkLimit } from './feed.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
+import { DOCUMENT_COLUMNS, FEED_COLUMNS } from './row-kinds.js';
 import { type RunCounts, runCounts } from './run-counts.js';
 import { foldedRuns } from './run-folds.js';
 import { runRow, toRun } from './run-rows.js';
@@ -13,7 +14,7 @@ import { latestFinalOutcomes } from './run-streak.js';
 import { runsStarted } from './runs-started.js';
 import type { SchedulerKey } from './schedules.js';
 import type { DocumentsTable, FeedTable, RunsTable } from './schema.js';
-import { valuesList } from './values.js';
+import { insertRows, valuesList } from './values.js';
 
 export { runRow } from './run-rows.js';
 
@@ -328,24 +329,19 @@ export class Runs {
           from ${processes} as v
           where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
       }
-      await trx
-        .insertInto('feed')
-        .values(mine.flatMap((e) => (e.opening === undefined ? [e.line] : [e.opening, e.line])))
-        .execute();
+      const { dialect } = this.store;
+      await insertRows(
+        dialect,
+        'feed',
+        FEED_COLUMNS,
+        mine.flatMap((e) => (e.opening === undefined ? [e.line] : [e.opening, e.line])),
+      ).execute(trx);
       const logs = mine.flatMap((e) => (e.log === undefined ? [] : [e.log]));
       if (logs.length > 0)
-        await trx
-          .insertInto('documents')
-          .values(logs)
-          .onConflict((oc) =>
-            oc.columns(['tenant', 'project', 'path']).doUpdateSet((eb) => ({
-              body: eb.ref('excluded.body'),
-              version: sql<number>`documents.version + 1`,
-              updated_at: eb.ref('excluded.updated_at'),
-              expires_at: eb.ref('excluded.expires_at'),
-            })),
-          )
-          .execute();
+        await sql`${insertRows(dialect, 'documents', DOCUMENT_COLUMNS, logs)}
+          on conflict (tenant, project, path) do update set body = excluded.body,
+            version = documents.version + 1, updated_at = excluded.updated_at,
+            expires_at = excluded.expires_at`.execute(trx);
       return ended;
     });
   }

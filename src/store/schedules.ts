@@ -2,8 +2,9 @@ import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { slotOf } from '../decisions/partition.js';
 import { type Claimer, claimableDue, type UpcomingPage, upcomingStates } from './claimable.js';
 import type { Store } from './open.js';
+import { RUN_COLUMNS } from './row-kinds.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
-import { rowIn, valuesList } from './values.js';
+import { insertRows, rowIn, valuesList } from './values.js';
 
 /** Identifies an effective scheduler: the (tenant, project) it fires in, and its name. */
 export interface SchedulerKey {
@@ -384,12 +385,10 @@ export class Schedules {
       .filter(({ key }) => swapped.has(schedulerKeyString(key)))
       .flatMap(({ run, skipped }) => (skipped === undefined ? [run] : [skipped, run]));
     if (runs.length === 0) return new Set();
-    const inserted = await trx
-      .insertInto('runs')
-      .values(runs)
-      .onConflict((oc) => oc.columns(['tenant', 'project', 'name', 'scheduled_for']).doNothing())
-      .returning('correlation_id')
-      .execute();
-    return new Set(inserted.map((r) => r.correlation_id));
+    const inserted = await sql<{ correlation_id: string }>`
+      ${insertRows(this.store.dialect, 'runs', RUN_COLUMNS, runs)}
+      on conflict (tenant, project, name, scheduled_for) do nothing
+      returning correlation_id`.execute(trx);
+    return new Set(inserted.rows.map((r) => r.correlation_id));
   }
 }

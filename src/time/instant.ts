@@ -26,9 +26,20 @@ export function parseInstant(text: string, field: string): number {
 
 /** ISO-8601 UTC for UTC epoch milliseconds; the fraction is left out when it is zero. */
 export function formatInstant(epochMs: number): string {
-  const text = new Date(epochMs).toISOString();
-  return text.endsWith('.000Z') ? `${text.slice(0, -5)}Z` : text;
+  let text = recentInstants.get(epochMs);
+  if (text === undefined) {
+    const iso = new Date(epochMs).toISOString();
+    text = iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+    if (recentInstants.size >= RECENT_INSTANTS) recentInstants.clear();
+    recentInstants.set(epochMs, text);
+  }
+  return text;
 }
+
+// The instants formatted last: a worker writes the same few (a second's occurrence, its start and
+// end) into thousands of run logs and feed lines a second (issue #24).
+const recentInstants = new Map<number, string>();
+const RECENT_INSTANTS = 1024;
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 

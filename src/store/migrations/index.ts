@@ -25,6 +25,7 @@ import * as agentRuns from './0022-agent-runs.js';
 import * as runsActiveIndex from './0023-runs-active-index.js';
 import * as scheduleSlots from './0024-schedule-slots.js';
 import * as schedulerFencing from './0025-scheduler-fencing.js';
+import * as activeRunIndexes from './0026-active-run-indexes.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, dialect: StoreDialect): Promise<void>;
@@ -57,6 +58,7 @@ const ALL: Record<string, DialectMigration> = {
   '0023-runs-active-index': runsActiveIndex,
   '0024-schedule-slots': scheduleSlots,
   '0025-scheduler-fencing': schedulerFencing,
+  '0026-active-run-indexes': activeRunIndexes,
 };
 
 /** Every migration's name, in the order they apply. */

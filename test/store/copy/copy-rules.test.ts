@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, linkSync } from 'node:fs';
-import { Migrator, sql } from 'kysely';
+import { Migrator } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { endLeftoverGroups } from '../../../src/fencing/leftovers.js';
 import { identifyGroup, readStat } from '../../../src/processes/process-group.js';
