@@ -80,7 +80,7 @@ describe('deploy/ursa.service', () => {
     return values[0] as string;
   };
   const environment = Object.fromEntries(
-    (service.get('Environment') ?? []).map((e) => e.split('=', 2) as [string, string]),
+    (service.get('Environment') ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
   );
 
   it('runs the documented command, `node dist/cli/main.js serve`, which the built CLI has', () => {
@@ -202,5 +202,20 @@ describe('deploy/Dockerfile', () => {
     const config = JSON.parse(run.stdout) as Record<string, { value: unknown; source: string }>;
     expect(config.port).toEqual({ value: 8080, source: 'env URSA_PORT' });
     expect(config.host).toEqual({ value: '0.0.0.0', source: 'env URSA_HOST' });
+  });
+});
+
+// Issue #24: the benchmarks run workers as the deployment files do, with the same Node options.
+describe('the Node options of a deployed worker', () => {
+  it('are the same in deploy/Dockerfile, deploy/ursa.service and the benchmarks, and Node accepts them', () => {
+    const docker = readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8');
+    const unit = readFileSync(join(ROOT, 'deploy/ursa.service'), 'utf8');
+    const options = /^\s+NODE_OPTIONS=(\S+) \\$/m.exec(docker)?.[1];
+    expect(options).toMatch(/^--max-semi-space-size=\d+$/);
+    expect(unit).toMatch(new RegExp(`^Environment=NODE_OPTIONS=${options}$`, 'm'));
+    const bench = readFileSync(join(ROOT, 'bench/workers/processes.mjs'), 'utf8');
+    expect(/^export const DEPLOYED_NODE_OPTIONS = \['(\S+)'\];$/m.exec(bench)?.[1]).toBe(options);
+    const run = spawnSync(process.execPath, ['-e', ''], { env: { ...process.env, NODE_OPTIONS: options } });
+    expect(run.status, String(run.stderr)).toBe(0);
   });
 });
