@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type { RunBudget } from '../decisions/budget.js';
+import { newProcessId } from '../runs/ids.js';
 import { type Skip, skipOf } from '../runs/outcomes.js';
 import type { PendingRun } from '../runs/run.js';
 import { queueRun, skipRun, startRun } from '../runs/transitions.js';
@@ -46,7 +46,7 @@ export async function admit(
       ? undefined
       : await repos.sessions.systemSession(held.tenant, held.project, held.name, held.runAs, clock.now());
   const sessionId = session?.id ?? null;
-  const processId = workflow ? null : `proc_${randomUUID()}`;
+  const processId = workflow ? null : newProcessId();
   // A recipe run's params (a workflow run's go to its workflow: `workflow-target.ts`).
   const params = workflow ? {} : runParams(scheduler);
   await ctx.ends.written([held]);

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type { RunBudget } from '../decisions/budget.js';
+import { newProcessId } from '../runs/ids.js';
 import type { PendingRun, StartedProcess } from '../runs/run.js';
 import { startRun } from '../runs/transitions.js';
 import { schedulerKeyString } from '../store/schedules.js';
@@ -71,7 +71,7 @@ export async function startBatch(
     // The instant the engines are entered, written with the start (a lead ahead of it).
     const at = Math.max(dueAt, clock.now());
     starting = items.map(({ run, scheduler }) => ({
-      run: startRun(run, { sessionId: sessionOf(sessions, run), processId: `proc_${randomUUID()}`, at }),
+      run: startRun(run, { sessionId: sessionOf(sessions, run), processId: newProcessId(), at }),
       held: run,
       scheduler,
       params: runParams(scheduler),

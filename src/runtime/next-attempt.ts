@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { nextFireTime } from '../cron/index.js';
 import { retryAt } from '../decisions/retry.js';
 import type { EngineResult } from '../engines/engine.js';
+import { newProcessId } from '../runs/ids.js';
 import type { FencedRun } from '../runs/run.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import { formatInstant } from '../time/instant.js';
@@ -86,7 +86,7 @@ export async function nextAttempt(
   if (current === undefined || retryAt(current.definition.retry, failed.attempt, endedAt, next) === undefined)
     return false;
   const at = rt.clock.now();
-  const processId = `proc_${randomUUID()}`;
+  const processId = newProcessId();
   const params = runParams(current);
   const attempt = { ...failed, sessionId, processId, startedAt: at };
   const budget = await budgetOf(ctx, failed);

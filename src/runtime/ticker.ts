@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import { SchedulerCache } from '../catalog/scheduler-cache.js';
 import { decideDue } from '../decisions/misfire.js';
 import { claimWakeAt, ownedSlots, stealBefore } from '../decisions/partition.js';
 import { UrsaError } from '../errors/index.js';
+import { newCorrelationId } from '../runs/ids.js';
 import type { ClaimedRun, SkippedRun } from '../runs/run.js';
 import { tickSpan } from '../runs/trace.js';
 import { claimRun, skipMisfire } from '../runs/transitions.js';
@@ -300,7 +300,7 @@ export class Ticker {
       coalescedUntil: number | null,
       reason: string | null,
     ): ClaimedRun | SkippedRun => {
-      const correlationId = `run_${randomUUID()}`;
+      const correlationId = newCorrelationId();
       const run = claimRun({
         correlationId,
         tenant: state.tenant,

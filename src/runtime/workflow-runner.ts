@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { findRecipe, findWorkflow } from '../catalog/catalog.js';
 import { type Engine, type EngineRequest, type EngineResult, runEngine } from '../engines/engine.js';
 import { isRefusal, UrsaError } from '../errors/index.js';
@@ -7,6 +7,7 @@ import { LEASE_LOST } from '../fencing/lease.js';
 import { LeaseGate } from '../fencing/lease-gate.js';
 import { RunningGroups } from '../fencing/running-groups.js';
 import { mergeParams } from '../recipes/resolve.js';
+import { newProcessId } from '../runs/ids.js';
 import { traceparentOf } from '../runs/trace.js';
 import { ACTIVE_STATUSES } from '../store/processes.js';
 import type { WorkflowRun, WorkflowRunStatus } from '../store/workflow-runs.js';
@@ -273,7 +274,7 @@ export class WorkflowRunner {
       if (!isRefusal(error)) throw error;
       return fail(error.message);
     }
-    const processId = `proc_${randomUUID()}`;
+    const processId = newProcessId();
     const startedAt = clock.now();
     // Known here before its record exists: this worker's reap never takes it for an orphan.
     this.#steps.add(processId);

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { type EffectiveScheduler, loadProjectSchedulers } from '../catalog/catalog.js';
 import { InfrastructureError, UrsaError } from '../errors/index.js';
+import { newCorrelationId } from '../runs/ids.js';
 import type { ClaimedRun } from '../runs/run.js';
 import { claimRun } from '../runs/transitions.js';
 import type { Runtime } from '../runtime/context.js';
@@ -80,7 +80,7 @@ export function requestedRun(
   trigger: 'manual' | 'backfill',
   now: number,
 ): ClaimedRun {
-  const correlationId = `run_${randomUUID()}`;
+  const correlationId = newCorrelationId();
   return claimRun({
     correlationId,
     ...key,

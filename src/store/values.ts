@@ -28,7 +28,12 @@ export function valuesList(
     const names = kinds.map((_, i) => sql.raw(`column${i + 1}`));
     return sql`(select * from unnest(${sql.join(arrays)}) as u(${sql.join(names)}))`;
   }
-  return sql`(values ${sql.join(rows.map((row) => sql`(${sql.join(row.map((value) => sql`${value}`))})`))})`;
+  return sql`(values ${valueRows(rows)})`;
+}
+
+// `(…), (…)`: the rows of a SQLite `values` list, each value a parameter.
+function valueRows(rows: readonly (readonly unknown[])[]): RawBuilder<unknown> {
+  return sql.join(rows.map((row) => sql`(${sql.join(row.map((value) => sql`${value}`))})`));
 }
 
 // Characters an element of an array literal must escape with a backslash.
@@ -69,11 +74,11 @@ export function rowIn(columns: readonly string[], rows: readonly (readonly strin
 export type ColumnKinds<R> = { readonly [K in keyof R]-?: 'text' | 'bigint' };
 
 /**
- * `insert into <table> (<columns>) select … from <valuesList> where true`: many rows inserted
- * with one statement whose parameters are a handful of arrays on PostgreSQL (see
- * {@link valuesList}), not one per cell; the caller appends `on conflict …` and `returning …`
- * (the `where true` lets SQLite read an `on conflict` after a select). Every column of `kinds` is
- * written, an undefined value as null: a column's default does not apply (issue #24).
+ * `insert into <table> (<columns>) …`: many rows inserted with one statement, the caller appending
+ * `on conflict …` and `returning …`. On PostgreSQL the rows are selected from {@link valuesList},
+ * whose parameters are one array per column, not one per cell; on SQLite they are a plain `values`
+ * list, which it inserts without first copying it into a table of its own. Every column of
+ * `kinds` is written, an undefined value as null: a column's default does not apply (issue #24).
  *
  * @param rows at least one row.
  */
@@ -84,10 +89,14 @@ export function insertRows<R>(
   rows: readonly R[],
 ): RawBuilder<unknown> {
   const columns = Object.keys(kinds) as (keyof R & string)[];
-  const list = valuesList(
-    dialect,
-    rows.map((row) => columns.map((column) => row[column] ?? null)),
-    columns.map((column) => kinds[column]),
-  );
-  return sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))}) select * from ${list} as v where true`;
+  const values = rows.map((row) => columns.map((column) => row[column] ?? null));
+  const target = sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})`;
+  // `where true`: an `on conflict` may follow the select.
+  if (dialect === 'postgres')
+    return sql`${target} select * from ${valuesList(
+      dialect,
+      values,
+      columns.map((column) => kinds[column]),
+    )} as v where true`;
+  return sql`${target} values ${valueRows(values)}`;
 }
