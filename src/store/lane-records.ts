@@ -139,12 +139,12 @@ export async function writeOpenings(
   openings: readonly Opening[],
 ): Promise<void> {
   const processes = openings.flatMap((o) => (o.process === undefined ? [] : [o.process]));
-  if (processes.length > 0) await insertRows(dialect, 'processes', PROCESS_COLUMNS, processes).execute(trx);
-  if (openings.length > 0)
-    await insertRows(
-      dialect,
-      'feed',
-      FEED_COLUMNS,
-      openings.map((o) => o.line),
-    ).execute(trx);
+  await insertRows(trx, dialect, 'processes', PROCESS_COLUMNS, processes);
+  await insertRows(
+    trx,
+    dialect,
+    'feed',
+    FEED_COLUMNS,
+    openings.map((o) => o.line),
+  );
 }

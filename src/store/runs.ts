@@ -331,17 +331,22 @@ export class Runs {
       }
       const { dialect } = this.store;
       await insertRows(
+        trx,
         dialect,
         'feed',
         FEED_COLUMNS,
         mine.flatMap((e) => (e.opening === undefined ? [e.line] : [e.opening, e.line])),
-      ).execute(trx);
-      const logs = mine.flatMap((e) => (e.log === undefined ? [] : [e.log]));
-      if (logs.length > 0)
-        await sql`${insertRows(dialect, 'documents', DOCUMENT_COLUMNS, logs)}
-          on conflict (tenant, project, path) do update set body = excluded.body,
-            version = documents.version + 1, updated_at = excluded.updated_at,
-            expires_at = excluded.expires_at`.execute(trx);
+      );
+      await insertRows(
+        trx,
+        dialect,
+        'documents',
+        DOCUMENT_COLUMNS,
+        mine.flatMap((e) => (e.log === undefined ? [] : [e.log])),
+        sql`on conflict (tenant, project, path) do update set body = excluded.body,
+          version = documents.version + 1, updated_at = excluded.updated_at,
+          expires_at = excluded.expires_at`,
+      );
       return ended;
     });
   }

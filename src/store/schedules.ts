@@ -385,10 +385,14 @@ export class Schedules {
       .filter(({ key }) => swapped.has(schedulerKeyString(key)))
       .flatMap(({ run, skipped }) => (skipped === undefined ? [run] : [skipped, run]));
     if (runs.length === 0) return new Set();
-    const inserted = await sql<{ correlation_id: string }>`
-      ${insertRows(this.store.dialect, 'runs', RUN_COLUMNS, runs)}
-      on conflict (tenant, project, name, scheduled_for) do nothing
-      returning correlation_id`.execute(trx);
-    return new Set(inserted.rows.map((r) => r.correlation_id));
+    const inserted = await insertRows<NewRun, { correlation_id: string }>(
+      trx,
+      this.store.dialect,
+      'runs',
+      RUN_COLUMNS,
+      runs,
+      sql`on conflict (tenant, project, name, scheduled_for) do nothing returning correlation_id`,
+    );
+    return new Set(inserted.map((r) => r.correlation_id));
   }
 }

@@ -1,5 +1,6 @@
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { StoreDialect } from './open.js';
+import type { Database } from './schema.js';
 
 /**
  * A list of rows both dialects read as a table whose columns are named `column1`, `column2`, …
@@ -73,30 +74,45 @@ export function rowIn(columns: readonly string[], rows: readonly (readonly strin
 /** How {@link insertRows} sends each column of a table's rows: one of {@link valuesList}'s kinds. */
 export type ColumnKinds<R> = { readonly [K in keyof R]-?: 'text' | 'bigint' };
 
+/** Most parameters one SQLite statement of {@link insertRows} binds: below SQLite's 32,766. */
+const SQLITE_PARAMETERS = 30_000;
+
 /**
- * `insert into <table> (<columns>) …`: many rows inserted with one statement, the caller appending
- * `on conflict …` and `returning …`. On PostgreSQL the rows are selected from {@link valuesList},
- * whose parameters are one array per column, not one per cell; on SQLite they are a plain `values`
- * list, which it inserts without first copying it into a table of its own. Every column of
- * `kinds` is written, an undefined value as null: a column's default does not apply (issue #24).
+ * Inserts `rows` into `table`: `insert into <table> (<columns>) … <tail>`, where `tail` is what
+ * follows the rows (`on conflict …`, `returning …`). On PostgreSQL one statement, the rows
+ * selected from {@link valuesList}, whose parameters are one array per column, not one per cell;
+ * on SQLite plain `values` lists, which it inserts without first copying them into a table of its
+ * own, as many statements as its limit on parameters needs (a claim after an outage writes two
+ * rows for each of a thousand schedulers). Every column of `kinds` is written, an undefined value
+ * as null: a column's default does not apply (issue #24).
  *
- * @param rows at least one row.
+ * @returns the rows `tail` returns, of every statement.
  */
-export function insertRows<R>(
+export async function insertRows<R, Returned = never>(
+  db: Kysely<Database>,
   dialect: StoreDialect,
-  table: string,
+  table: keyof Database & string,
   kinds: ColumnKinds<R>,
   rows: readonly R[],
-): RawBuilder<unknown> {
+  tail: RawBuilder<unknown> = sql``,
+): Promise<Returned[]> {
+  if (rows.length === 0) return [];
   const columns = Object.keys(kinds) as (keyof R & string)[];
   const values = rows.map((row) => columns.map((column) => row[column] ?? null));
   const target = sql`insert into ${sql.table(table)} (${sql.join(columns.map((column) => sql.ref(column)))})`;
-  // `where true`: an `on conflict` may follow the select.
-  if (dialect === 'postgres')
-    return sql`${target} select * from ${valuesList(
+  if (dialect === 'postgres') {
+    const list = valuesList(
       dialect,
       values,
       columns.map((column) => kinds[column]),
-    )} as v where true`;
-  return sql`${target} values ${valueRows(values)}`;
+    );
+    return (await sql<Returned>`${target} select * from ${list} as v ${tail}`.execute(db)).rows;
+  }
+  const returned: Returned[] = [];
+  const chunk = Math.max(1, Math.floor(SQLITE_PARAMETERS / columns.length));
+  for (let from = 0; from < values.length; from += chunk) {
+    const part = values.slice(from, from + chunk);
+    returned.push(...(await sql<Returned>`${target} values ${valueRows(part)} ${tail}`.execute(db)).rows);
+  }
+  return returned;
 }

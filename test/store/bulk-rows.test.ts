@@ -59,7 +59,7 @@ describe.each(DIALECTS)('rows inserted in bulk, on %s', (dialect) => {
             ...(line.logPath === null ? {} : { log_path: line.logPath }),
             payload: line.payload,
           }));
-          await insertRows(s.dialect, 'feed', FEED_COLUMNS, rows).execute(s.db);
+          await insertRows(s.db, s.dialect, 'feed', FEED_COLUMNS, rows);
           const back = await s.db
             .selectFrom('feed')
             .select(['ref_id', 'at', 'log_path', 'payload'])
@@ -77,5 +77,37 @@ describe.each(DIALECTS)('rows inserted in bulk, on %s', (dialect) => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  // A claim after an outage writes two rows for each of a thousand schedulers: more parameters
+  // than one SQLite statement may bind (32,766).
+  it('go in however many there are, and return what every statement returned', async () => {
+    const s = await store();
+    const rows = Array.from({ length: 4000 }, (_, i) => ({
+      tenant: 'acme',
+      project: 'ops',
+      at: i,
+      kind: 'START',
+      ref_type: 'run',
+      ref_id: `r${i}`,
+      trace_id: 't',
+      outcome: 'pending',
+      log_path: null,
+      payload: '{}',
+    }));
+    const returned = await insertRows<(typeof rows)[number], { ref_id: string }>(
+      s.db,
+      s.dialect,
+      'feed',
+      FEED_COLUMNS,
+      rows,
+      sql`returning ref_id`,
+    );
+    expect(returned.map((r) => r.ref_id).sort()).toEqual(rows.map((r) => r.ref_id).sort());
+    const count = await s.db
+      .selectFrom('feed')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    expect(Number(count?.n)).toBe(4000);
   });
 });
