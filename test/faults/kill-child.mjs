@@ -5,7 +5,8 @@
 // argv[2] is JSON: { db, now, kill } where `kill` is either
 //   { point: 'afterClaim' | 'afterSpawn' | 'afterMarker' | 'beforeEnd' }   a RunFaults point, or
 //   { table, nth, when: 'before' | 'after' }   the nth INSERT/UPDATE of `table` through the query
-//     builder: before it runs, or right after it ran (inside its transaction, before the commit);
+//     builder, or raw INSERT of it: before it runs, or right after it ran (inside its transaction,
+//     before the commit);
 //   { entered: true }   right after the engines of the first start were entered: the `shell`
 //     engine's first run queues the kill behind the code that enters them (issue #20), so every
 //     engine entered together has spawned its child, and nothing the worker does after has run.
@@ -20,8 +21,19 @@ const die = () => {
   process.kill(process.pid, 'SIGKILL');
 };
 
-/** The table an INSERT or UPDATE node writes, if it is one. */
+// The text of a raw statement as far as it begins: its fragments, with the tables it names and
+// the raw statements it nests in their places (as test/support/select-faults.ts reads it).
+function rawText(node) {
+  if (node.kind === 'TableNode') return node.table.identifier.name;
+  if (node.kind !== 'RawNode') return '?';
+  return node.sqlFragments
+    .map((f, i) => f + (i < node.parameters.length ? rawText(node.parameters[i]) : ''))
+    .join('');
+}
+
+/** The table an INSERT or UPDATE node writes, if it is one; or a raw INSERT's (the store's bulk inserts). */
 function writtenTable(node) {
+  if (node.kind === 'RawNode') return /^\s*insert into (\w+)/i.exec(rawText(node))?.[1];
   if (node.kind !== 'InsertQueryNode' && node.kind !== 'UpdateQueryNode') return undefined;
   const table = node.kind === 'InsertQueryNode' ? node.into : node.table;
   return (table?.table ?? table?.node?.table)?.identifier?.name;

@@ -90,12 +90,33 @@ export function selectFaults(store: Store): SelectFaults {
   };
 }
 
-/** What an INSERT or UPDATE writes (the table, and which of the two it is), if the statement is one. */
+// The text of a raw statement as far as it begins: its fragments, with the tables it names and
+// the raw statements it nests in their places, and any other parameter as `?`.
+function rawText(node: OperationNode): string {
+  if (node.kind === 'TableNode') return tableOf(node) ?? '?';
+  if (node.kind !== 'RawNode') return '?';
+  const raw = node as unknown as { sqlFragments: readonly string[]; parameters: readonly OperationNode[] };
+  return raw.sqlFragments
+    .map(
+      (fragment, i) =>
+        fragment + (i < raw.parameters.length ? rawText(raw.parameters[i] as OperationNode) : ''),
+    )
+    .join('');
+}
+
+/**
+ * What an INSERT or UPDATE writes (the table, and which of the two it is), if the statement is
+ * one: a query builder's, or a raw INSERT (the store's bulk inserts, `insertRows`).
+ */
 function written(
   node: RootOperationNode,
 ): { table: string | undefined; kind: 'insert' | 'update' } | undefined {
   if (node.kind === 'InsertQueryNode')
     return { table: node.into === undefined ? undefined : tableOf(node.into), kind: 'insert' };
+  if (node.kind === 'RawNode') {
+    const table = /^\s*insert into (\w+)/i.exec(rawText(node))?.[1];
+    return table === undefined ? undefined : { table, kind: 'insert' };
+  }
   if (node.kind === 'UpdateQueryNode')
     return { table: node.table === undefined ? undefined : tableOf(node.table), kind: 'update' };
   return undefined;
