@@ -348,12 +348,14 @@ export class Worker {
           failures = 0;
         }
         const max = this.#options.maxSleepMs;
-        const wait = () => (wakeAt === null ? max : Math.min(Math.max(wakeAt - clock.now(), 0), max));
-        // Idle time before the next occurrence prepares the ones after it (issue #24).
-        if (wait() >= PREPARE_SLACK_MS)
+        const idle = () => (wakeAt === null ? 0 : wakeAt - clock.now());
+        const wait = () => (wakeAt === null ? max : Math.min(Math.max(idle(), 0), max));
+        // Idle time before the next occurrence prepares the ones after it (issue #24), a sleep's
+        // worth per pass: by the time to that occurrence, not by the sleep, which is capped.
+        if (idle() >= PREPARE_SLACK_MS)
           await this.ticker.prepare(
             PREPARE_HORIZON_MS,
-            wait() - PREPARE_SLACK_MS / 2,
+            Math.min(idle() - PREPARE_SLACK_MS / 2, max),
             () => this.#changed || this.#stopping,
           );
         // Sleeps are timers (monotonic) capped at maxSleepMs; every wake decides anew by the clock,
