@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers/promises';
 import type { EffectiveScheduler } from '../catalog/catalog.js';
 import type { RunBudget } from '../decisions/budget.js';
 import { newProcessId } from '../runs/ids.js';
@@ -43,8 +44,8 @@ export async function startBatch(
   const release = () => {
     for (const { run } of items) ctx.inflight.delete(run.correlationId);
   };
-  let starting: Starting[];
-  let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>>;
+  let starting: Starting[] = [];
+  let outcomes: Awaited<ReturnType<typeof repos.lanes.startMany>> | undefined;
   let retention: ReadonlyMap<string, number>;
   try {
     const sessions = await systemSessions(rt, items);
@@ -61,40 +62,47 @@ export async function startBatch(
       return;
     }
     await ctx.ends.written(items.map(({ run }) => run));
-    // Fenced, or the drain's final stop came while this batch awaited the store: the runs stay
-    // claimed, for this worker once it renews its lease, or for the next one.
-    if (!ctx.lease.held || ctx.drain.stopped.aborted) {
+    outcomes = await ctx.starts.run(async () => {
+      // A turn of the event loop between two starts: on SQLite, whose statements hold the loop,
+      // dozens of batches due at one instant would otherwise keep the lease's renewal waiting.
+      await setImmediate();
+      // Fenced, or the drain's final stop came while this batch awaited the store or its turn:
+      // the runs stay claimed, for this worker once it renews its lease, or for the next one.
+      if (!ctx.lease.held || ctx.drain.stopped.aborted) return undefined;
+      const began = performance.now();
+      // The instant the engines are entered, written with the start (a lead ahead of it).
+      const at = Math.max(dueAt, clock.now());
+      starting = items.map(({ run, scheduler }) => ({
+        run: startRun(run, { sessionId: sessionOf(sessions, run), processId: newProcessId(), at }),
+        held: run,
+        scheduler,
+        params: runParams(scheduler),
+      }));
+      const started = await repos.lanes.startMany(
+        starting.map(({ run, scheduler, params }) => ({
+          key: run,
+          correlationId: run.correlationId,
+          workerId: ctx.workerId,
+          policy: scheduler.definition.overlap,
+          oneShot: false,
+          bounds: laneBounds(scheduler.definition),
+          budget: budgets.get(projectKey(run)),
+          trigger: run.trigger,
+          scheduledFor: run.scheduledFor,
+          start: { sessionId: run.sessionId, processId: run.processId, at },
+          // Its process and START line with it: a run whose engine is entered has both (issue #20).
+          opening: openingOf(run, scheduler, params, 'running'),
+        })),
+        ctx.workerId,
+        at,
+      );
+      ctx.lead.observe(performance.now() - began, items.length);
+      return started;
+    });
+    if (outcomes === undefined) {
       release();
       return;
     }
-    const began = performance.now();
-    // The instant the engines are entered, written with the start (a lead ahead of it).
-    const at = Math.max(dueAt, clock.now());
-    starting = items.map(({ run, scheduler }) => ({
-      run: startRun(run, { sessionId: sessionOf(sessions, run), processId: newProcessId(), at }),
-      held: run,
-      scheduler,
-      params: runParams(scheduler),
-    }));
-    outcomes = await repos.lanes.startMany(
-      starting.map(({ run, scheduler, params }) => ({
-        key: run,
-        correlationId: run.correlationId,
-        workerId: ctx.workerId,
-        policy: scheduler.definition.overlap,
-        oneShot: false,
-        bounds: laneBounds(scheduler.definition),
-        budget: budgets.get(projectKey(run)),
-        trigger: run.trigger,
-        scheduledFor: run.scheduledFor,
-        start: { sessionId: run.sessionId, processId: run.processId, at },
-        // Its process and START line with it: a run whose engine is entered has both (issue #20).
-        opening: openingOf(run, scheduler, params, 'running'),
-      })),
-      ctx.workerId,
-      at,
-    );
-    ctx.lead.observe(performance.now() - began, items.length);
   } catch (error) {
     // The store failed the batch: nothing of it was written; the single path retries each run.
     log.warn({ err: error, runs: items.length }, 'batch start failed; starting one run at a time');

@@ -20,13 +20,19 @@ export class Batcher<T, R> {
   add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => {
-          this.#scheduled = false;
-          this.#drain();
-        });
-      }
+      this.#schedule();
+    });
+  }
+
+  // The next flushes go on a later turn of the event loop, never straight after the last: on
+  // SQLite, whose statements hold the loop, flushes back to back would keep timers (the lease's
+  // renewal) waiting for as long as items keep coming.
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#drain();
     });
   }
 
@@ -45,7 +51,7 @@ export class Batcher<T, R> {
         )
         .finally(() => {
           this.#running--;
-          this.#drain();
+          if (this.#pending.length > 0) this.#schedule();
         });
     }
   }

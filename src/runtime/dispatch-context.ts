@@ -12,6 +12,7 @@ import { type Backoff, persistRecord } from './record-retry.js';
 import type { RunRecorder } from './recorder.js';
 import type { RunEnds } from './run-ends.js';
 import type { StartLead } from './start-lead.js';
+import type { StartQueue } from './start-queue.js';
 import type { WorkflowRunner } from './workflow-runner.js';
 
 /** A claimed (or waiting) run to dispatch, with the checked scheduler it was claimed for. */
@@ -44,6 +45,8 @@ export interface DispatchContext {
   readonly drain: Drain;
   readonly ends: RunEnds;
   readonly lead: StartLead;
+  /** The batch start transactions, a few at a time; the ends give way while more wait. */
+  readonly starts: StartQueue;
   /** The manual fires being dispatched here, until their lane judged them. */
   readonly judgements: PendingJudgements;
   /** The correlation ids of the runs being dispatched here. */

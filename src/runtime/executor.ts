@@ -22,6 +22,7 @@ import { RunRecorder } from './recorder.js';
 import { RunEnds } from './run-ends.js';
 import { dispatchWithRetry } from './spawn-retry.js';
 import { StartLead } from './start-lead.js';
+import { StartQueue } from './start-queue.js';
 import { promoteWaiting } from './waiting.js';
 import { WorkflowRunner } from './workflow-runner.js';
 
@@ -83,6 +84,7 @@ export class Executor {
     this.workflows = new WorkflowRunner(rt, workerId, { calls: this.calls, lease: this.lease });
     this.#drain = new Drain(rt.clock);
     this.#processes = new LocalProcesses(rt, this.#drain.stopped);
+    const starts = new StartQueue();
     this.#ctx = {
       rt,
       workerId,
@@ -95,8 +97,9 @@ export class Executor {
       workflows: this.workflows,
       processes: this.#processes,
       drain: this.#drain,
-      ends: new RunEnds(rt, this.recorder),
+      ends: new RunEnds(rt, this.recorder, starts),
       lead: new StartLead(),
+      starts,
       judgements: new PendingJudgements(),
       inflight: this.#inflight,
       start: (run, scheduler) => this.start(run, scheduler),

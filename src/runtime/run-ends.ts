@@ -11,6 +11,7 @@ import { type DispatchContext, persist } from './dispatch-context.js';
 import { feedLineOf, type RunRecorder } from './recorder.js';
 import type { RunLogNote } from './run-log.js';
 import { projectKey } from './run-records.js';
+import type { StartQueue } from './start-queue.js';
 
 /**
  * A started run as it ends: a recipe target's with what its engine said, a workflow target's with
@@ -45,6 +46,8 @@ export class RunEnds {
   constructor(
     private readonly rt: Runtime,
     private readonly recorder: RunRecorder,
+    /** The worker's batch starts: a write of ends waits while starts wait for their turn. */
+    private readonly starts?: StartQueue,
   ) {}
 
   /** Writes the end with the others of this turn; whether it ended here (false: another worker ended it). */
@@ -75,6 +78,9 @@ export class RunEnds {
 
   // The ends of one turn's runs together (see `Runs.endMany`); per run, whether it ended here.
   async #write(ends: readonly Ended[]): Promise<boolean[]> {
+    // Starts first: at a top of the hour the ends of the first runs would hold up the starts of
+    // the last (a start that waits for its scheduler's end is not among those waiting its turn).
+    await this.starts?.clear();
     const retention = new Map<string, number>();
     for (const { run } of ends) {
       const key = projectKey(run);

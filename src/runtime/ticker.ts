@@ -13,6 +13,7 @@ import { leaseLiveness } from '../store/liveness.js';
 import type { Run } from '../store/runs.js';
 import { runRow } from '../store/runs.js';
 import type { Claim, ScheduleState } from '../store/schedules.js';
+import { ClaimWindow } from './claim-window.js';
 import type { Runtime } from './context.js';
 import type { Dispatch } from './dispatch-context.js';
 import type { Executor } from './executor.js';
@@ -83,6 +84,8 @@ export class Ticker {
   #live: { at: number; ids: readonly string[] } = { at: Number.NEGATIVE_INFINITY, ids: [] };
   // Where the last prepare stopped: the (instant, key) of the last state it read.
   #prepared: UpcomingCursor | undefined;
+  // The fire-ahead window, widened before what is coming (issue #24).
+  readonly #window: ClaimWindow;
 
   constructor(
     private readonly rt: Runtime,
@@ -94,6 +97,7 @@ export class Ticker {
     private readonly faults: RunFaults = {},
   ) {
     this.#schedulers = new SchedulerCache(rt.repos);
+    this.#window = new ClaimWindow(rt.repos.schedules);
   }
 
   /**
@@ -102,7 +106,8 @@ export class Ticker {
    * million schedulers parses only these (issue #11). Returns how many are now cached.
    */
   async seed(limit = SEED_LIMIT): Promise<number> {
-    const soonest = await this.rt.repos.schedules.due(Number.MAX_SAFE_INTEGER, limit);
+    const all = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] as const;
+    const soonest = await this.rt.repos.schedules.upcoming(...all, undefined, limit, undefined);
     for (let i = 0; i < soonest.length; i += BATCH)
       await this.#schedulers.resolve(soonest.slice(i, i + BATCH));
     return this.#schedulers.size;
@@ -176,6 +181,7 @@ export class Ticker {
     const claims: Candidate[] = [];
     const stale = new Map<string, { tenant: string; project: string }>();
     await this.#refreshLive(now);
+    const began = performance.now();
     const { due, won } = await repos.schedules.claimDue(
       now + aheadMs,
       BATCH,
@@ -194,6 +200,7 @@ export class Ticker {
         return claims.map((c) => c.claim);
       },
     );
+    this.#window.observe(performance.now() - began, won.size);
     const fire: Dispatch[] = [];
     const skipped: { run: Run; scheduler: EffectiveScheduler }[] = [];
     const backlogs: { run: Run; scheduler: EffectiveScheduler; newest: number }[] = [];
@@ -246,16 +253,28 @@ export class Ticker {
   }
 
   /**
-   * The instant (UTC ms) this worker next has an occurrence to claim, null when none is
-   * scheduled, after a tick with `last` as its result and `aheadMs` as its window: by the
-   * earliest next occurrence of its slots and of any slot (decisions/partition.ts, issue #24).
+   * The fire-ahead window of the next pass, ms: `baseMs` (the configured one), widened to claim
+   * before their instant what is coming (sized by {@link Ticker.wakeAt}; decisions/claim-window.ts).
    */
-  async wakeAt(last: TickResult, aheadMs: number): Promise<number | null> {
+  aheadMs(baseMs: number): number {
+    return this.#window.ms(baseMs);
+  }
+
+  /**
+   * The instant (UTC ms) this worker next has an occurrence to claim, null when none is
+   * scheduled, after a tick with `last` as its result, its configured fire-ahead window being
+   * `baseAheadMs`: by the earliest next occurrence of its slots and of any slot
+   * (decisions/partition.ts, issue #24), less the window that what is due within the longest
+   * window needs (see {@link Ticker.aheadMs}).
+   */
+  async wakeAt(last: TickResult, baseAheadMs: number): Promise<number | null> {
     const now = this.rt.clock.now();
     const slots = ownedSlots(this.workerId, this.#live.ids);
     const { schedules } = this.rt.repos;
     const any = await schedules.earliestNextRunAt();
     const mine = slots === undefined || any === null ? any : await schedules.earliestNextRunAt(slots);
+    const aheadMs =
+      mine === null ? baseAheadMs : await this.#window.size(now, slots, baseAheadMs, last.due, BATCH);
     return claimWakeAt({
       mine,
       any,

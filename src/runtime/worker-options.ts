@@ -37,9 +37,10 @@ export interface WorkerOptions {
   /**
    * How far ahead of an occurrence it is claimed, milliseconds: the claim and the preparation of
    * its start happen before the instant, and at the instant only the start is written. 0 claims
-   * at the occurrence. An occurrence claimed ahead fires with its scheduler as it was at the claim,
-   * unless the scheduler was deleted or disabled since (then it is recorded skipped).
-   * Default {@link DEFAULT_ACQUIRE_AHEAD_MS}.
+   * at the occurrence. Widened, up to `MAX_CLAIM_WINDOW_MS`, by the time claiming what is coming
+   * takes (decisions/claim-window.ts): a top of the hour is claimed before its hour. An occurrence
+   * claimed ahead fires with its scheduler as it was at the claim, unless the scheduler was
+   * deleted or disabled since (then it is recorded skipped). Default {@link DEFAULT_ACQUIRE_AHEAD_MS}.
    */
   readonly acquireAheadMs?: number;
   /** Fault points for tests. */

@@ -326,9 +326,9 @@ export class Worker {
         continue;
       }
       try {
-        const ahead = this.#options.acquireAheadMs;
+        const base = this.#options.acquireAheadMs;
         await this.#clocks.check();
-        const ticked = await this.tick(ahead);
+        const ticked = await this.tick(this.ticker.aheadMs(base));
         const now = clock.now();
         if (this.#changed || now - this.#lastReap >= this.#options.heartbeatMs) {
           this.#changed = false;
@@ -342,7 +342,7 @@ export class Worker {
           if (swept.documents + swept.feedLines > 0)
             log.info(swept, 'expired documents and feed lines deleted');
         }
-        const wakeAt = await this.ticker.wakeAt(ticked, ahead);
+        const wakeAt = await this.ticker.wakeAt(ticked, base);
         if (failures > 0) {
           log.warn({ failures, downMs: clock.now() - failingSince }, 'scheduler loop recovered');
           failures = 0;

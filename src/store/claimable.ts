@@ -7,6 +7,12 @@ import { asSubplan } from './subplan.js';
 // A scheduler's active run: what the partial index runs_active holds (migration 0023).
 const ACTIVE = ['claimed', 'queued', 'started'];
 
+// The runs of a worker whose scheduler's next occurrence it claims whatever the slot: those past
+// their claim. Its claimed cron runs hold their scheduler's next occurrence back anyway (below),
+// and before a top of the hour claimed ahead they are tens of thousands, which each claim of the
+// stream would read again (issue #24).
+const PAST_CLAIM = ['queued', 'started'];
+
 /** A worker claiming due occurrences, and how it tells which other workers are live (decisions §5). */
 export interface Claimer {
   readonly workerId: string;
@@ -22,9 +28,9 @@ export interface Claimer {
 
 /**
  * The states due at `instant` that `claimer` may claim, oldest first, at most `limit`: those of
- * its slots, those due before its `stealBefore`, and those whose active run it holds; of these,
- * those with no run claimed, queued or started by another live worker, nor a cron run this worker
- * claimed and has not started yet (issue #24). The worker that
+ * its slots, those due before its `stealBefore`, and those whose run it holds past its claim
+ * (started or queued); of these, those with no run claimed, queued or started by another live
+ * worker, nor a cron run this worker claimed and has not started yet (issue #24). The worker that
  * holds a scheduler's active run claims its next occurrence and judges its overlap with what it
  * knows of that run (one it has ended but not yet recorded is no overlap); the owner of its slot
  * claims it once that run has ended, and any worker once its worker is lost. So two live workers
@@ -62,7 +68,7 @@ export function claimableDue(
                 .selectFrom('runs as own')
                 .select(['own.tenant', 'own.project', 'own.name'])
                 .where('own.worker_id', '=', claimer.workerId)
-                .where('own.state', 'in', ACTIVE)
+                .where('own.state', 'in', PAST_CLAIM)
                 .$asTuple('tenant', 'project', 'name'),
             ),
           ]);
@@ -153,3 +159,24 @@ export type UpcomingPage = [
   limit: number,
   slots: readonly number[] | undefined,
 ];
+
+/**
+ * How many schedulers of the whole store have their next occurrence at or before `to` (UTC
+ * ms), counted up to `cap`: what a worker's fire-ahead window is sized by (issue #24). Read
+ * from the index on next occurrence alone; a worker takes its slots' share of it.
+ */
+export async function countDue(store: Store, to: number, cap: number): Promise<number> {
+  const row = await store.db
+    .selectFrom((db) =>
+      db
+        .selectFrom('schedule_state')
+        .select('next_run_at')
+        .where('next_run_at', 'is not', null)
+        .where('next_run_at', '<=', to)
+        .limit(cap)
+        .as('due'),
+    )
+    .select((eb) => eb.fn.countAll().as('count'))
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

@@ -1,6 +1,6 @@
 import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { slotOf } from '../decisions/partition.js';
-import { type Claimer, claimableDue, type UpcomingPage, upcomingStates } from './claimable.js';
+import { type Claimer, claimableDue, countDue, type UpcomingPage, upcomingStates } from './claimable.js';
 import type { Store } from './open.js';
 import { RUN_COLUMNS } from './row-kinds.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
@@ -177,17 +177,9 @@ export class Schedules {
       .execute();
   }
 
-  /** States whose `nextRunAt` is at or before `now`, oldest first, at most `limit`. */
-  async due(now: number, limit: number): Promise<ScheduleState[]> {
-    const rows = await this.store.db
-      .selectFrom('schedule_state')
-      .selectAll()
-      .where('next_run_at', 'is not', null)
-      .where('next_run_at', '<=', now)
-      .orderBy('next_run_at')
-      .limit(limit)
-      .execute();
-    return rows.map(toState);
+  /** How many states are due at or before `to` (UTC ms), up to `cap`: see {@link countDue}. */
+  dueCount(to: number, cap: number): Promise<number> {
+    return countDue(this.store, to, cap);
   }
 
   /** The states a worker prepares before their instant: see {@link upcomingStates}. */

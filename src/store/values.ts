@@ -60,6 +60,26 @@ function arrayLiteral(rows: readonly (readonly unknown[])[], i: number): string 
 }
 
 /**
+ * `column` is one of `keys` (text): on PostgreSQL `= any` of one array parameter, on SQLite
+ * `in (…)` of one parameter each. A lookup by a table's key written so: PostgreSQL's planner
+ * counts a row against the whole list, so a scan of the table is never the cheaper plan.
+ *
+ * @param keys at least one key.
+ */
+export function keyIn(
+  dialect: StoreDialect,
+  column: RawBuilder<unknown>,
+  keys: readonly string[],
+): RawBuilder<SqlBool> {
+  if (dialect === 'postgres')
+    return sql<SqlBool>`${column} = any(cast(${arrayLiteral(
+      keys.map((k) => [k]),
+      0,
+    )} as text[]))`;
+  return sql<SqlBool>`${column} in (${sql.join(keys)})`;
+}
+
+/**
  * `(c1, c2, …) in (values (…), …)`: row-value membership. SQLite takes row values on the right
  * of IN only from a subquery, so the list is written as one.
  *

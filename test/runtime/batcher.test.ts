@@ -34,6 +34,20 @@ describe('the write-behind batcher (issue #24)', () => {
     expect(await Promise.all([...results, ...later])).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
   });
 
+  it('leaves a turn of the event loop to other tasks between flushes that finish at once', async () => {
+    // A SQLite flush finishes without giving up the loop: back to back, they kept timers (the
+    // lease's renewal) waiting, and a worker fenced itself at a top of the hour (issue #24).
+    const order: string[] = [];
+    const batcher = new Batcher<number, number>(async (items) => {
+      order.push(`flush ${items.join()}`);
+      return items;
+    }, 1);
+    const all = [1, 2, 3, 4].map((i) => batcher.add(i));
+    setImmediate(() => order.push('other task'));
+    await Promise.all(all);
+    expect(order).toEqual(['flush 1', 'flush 2', 'other task', 'flush 3', 'flush 4']);
+  });
+
   it('rejects every item of a flush that failed, and goes on with the next', async () => {
     let fail = true;
     const batcher = new Batcher<number, number>(async (items) => {
