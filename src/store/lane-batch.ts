@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { decideOverlap } from '../decisions/overlap.js';
 import { takeFencingTokens } from './fencing.js';
+import { planByKeys } from './key-plans.js';
 import { type Attempt, attemptOf, type LaneRequest, lockKeyOf, writeOpenings } from './lane-records.js';
 import type { Store } from './open.js';
 import { DISABLED_TIMING_PATTERN, schedulerKeyString } from './schedules.js';
@@ -34,6 +35,7 @@ export async function startFreeLanes(
   if (chosen.length === 0) return starts.map(() => 'deferred');
   const ids = chosen.map((request) => request.correlationId);
   const started = await store.db.transaction().execute(async (trx) => {
+    await planByKeys(trx, store.dialect);
     if (store.dialect === 'postgres') {
       await sql`select pg_advisory_xact_lock(hashtext(k)) from (select unnest(${sql.val([...seen].sort().map(lockKeyOf))}::text[]) as k order by k) as ordered`.execute(
         trx,

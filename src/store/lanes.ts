@@ -206,15 +206,18 @@ export class Lanes {
     if (attempts.length === 0) return new Set();
     const rows = await this.store.db
       .selectFrom('runs')
-      .select(['correlation_id', 'fencing_token'])
+      .select(['correlation_id', 'fencing_token', 'state'])
       .where(
         'correlation_id',
         'in',
         attempts.map((a) => a.correlationId),
       )
-      .where('state', '=', 'started')
       .execute();
-    const tokens = new Map(rows.map((r) => [r.correlation_id, tokenOf(r.fencing_token)]));
+    // The state compared here, not in the query: looked up by key alone, never through the index
+    // of active runs (see `planByKeys`).
+    const tokens = new Map(
+      rows.filter((r) => r.state === 'started').map((r) => [r.correlation_id, tokenOf(r.fencing_token)]),
+    );
     return new Set(
       attempts
         .filter((a) => tokens.has(a.correlationId) && tokens.get(a.correlationId) === a.fencingToken)

@@ -3,6 +3,7 @@ import type { FoldedRuns, Run } from '../runs/run.js';
 import { type AuditEntry, writeAudited } from './audit.js';
 import { isUniqueViolation } from './errors.js';
 import { checkLimit } from './feed.js';
+import { planByKeys } from './key-plans.js';
 import { heldByDead, type Liveness } from './liveness.js';
 import type { Store } from './open.js';
 import { ACTIVE_STATUSES, type ProcessRecord } from './processes.js';
@@ -285,6 +286,7 @@ export class Runs {
   async endMany(ends: readonly RunEnd[]): Promise<Set<string>> {
     if (ends.length === 0) return new Set();
     return this.store.db.transaction().execute(async (trx) => {
+      await planByKeys(trx, this.store.dialect);
       const runs = valuesList(
         this.store.dialect,
         ends.map(({ run, from }) => [
@@ -327,7 +329,9 @@ export class Runs {
           set status = v.column2, ended_at = v.column3, exit_code = v.column4, reason = v.column5,
             output_tail = v.column6, error_tail = v.column7
           from ${processes} as v
-          where processes.id = v.column1 and processes.status in (${sql.join(ACTIVE_STATUSES)})`.execute(trx);
+          where processes.id = v.column1 and (processes.status || '') in (${sql.join(ACTIVE_STATUSES)})`.execute(
+          trx,
+        );
       }
       const { dialect } = this.store;
       await insertRows(

@@ -1,6 +1,7 @@
 import { type Selectable, type SqlBool, sql, type Transaction } from 'kysely';
 import { slotOf } from '../decisions/partition.js';
 import { type Claimer, claimableDue, countDue, type UpcomingPage, upcomingStates } from './claimable.js';
+import { planByKeys } from './key-plans.js';
 import type { Store } from './open.js';
 import { RUN_COLUMNS } from './row-kinds.js';
 import type { Database, RunsTable, ScheduleStateTable } from './schema.js';
@@ -287,6 +288,7 @@ export class Schedules {
   async claimMany(claims: readonly Claim[], now: number): Promise<Set<string>> {
     if (claims.length === 0) return new Set();
     return this.store.db.transaction().execute(async (trx) => {
+      await planByKeys(trx, this.store.dialect);
       let open = claims;
       if (this.store.dialect === 'postgres') {
         const locked = await trx
@@ -336,6 +338,7 @@ export class Schedules {
       return { due, won: await this.claimMany(await decide(due), now) };
     }
     return this.store.db.transaction().execute(async (trx) => {
+      await planByKeys(trx, this.store.dialect);
       const rows = await claimableDue(trx, this.store.dialect, instant, limit, claimer)
         .forUpdate()
         .skipLocked()
