@@ -10,12 +10,12 @@ import type { Database } from './schema.js';
  * by thousands a second at a top of the hour) the planner costed reading the whole table below a
  * thousand key lookups, and a batch read a hundred thousand rows to move a thousand (issue #24).
  * A statement with no index to use still scans (a sequence, a table of a few rows): the setting
- * only prices a scan above every index path, and so the plan's estimated cost far above the
- * threshold of PostgreSQL's just-in-time compilation, which is off with it (it compiled each
- * claim for half a second).
+ * only prices a scan above every index path (up to PostgreSQL 17), and so the plan's estimated
+ * cost far above the threshold of PostgreSQL's just-in-time compilation, which is off with it (it
+ * compiled each claim for half a second). Both settings need PostgreSQL 11 or later.
  *
  * A key lookup that also filters on a state or status names that column inside an expression
- * (`(state || '') = …`), so that the partial indexes of active runs and processes, whose dead
+ * (`(state || '') in (…)`), so that the partial indexes of active runs and processes, whose dead
  * entries a busy minute multiplies, are no way in either.
  */
 export async function planByKeys(trx: Transaction<Database>, dialect: StoreDialect): Promise<void> {

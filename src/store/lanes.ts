@@ -214,7 +214,7 @@ export class Lanes {
       )
       .execute();
     // The state compared here, not in the query: looked up by key alone, never through the index
-    // of active runs (see `planByKeys`).
+    // of active runs, whose dead entries a top of the hour multiplies.
     const tokens = new Map(
       rows.filter((r) => r.state === 'started').map((r) => [r.correlation_id, tokenOf(r.fencing_token)]),
     );
