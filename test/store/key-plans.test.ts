@@ -85,9 +85,9 @@ describe('the batched claim, start and end statements on PostgreSQL (issue #24)'
         return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
       });
     const keyedPlan = (trx: Transaction<Database>) => planByKeys(trx, 'postgres');
-    const start = keyed.find((q) => q.sql.includes("set state = 'started'")) as Executed;
-    // Without the setting the stale statistics choose a scan of the whole history: the case is real.
-    expect(await plan(start, async () => {})).toMatch(/Seq Scan on runs/);
+    // Without the setting, whether the stale statistics choose a scan of the whole history for the
+    // start depends on where the costs cross (it did on this machine, and not on a fresh clone's
+    // run): what is asserted is the plan with the setting, below.
     // With seq scans priced out alone, an estimated cost switches on just-in-time compilation,
     // where the server has it (PostgreSQL 17 and before).
     const jit = await sql<{
